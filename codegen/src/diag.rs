@@ -1,0 +1,260 @@
+//! Diagnostics for schema mistakes: located, rendered like rustc, or as JSON for tools.
+
+use crate::source::{SourceMap, Span};
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+
+/// A label pointing at a place in a schema file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// Where.
+    pub span: Span,
+    /// What is there (may be empty).
+    pub message: String,
+}
+
+/// One schema mistake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// A stable kebab-case identifier of the kind of mistake, e.g. `unknown-type`.
+    pub code: &'static str,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// The place of the mistake; `None` only for mistakes about no particular text (a missing folder).
+    pub primary: Option<Label>,
+    /// Other places involved (the first definition of a duplicate, say).
+    pub secondary: Vec<Label>,
+    /// A suggested fix, e.g. "did you mean `Ledger`?".
+    pub help: Option<String>,
+    /// Path of a file the mistake is about when there is no span (an unreadable file).
+    pub file: Option<String>,
+}
+
+impl Diagnostic {
+    /// A mistake at `span`.
+    pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            message: message.into(),
+            primary: Some(Label {
+                span,
+                message: String::new(),
+            }),
+            secondary: Vec::new(),
+            help: None,
+            file: None,
+        }
+    }
+
+    /// A mistake about a file or folder as a whole.
+    pub fn about_path(
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            code,
+            message: message.into(),
+            primary: None,
+            secondary: Vec::new(),
+            help: None,
+            file: Some(path.into()),
+        }
+    }
+
+    /// Sets the label under the primary place.
+    pub fn label(mut self, message: impl Into<String>) -> Self {
+        if let Some(primary) = &mut self.primary {
+            primary.message = message.into();
+        }
+        self
+    }
+
+    /// Adds another place.
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Adds a suggestion.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds "did you mean `x`?" when a known name is close to `unknown`.
+    pub fn suggest<'a>(self, unknown: &str, known: impl IntoIterator<Item = &'a str>) -> Self {
+        match closest(unknown, known) {
+            Some(best) => self.with_help(format!("did you mean `{best}`?")),
+            None => self,
+        }
+    }
+
+    fn sort_key(&self, sources: &SourceMap) -> (String, u32, &'static str, String) {
+        match &self.primary {
+            Some(l) => (
+                sources.file(l.span.file).display_path.clone(),
+                l.span.start,
+                self.code,
+                self.message.clone(),
+            ),
+            None => (
+                self.file.clone().unwrap_or_default(),
+                0,
+                self.code,
+                self.message.clone(),
+            ),
+        }
+    }
+}
+
+/// The closest of `known` to `unknown`, if close enough to be a likely typo.
+pub fn closest<'a>(unknown: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let unknown_lower = unknown.to_ascii_lowercase();
+    known
+        .into_iter()
+        .map(|k| {
+            (
+                strsim::damerau_levenshtein(&unknown_lower, &k.to_ascii_lowercase()),
+                k,
+            )
+        })
+        .filter(|&(d, k)| d > 0 || k != unknown)
+        .filter(|&(d, k)| d <= 2.max(k.len().min(unknown.len()) / 3))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Every mistake found in one run.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    /// Records a mistake.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.0.push(d);
+    }
+
+    /// No mistake recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of mistakes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Sorts by file and place, and drops exact duplicates, so that output is stable.
+    pub fn sort(&mut self, sources: &SourceMap) {
+        self.0.sort_by_cached_key(|d| d.sort_key(sources));
+        self.0.dedup();
+    }
+
+    /// Renders every diagnostic as rustc does, followed by a summary line.
+    pub fn render(&self, sources: &SourceMap, color: bool) -> String {
+        let renderer = if color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        let mut out = String::new();
+        for d in &self.0 {
+            out.push_str(&renderer.render(&report(d, sources)));
+            out.push_str("\n\n");
+        }
+        let n = self.0.len();
+        out.push_str(&format!(
+            "error: could not generate: {n} schema error{} found\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        out
+    }
+
+    /// One JSON object per line per diagnostic, for editors and CI annotations.
+    pub fn to_json_lines(&self, sources: &SourceMap) -> String {
+        let place = |l: &Label| {
+            let file = sources.file(l.span.file);
+            let (line, column) = file.line_col(l.span.start);
+            let (end_line, end_column) = file.line_col(l.span.end);
+            serde_json::json!({
+                "file": file.display_path, "line": line, "column": column,
+                "end_line": end_line, "end_column": end_column, "label": l.message,
+            })
+        };
+        let mut out = String::new();
+        for d in &self.0 {
+            let value = serde_json::json!({
+                "severity": "error",
+                "code": d.code,
+                "message": d.message,
+                "file": d.primary.as_ref().map(|l| sources.file(l.span.file).display_path.clone()).or(d.file.clone()),
+                "primary": d.primary.as_ref().map(place),
+                "secondary": d.secondary.iter().map(place).collect::<Vec<_>>(),
+                "help": d.help,
+                "rendered": Renderer::plain().render(&report(d, sources)),
+            });
+            out.push_str(&value.to_string());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn report<'a>(d: &'a Diagnostic, sources: &'a SourceMap) -> Vec<Group<'a>> {
+    let mut group = Group::with_title(Level::ERROR.primary_title(&d.message).id(d.code));
+    let mut labels: Vec<(&Label, bool)> = d.primary.iter().map(|l| (l, true)).collect();
+    labels.extend(d.secondary.iter().map(|l| (l, false)));
+    // One snippet per file, in order of first mention.
+    let mut files = Vec::new();
+    for (l, _) in &labels {
+        if !files.contains(&l.span.file) {
+            files.push(l.span.file);
+        }
+    }
+    for file_id in files {
+        let file = sources.file(file_id);
+        let mut snippet = Snippet::source(file.text.as_str())
+            .path(file.display_path.as_str())
+            .fold(true);
+        for (l, primary) in labels.iter().filter(|(l, _)| l.span.file == file_id) {
+            let kind = if *primary {
+                AnnotationKind::Primary
+            } else {
+                AnnotationKind::Context
+            };
+            snippet = snippet.annotation(
+                kind.span(visible_range(file, l.span))
+                    .label(l.message.as_str()),
+            );
+        }
+        group = group.element(snippet);
+    }
+    if let Some(path) = d.file.as_deref().filter(|_| d.primary.is_none()) {
+        group = group.element(annotate_snippets::Origin::path(path));
+    }
+    let mut groups = vec![group];
+    if let Some(help) = &d.help {
+        groups.push(Group::with_title(
+            Level::HELP.secondary_title(help.as_str()),
+        ));
+    }
+    groups
+}
+
+/// A span shown under the source: never empty, never across a line end.
+fn visible_range(file: &crate::source::SourceFile, span: Span) -> std::ops::Range<usize> {
+    let start = (span.start as usize).min(file.text.len());
+    let line_end = file.line_end(span.start) as usize;
+    let end = (span.end as usize).clamp(start, line_end.max(start));
+    if end > start {
+        start..end
+    } else if start < line_end {
+        let width = file.text[start..].chars().next().map_or(1, char::len_utf8);
+        start..start + width
+    } else {
+        start..start
+    }
+}

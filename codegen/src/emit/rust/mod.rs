@@ -1,0 +1,279 @@
+//! The `energy-api` crate: Rust types with serde impls for every shared type, event payload and REST resource.
+
+mod events;
+mod rest;
+
+use crate::model::{Field, Format, Model, Struct, Type};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::BTreeMap;
+
+/// Which module a named type lives in, so references can be written as full paths.
+#[derive(Clone, Copy)]
+pub(crate) enum Home {
+    /// `crate::types`.
+    Types,
+    /// `crate::rest`.
+    Rest,
+}
+
+/// Every Rust file of the crate, and its `Cargo.toml`, by path relative to the crate.
+pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
+    let mut files = BTreeMap::new();
+    files.insert("Cargo.toml".to_owned(), cargo_toml(model));
+    files.insert(
+        "rustfmt.toml".to_owned(),
+        format!(
+            "{}# The generator formats this crate (prettyplease); `cargo fmt` leaves it alone.\ndisable_all_formatting = true\n",
+            crate::emit::header("#")
+        ),
+    );
+    files.insert("src/lib.rs".to_owned(), format_file(lib_rs(model))?);
+    files.insert("src/types.rs".to_owned(), format_file(types_rs(model))?);
+    for (path, tokens) in events::files(model) {
+        files.insert(path, format_file(tokens)?);
+    }
+    files.insert("src/rest.rs".to_owned(), format_file(rest::file(model))?);
+    Ok(files)
+}
+
+/// Formats a token stream as a Rust file with the generated header.
+fn format_file(tokens: TokenStream) -> Result<String, String> {
+    let file = syn::parse2::<syn::File>(tokens)
+        .map_err(|e| format!("generated Rust does not parse: {e}"))?;
+    Ok(format!(
+        "{}\n{}",
+        crate::emit::header("//").trim_end(),
+        prettyplease::unparse(&file)
+    ))
+}
+
+fn cargo_toml(model: &Model) -> String {
+    let features: Vec<&str> = model.sections.iter().map(|s| s.feature.as_str()).collect();
+    let mut out = crate::emit::header("#");
+    out.push_str(
+        r#"[package]
+name = "energy-api"
+version = "0.1.0"
+description = "Types of the energy supply platform's interface: every REST resource and every event payload, with serde."
+edition.workspace = true
+rust-version.workspace = true
+license.workspace = true
+publish.workspace = true
+
+# One feature per section of the events catalogue, all on by default: a team that reads one domain
+# compiles only its payloads (`default-features = false, features = ["billing"]`).
+[features]
+"#,
+    );
+    let quoted: Vec<String> = features.iter().map(|f| format!("\"{f}\"")).collect();
+    out.push_str(&format!("default = [{}]\n", quoted.join(", ")));
+    for f in &features {
+        out.push_str(&format!("{f} = []\n"));
+    }
+    out.push_str(
+        r#"
+[dependencies]
+jiff = { workspace = true }
+serde = { workspace = true }
+serde_json = { workspace = true }
+serde_path_to_error = { workspace = true }
+
+[lints]
+workspace = true
+"#,
+    );
+    out
+}
+
+fn lib_rs(model: &Model) -> TokenStream {
+    let counts = format!(
+        " Generated from {} shared payload types, {} event types in {} payload versions across {} sections, \
+         and {} REST resources with {} endpoints.",
+        model.shared_types.len(),
+        model.sections.iter().map(|s| s.events.len()).sum::<usize>(),
+        model.version_count(),
+        model.sections.len(),
+        model.rest.as_ref().map_or(0, |r| r.resources.len()),
+        model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
+    );
+    quote! {
+        #![doc = " Types of the energy supply platform's public interface, generated from its YAML schemas."]
+        #![doc = ""]
+        #![doc = " - [`types`]: payload types shared by several events;"]
+        #![doc = " - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to"]
+        #![doc = "   decode any payload by (event type, version);"]
+        #![doc = " - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint."]
+        #![doc = ""]
+        #![doc = " Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode."]
+        #![doc = ""]
+        #![doc = #counts]
+        #![forbid(unsafe_code)]
+
+        pub mod types;
+        pub mod events;
+        pub mod rest;
+
+        pub use events::{DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind};
+    }
+}
+
+fn types_rs(model: &Model) -> TokenStream {
+    let structs = model
+        .shared_types
+        .iter()
+        .map(|s| struct_tokens(s, Home::Types));
+    quote! {
+        #![doc = " Payload types shared by several events (the catalogue's \"Shared payload types\")."]
+        #(#structs)*
+    }
+}
+
+/// `#[doc]` attributes, one per line, so that they print as `///` lines.
+pub(crate) fn doc_attrs(text: &str) -> TokenStream {
+    let lines = text.lines().map(|l| {
+        if l.is_empty() {
+            String::new()
+        } else {
+            format!(" {l}")
+        }
+    });
+    quote! { #(#[doc = #lines])* }
+}
+
+/// `#![doc]` attributes, one per line, for a module's own documentation.
+pub(crate) fn inner_doc_attrs(text: &str) -> TokenStream {
+    let lines = text.lines().map(|l| {
+        if l.is_empty() {
+            String::new()
+        } else {
+            format!(" {l}")
+        }
+    });
+    quote! { #(#![doc = #lines])* }
+}
+
+pub(crate) fn ident(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// The Rust type of a field's value, without the `Option` of an optional field.
+pub(crate) fn value_type(
+    ty: &Type,
+    format: Option<Format>,
+    home: Home,
+    boxed: bool,
+) -> TokenStream {
+    let inner = match ty {
+        Type::Str if format == Some(Format::DateTime) => quote!(::jiff::Timestamp),
+        Type::Str => quote!(::std::string::String),
+        Type::Int => quote!(i64),
+        Type::Num => quote!(f64),
+        Type::Bool => quote!(bool),
+        Type::Obj => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+        Type::Array(inner) => {
+            let inner = value_type(inner, None, home, false);
+            quote!(::std::vec::Vec<#inner>)
+        }
+        Type::Named(r) => {
+            let name = format_ident!("{}", r.rust_name);
+            let module = match home {
+                Home::Types => quote!(crate::types),
+                Home::Rest => quote!(crate::rest),
+            };
+            match &r.arg {
+                Some(arg) => {
+                    let arg = value_type(arg, None, home, false);
+                    quote!(#module::#name<#arg>)
+                }
+                None => quote!(#module::#name),
+            }
+        }
+        Type::Param(p) => {
+            let p = format_ident!("{}", p);
+            quote!(#p)
+        }
+    };
+    if boxed {
+        quote!(::std::boxed::Box<#inner>)
+    } else {
+        inner
+    }
+}
+
+/// The documentation of a field: its description, or a sentence made from its name and type.
+fn field_doc(f: &Field) -> String {
+    let mut doc = match &f.description {
+        Some(d) => d.clone(),
+        None => format!("`{}` ({}).", f.name, f.ty.describe()),
+    };
+    if let Some(origin) = &f.origin {
+        doc.push_str(&format!(" From {origin}."));
+    }
+    doc
+}
+
+/// A struct with serde derives. Optional fields are `Option` and skipped when absent; unknown fields are
+/// ignored, or kept in `additional_fields` when the struct is incomplete.
+pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
+    let name = format_ident!("{}", s.rust_name);
+    let doc = doc_attrs(&s.doc);
+    let generics = s.generic.as_ref().map(|g| {
+        let g = format_ident!("{}", g);
+        quote!(<#g>)
+    });
+    if s.free_form {
+        return quote! {
+            #doc
+            #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #[serde(transparent)]
+            pub struct #name(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+        };
+    }
+    let fields = s.fields.iter().map(|f| {
+        let doc = doc_attrs(&field_doc(f));
+        let id = ident(&f.rust_name);
+        let value = value_type(&f.ty, f.format, home, f.boxed);
+        let rename = (crate::naming::unraw(&f.rust_name) != f.name).then(|| {
+            let json = &f.name;
+            quote!(#[serde(rename = #json)])
+        });
+        let (ty, attrs) = if f.optional {
+            (
+                quote!(::std::option::Option<#value>),
+                quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+            )
+        } else if f.nullable {
+            (
+                quote!(::std::option::Option<#value>),
+                quote!(#[serde(default)]),
+            )
+        } else {
+            (value, quote!())
+        };
+        quote! {
+            #doc
+            #rename
+            #attrs
+            pub #id: #ty,
+        }
+    });
+    let additional = s.incomplete.then(|| {
+        quote! {
+            /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+            #[serde(flatten)]
+            pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        }
+    });
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        pub struct #name #generics {
+            #(#fields)*
+            #additional
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Finding and reading the schema files of a folder.
+
+use crate::ast::{Located, Schema};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::read::Reader;
+use crate::source::{SourceFile, SourceMap, Span, display_path};
+use crate::yaml;
+use std::path::{Path, PathBuf};
+
+/// Reads every schema file under `dir`: `types.yaml`, `rest.yaml` and `events/*.yaml`.
+///
+/// Files are read in sorted order, so the result does not depend on the order the file system lists them.
+pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Schema {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let shown = display_path(dir, &cwd);
+    let mut schema = Schema::default();
+    if !dir.is_dir() {
+        let what = if dir.exists() {
+            "is not a folder"
+        } else {
+            "does not exist"
+        };
+        diags.push(
+            Diagnostic::about_path(
+                "missing-schema-folder",
+                shown.clone(),
+                format!("schema folder `{shown}` {what}"),
+            )
+            .with_help("run from the workspace root, or pass `--schema <DIR>`"),
+        );
+        return schema;
+    }
+    let mut files: Vec<(PathBuf, Kind)> = Vec::new();
+    for (name, kind) in [("types.yaml", Kind::Types), ("rest.yaml", Kind::Rest)] {
+        let path = dir.join(name);
+        if path.is_file() {
+            files.push((path, kind));
+        }
+    }
+    for entry in sorted_entries(dir, diags, &cwd) {
+        let name = entry
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let is_yaml = name.ends_with(".yaml") || name.ends_with(".yml");
+        if entry.is_file() && is_yaml && name != "types.yaml" && name != "rest.yaml" {
+            let path = display_path(&entry, &cwd);
+            let d = Diagnostic::about_path(
+                "unexpected-file",
+                path,
+                format!("unexpected schema file `{name}`"),
+            )
+            .with_help("schema files are `types.yaml`, `rest.yaml` and `events/<section>.yaml`");
+            diags.push(d);
+        }
+    }
+    let events = dir.join("events");
+    if events.is_dir() {
+        for entry in sorted_entries(&events, diags, &cwd) {
+            let name = entry
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.starts_with('.') || !entry.is_file() {
+                continue;
+            }
+            if name.ends_with(".yaml") {
+                files.push((entry, Kind::Section));
+            } else if name.ends_with(".yml") {
+                let d = Diagnostic::about_path(
+                    "unexpected-file",
+                    display_path(&entry, &cwd),
+                    format!("`{name}` is not read"),
+                )
+                .with_help("schema files end in `.yaml`; rename it");
+                diags.push(d);
+            }
+        }
+    }
+    if files.is_empty() {
+        diags.push(
+            Diagnostic::about_path(
+                "empty-schema-folder",
+                shown.clone(),
+                format!("no schema files in `{shown}`"),
+            )
+            .with_help("expected `types.yaml`, `rest.yaml` or `events/<section>.yaml`"),
+        );
+    }
+    for (path, kind) in files {
+        let Some((file_id, root)) = read_file(&path, &cwd, sources, diags) else {
+            continue;
+        };
+        let mut reader = Reader::new(sources, diags);
+        match kind {
+            Kind::Types => schema.types.extend(reader.types_file(file_id, &root)),
+            Kind::Rest => schema.rest = reader.rest_file(file_id, &root),
+            Kind::Section => {
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let stem = Located {
+                    text: stem,
+                    span: Span {
+                        file: file_id,
+                        start: 0,
+                        end: 0,
+                    },
+                };
+                schema
+                    .sections
+                    .extend(reader.section_file(file_id, stem, &root));
+            }
+        }
+    }
+    schema
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Types,
+    Rest,
+    Section,
+}
+
+fn sorted_entries(dir: &Path, diags: &mut Diagnostics, cwd: &Path) -> Vec<PathBuf> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            let mut paths: Vec<PathBuf> =
+                entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+            paths.sort();
+            paths
+        }
+        Err(e) => {
+            diags.push(Diagnostic::about_path(
+                "io",
+                display_path(dir, cwd),
+                format!("cannot list folder: {e}"),
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// Reads one file (size, UTF-8, emptiness checked) and parses its YAML.
+fn read_file(
+    path: &Path,
+    cwd: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Option<(crate::source::FileId, yaml::Node)> {
+    let shown = display_path(path, cwd);
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            diags.push(Diagnostic::about_path(
+                "io",
+                shown,
+                format!("cannot read schema file: {e}"),
+            ));
+            return None;
+        }
+    };
+    if bytes.len() > yaml::MAX_FILE_BYTES {
+        let d = Diagnostic::about_path(
+            "file-too-large",
+            shown,
+            format!(
+                "schema file is {} bytes; the limit is {} bytes",
+                bytes.len(),
+                yaml::MAX_FILE_BYTES
+            ),
+        )
+        .with_help("split the section into several files");
+        diags.push(d);
+        return None;
+    }
+    let (text, bad_utf8) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+        }
+    };
+    let file_id = sources.add(SourceFile::new(path.to_path_buf(), shown.clone(), text));
+    if let Some(at) = bad_utf8 {
+        // The lossy text has the same bytes up to the first bad one, so the span is right.
+        let at = crate::source::to_u32(at);
+        let d = Diagnostic::new(
+            "not-utf8",
+            Span {
+                file: file_id,
+                start: at,
+                end: at + 1,
+            },
+            "schema file is not valid UTF-8",
+        )
+        .label(format!("invalid byte at offset {at}"))
+        .with_help("save the file as UTF-8");
+        diags.push(d);
+        return None;
+    }
+    let file = sources.file(file_id);
+    let meaningful = file.text.lines().any(|l| {
+        let l = l.trim();
+        !l.is_empty() && !l.starts_with('#') && l != "---" && l != "..."
+    });
+    if !meaningful {
+        diags.push(
+            Diagnostic::new(
+                "empty-file",
+                Span {
+                    file: file_id,
+                    start: 0,
+                    end: 0,
+                },
+                "schema file is empty",
+            )
+            .label("nothing but blank lines and comments")
+            .with_help("delete the file, or add its definitions"),
+        );
+        return None;
+    }
+    match yaml::parse(file_id, file) {
+        Ok(root) => Some((file_id, root)),
+        Err(d) => {
+            diags.push(*d);
+            None
+        }
+    }
+}

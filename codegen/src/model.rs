@@ -1,0 +1,260 @@
+//! The resolved model: every name resolved, every base and `extends` flattened, every Rust name chosen,
+//! everything in a deterministic order. Emitters read only this.
+
+pub use crate::ast::{AuthKind, Format};
+
+/// The whole interface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// Shared payload types of the events, by name.
+    pub shared_types: Vec<Struct>,
+    /// Catalogue sections, by module name; each holds its event types by name.
+    pub sections: Vec<Section>,
+    /// The REST API, when `rest.yaml` exists.
+    pub rest: Option<Rest>,
+}
+
+/// A type of a field.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Type {
+    /// A string.
+    Str,
+    /// An integer (i64).
+    Int,
+    /// A number (f64; JSON integers accepted).
+    Num,
+    /// A boolean.
+    Bool,
+    /// A free-form JSON object.
+    Obj,
+    /// An array.
+    Array(Box<Type>),
+    /// A named struct (a shared type, or a REST resource), possibly applied to a type argument.
+    Named(NamedRef),
+    /// The type parameter of a generic resource.
+    Param(String),
+}
+
+/// A reference to a named struct.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NamedRef {
+    /// Schema name.
+    pub name: String,
+    /// Rust name.
+    pub rust_name: String,
+    /// The type argument of a generic resource.
+    pub arg: Option<Box<Type>>,
+}
+
+impl Type {
+    /// A short English description, for generated docs: "array of string".
+    pub fn describe(&self) -> String {
+        match self {
+            Type::Str => "string".to_owned(),
+            Type::Int => "integer".to_owned(),
+            Type::Num => "number".to_owned(),
+            Type::Bool => "boolean".to_owned(),
+            Type::Obj => "free-form object".to_owned(),
+            Type::Array(inner) => format!("array of {}", inner.describe()),
+            Type::Named(r) => match &r.arg {
+                Some(a) => format!("`{}` of {}", r.name, a.describe()),
+                None => format!("`{}`", r.name),
+            },
+            Type::Param(p) => format!("`{p}`"),
+        }
+    }
+}
+
+/// A struct: a shared type, an event payload version, or a REST resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Struct {
+    /// Schema name (`Ledger`; `agreement.updated v2` for a payload).
+    pub name: String,
+    /// Rust name.
+    pub rust_name: String,
+    /// Documentation.
+    pub doc: String,
+    /// Fields, in declared order (from `extends`, then bases, then its own).
+    pub fields: Vec<Field>,
+    /// The spec does not show every field: unlisted ones are kept in a map.
+    pub incomplete: bool,
+    /// The type parameter, for a generic resource.
+    pub generic: Option<String>,
+    /// A free-form JSON object kept whole, with no declared fields.
+    pub free_form: bool,
+}
+
+/// One field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// JSON name.
+    pub name: String,
+    /// Rust identifier (a raw identifier such as `r#type` for keywords).
+    pub rust_name: String,
+    /// Type.
+    pub ty: Type,
+    /// May be absent.
+    pub optional: bool,
+    /// May be `null`.
+    pub nullable: bool,
+    /// Value format.
+    pub format: Option<Format>,
+    /// What the field means, when the schema says.
+    pub description: Option<String>,
+    /// Where a flattened field came from: `base UB`, `agreement.updated v1`.
+    pub origin: Option<String>,
+    /// Boxed in Rust, because the field's type contains the struct itself.
+    pub boxed: bool,
+}
+
+impl Field {
+    /// Absent or `null` both read as "no value".
+    pub fn is_option(&self) -> bool {
+        self.optional || self.nullable
+    }
+}
+
+/// A catalogue section: one events file, one Rust module, one cargo feature.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// File stem.
+    pub stem: String,
+    /// Rust module name.
+    pub module: String,
+    /// Cargo feature name.
+    pub feature: String,
+    /// Title in the catalogue.
+    pub title: String,
+    /// Documentation.
+    pub doc: String,
+    /// Event types, by name.
+    pub events: Vec<EventType>,
+}
+
+/// An event type with all its payload versions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventType {
+    /// The event type, e.g. `agreement.updated`.
+    pub name: String,
+    /// Rust name of its version enum and `Event` variant, e.g. `AgreementUpdated`.
+    pub rust_name: String,
+    /// What the event is, when the schema says.
+    pub description: Option<String>,
+    /// Versions, oldest first.
+    pub versions: Vec<EventVersion>,
+}
+
+/// One payload version of an event type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventVersion {
+    /// Label as emitted: `v1`, `1.0.0`.
+    pub label: String,
+    /// Rust enum variant: `V1`, `V1_0_0`.
+    pub variant: String,
+    /// Stable identifier: `agreement.updated.v2`.
+    pub id: String,
+    /// What this version is or changed, when the schema says.
+    pub description: Option<String>,
+    /// The version whose fields this one starts with: `agreement.updated v1`.
+    pub extends: Option<String>,
+    /// Bases whose fields it includes.
+    pub bases: Vec<String>,
+    /// The payload is this shared type as a whole; `payload` then holds that type's fields.
+    pub alias_of: Option<NamedRef>,
+    /// The payload (its `doc` is generated from the above).
+    pub payload: Struct,
+}
+
+/// The REST API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rest {
+    /// API title.
+    pub title: String,
+    /// API version (`v1`).
+    pub version: String,
+    /// Documentation, with the API's rules.
+    pub doc: String,
+    /// Authentication schemes, by name.
+    pub auth: Vec<AuthScheme>,
+    /// Resources, by name.
+    pub resources: Vec<Struct>,
+    /// Body of error responses.
+    pub error_response: Option<Type>,
+    /// Endpoints, in declared order.
+    pub endpoints: Vec<Endpoint>,
+}
+
+/// One way to authenticate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthScheme {
+    /// Name.
+    pub name: String,
+    /// How it works.
+    pub kind: AuthKind,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// A REST endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    /// Operation name, snake_case.
+    pub name: String,
+    /// Rust name of its request type, e.g. `ListProducts`.
+    pub rust_name: String,
+    /// HTTP method.
+    pub method: String,
+    /// Path with `{param}` placeholders.
+    pub path: String,
+    /// Path split into literal text and parameters.
+    pub segments: Vec<PathSegment>,
+    /// Documentation.
+    pub doc: String,
+    /// Path parameters, in path order.
+    pub path_parameters: Vec<Field>,
+    /// Query parameters.
+    pub query: Vec<Field>,
+    /// Response body.
+    pub response: Type,
+    /// Credentials required.
+    pub auth_required: bool,
+}
+
+/// A piece of an endpoint path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment {
+    /// Literal text.
+    Literal(String),
+    /// A path parameter, by JSON name.
+    Param(String),
+}
+
+impl Model {
+    /// Every event type, by name across sections, with its section.
+    pub fn events(&self) -> impl Iterator<Item = (&Section, &EventType)> {
+        let mut all: Vec<_> = self
+            .sections
+            .iter()
+            .flat_map(|s| s.events.iter().map(move |e| (s, e)))
+            .collect();
+        all.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+        all.into_iter()
+    }
+
+    /// Number of event type/version pairs.
+    pub fn version_count(&self) -> usize {
+        self.sections
+            .iter()
+            .flat_map(|s| &s.events)
+            .map(|e| e.versions.len())
+            .sum()
+    }
+
+    /// A shared type by name.
+    pub fn shared_type(&self, name: &str) -> Option<&Struct> {
+        self.shared_types
+            .binary_search_by(|t| t.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.shared_types[i])
+    }
+}
