@@ -1,0 +1,4 @@
+//! The hand-written runtime of the energy platform's interface, built on the generated [`energy_api`] crate.
+#![forbid(unsafe_code)]
+
+pub use energy_api;
