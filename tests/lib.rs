@@ -21,5 +21,7 @@ pub fn generated_dir() -> PathBuf {
 
 /// A fixture file or folder under `tests/fixtures/`.
 pub fn fixture(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(path)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path)
 }

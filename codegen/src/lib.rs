@@ -13,6 +13,7 @@ pub mod load;
 pub mod model;
 pub mod naming;
 pub mod read;
+pub mod samples;
 pub mod source;
 pub mod typeexpr;
 pub mod write;

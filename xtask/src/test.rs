@@ -15,8 +15,14 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let steps: Vec<(&str, Command)> = {
         let mut workspace = Command::new(&cargo);
-        workspace.current_dir(&root).args(["test", "--workspace", "--all-features"]).args(&args.cargo_args);
-        vec![("workspace tests (cargo test --workspace --all-features)", workspace)]
+        workspace
+            .current_dir(&root)
+            .args(["test", "--workspace", "--all-features"])
+            .args(&args.cargo_args);
+        vec![(
+            "workspace tests (cargo test --workspace --all-features)",
+            workspace,
+        )]
     };
     for (name, mut command) in steps {
         eprintln!("==> {name}");
