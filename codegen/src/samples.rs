@@ -19,10 +19,10 @@ pub enum Optionals {
 /// list, as the platform would send it.
 pub fn event_payload(model: &Model, version: &EventVersion, optionals: Optionals) -> Value {
     let mut value = struct_value(model, &version.payload, optionals, 0);
-    if version.payload.incomplete {
-        if let Value::Object(map) = &mut value {
-            map.insert("unlisted_field".to_owned(), json!("kept as it arrived"));
-        }
+    if version.payload.incomplete
+        && let Value::Object(map) = &mut value
+    {
+        map.insert("unlisted_field".to_owned(), json!("kept as it arrived"));
     }
     value
 }
