@@ -852,7 +852,12 @@ impl<'a> Reader<'a> {
                 )
                 .label("not a key of the schema format")
                 .suggest(k, allowed.iter().copied());
-                let d = if d.help.is_none() {
+                let d = if k.contains(char::is_whitespace) {
+                    // `{description: a, b}` reads `b` as a second key.
+                    d.with_help(
+                        "inside `{…}` a comma starts a new key: quote text that holds a comma",
+                    )
+                } else if d.help.is_none() {
                     d.with_help(format!("expected one of: {}", allowed.join(", ")))
                 } else {
                     d

@@ -7,7 +7,13 @@ use quote::{format_ident, quote};
 
 /// `src/events/mod.rs` and one `src/events/<section>.rs` per section.
 pub(super) fn files(model: &Model) -> Vec<(String, TokenStream)> {
-    let mut files = vec![("src/events/mod.rs".to_owned(), mod_rs(model))];
+    let mut files = vec![
+        ("src/events/mod.rs".to_owned(), mod_rs(model)),
+        (
+            "src/events/decode.rs".to_owned(),
+            super::support::events_decode(),
+        ),
+    ];
     for section in &model.sections {
         files.push((
             format!("src/events/{}.rs", section.module),
@@ -171,10 +177,18 @@ fn mod_rs(model: &Model) -> TokenStream {
         .iter()
         .map(|(_, e)| format!(" `{}`.", e.name))
         .collect();
-    let support = support();
+    // With every section's feature off `Event` has no variant, and a `match` on `&Event` needs an arm.
+    let all_features = model.sections.iter().map(|s| s.feature.as_str());
+    let any_feature: Vec<TokenStream> = all_features.map(|f| quote!(feature = #f)).collect();
+    let none_compiled = quote!(#[cfg(not(any(#(#any_feature),*)))] _ => match *self {},);
     quote! {
         #![doc = " Event payloads: a module per catalogue section (each behind a cargo feature of the same name), and"]
         #![doc = " [`Event`], [`EventType`] and [`EventKind`] to decode any payload by (event type, version)."]
+        // Without any section, no `EventKind` can exist and the decoding code is unreachable.
+        #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unreachable_code))]
+
+        mod decode;
+        pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType};
 
         #(#modules)*
 
@@ -241,6 +255,7 @@ fn mod_rs(model: &Model) -> TokenStream {
             pub fn event_type(&self) -> EventType {
                 match self {
                     #(#cfgs Self::#names(_) => EventType::#names,)*
+                    #none_compiled
                 }
             }
 
@@ -248,6 +263,7 @@ fn mod_rs(model: &Model) -> TokenStream {
             pub fn version(&self) -> &'static str {
                 match self {
                     #(#cfgs Self::#names(e) => e.version(),)*
+                    #none_compiled
                 }
             }
         }
@@ -256,6 +272,7 @@ fn mod_rs(model: &Model) -> TokenStream {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
                 match self {
                     #(#cfgs Self::#names(e) => e.serialize(serializer),)*
+                    #none_compiled
                 }
             }
         }
@@ -269,262 +286,5 @@ fn mod_rs(model: &Model) -> TokenStream {
             }
         }
 
-        #support
-    }
-}
-
-/// Code of the `events` module that does not depend on the schema.
-fn support() -> TokenStream {
-    quote! {
-        impl ::std::fmt::Display for EventType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::serde::Serialize for EventType {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        /// A name that is not a known event type.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct UnknownEventType(pub ::std::string::String);
-
-        impl ::std::fmt::Display for UnknownEventType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "unknown event type `{}`", self.0)
-            }
-        }
-
-        impl ::std::error::Error for UnknownEventType {}
-
-        /// A known (event type, payload version) pair.
-        ///
-        /// It is a [`DeserializeSeed`](::serde::de::DeserializeSeed) of [`Event`], so a payload can be decoded
-        /// straight from any serde deserializer (from inside an envelope, say) without an intermediate value.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct EventKind {
-            event_type: EventType,
-            version: u8,
-        }
-
-        impl EventKind {
-            /// The pair for `event_type` and `version`, or why there is none.
-            pub fn new(event_type: &str, version: &str) -> ::std::result::Result<Self, DecodeError> {
-                let parsed: EventType = event_type
-                    .parse()
-                    .map_err(|_| DecodeError::UnknownEventType { event_type: event_type.to_owned() })?;
-                parsed.kind(version).ok_or_else(|| DecodeError::UnknownVersion {
-                    event_type: parsed,
-                    version: version.to_owned(),
-                })
-            }
-
-            /// The event type.
-            pub fn event_type(self) -> EventType {
-                self.event_type
-            }
-
-            /// The payload version.
-            pub fn version(self) -> &'static str {
-                self.event_type.versions()[usize::from(self.version)]
-            }
-
-            /// Decodes a JSON payload of this type and version.
-            pub fn decode(self, payload: &[u8]) -> ::std::result::Result<Event, DecodeError> {
-                let mut de = ::serde_json::Deserializer::from_slice(payload);
-                let decoded = ::serde::de::DeserializeSeed::deserialize(self, &mut de).and_then(|e| de.end().map(|()| e));
-                decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
-            }
-
-            /// Decodes the payload again, tracking the path, to say where and how it is wrong.
-            ///
-            /// Decoding runs without path tracking (it costs time on every event); this runs only after a failure.
-            pub fn locate_error(self, payload: &[u8]) -> PayloadError {
-                let mut track = ::serde_path_to_error::Track::new();
-                let mut de = ::serde_json::Deserializer::from_slice(payload);
-                let result = ::serde::de::DeserializeSeed::deserialize(
-                    self,
-                    ::serde_path_to_error::Deserializer::new(&mut de, &mut track),
-                )
-                .and_then(|_| de.end());
-                let error = match result {
-                    ::std::result::Result::Err(e) => e,
-                    ::std::result::Result::Ok(()) => ::serde::de::Error::custom("payload decodes only when its path is tracked"),
-                };
-                PayloadError::from_json(self, &track.path(), &error)
-            }
-        }
-
-        /// Why a payload could not be decoded.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        #[non_exhaustive]
-        pub enum DecodeError {
-            /// The event type is not in the catalogue (or its feature is off).
-            UnknownEventType {
-                /// The event type as given.
-                event_type: ::std::string::String,
-            },
-            /// The event type is known, the version is not.
-            UnknownVersion {
-                /// The event type.
-                event_type: EventType,
-                /// The version as given.
-                version: ::std::string::String,
-            },
-            /// The payload does not match its version's shape.
-            Payload(PayloadError),
-        }
-
-        impl ::std::fmt::Display for DecodeError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match self {
-                    Self::UnknownEventType { event_type } => write!(f, "unknown event type `{event_type}`"),
-                    Self::UnknownVersion { event_type, version } => write!(
-                        f,
-                        "unknown version `{version}` of event type `{event_type}` (known: {})",
-                        event_type.versions().join(", ")
-                    ),
-                    Self::Payload(e) => e.fmt(f),
-                }
-            }
-        }
-
-        impl ::std::error::Error for DecodeError {}
-
-        /// What is wrong with a payload.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum PayloadErrorKind {
-            /// Not well-formed JSON, or cut short.
-            Syntax,
-            /// A required field is absent.
-            MissingField,
-            /// A value has the wrong JSON type (a string where a number belongs, say).
-            InvalidType,
-            /// A value has the right type but is out of range (an integer beyond i64, say).
-            InvalidValue,
-            /// The same field appears twice in one object.
-            DuplicateField,
-            /// A field the schema does not list (only when a caller asks for strict decoding).
-            UnknownField,
-            /// Anything else.
-            Other,
-        }
-
-        /// A payload that does not match its version's shape: where, what, and the JSON position.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct PayloadError {
-            /// The event type.
-            pub event_type: EventType,
-            /// The payload version.
-            pub version: &'static str,
-            /// What is wrong.
-            pub kind: PayloadErrorKind,
-            /// JSON path of the bad field inside the payload, such as `ledger.account.number` or
-            /// `supply_points[0].market_name`; empty for the payload itself.
-            pub path: ::std::string::String,
-            /// A description of the problem.
-            pub message: ::std::string::String,
-            /// Line in the payload (1-based; 0 when unknown).
-            pub line: usize,
-            /// Column in the payload (1-based; 0 when unknown).
-            pub column: usize,
-        }
-
-        impl PayloadError {
-            /// Builds the error from a JSON error and the path where it happened.
-            pub fn from_json(kind: EventKind, path: &::serde_path_to_error::Path, error: &::serde_json::Error) -> Self {
-                let text = error.to_string();
-                let message = match text.rfind(" at line ") {
-                    ::std::option::Option::Some(i) if error.line() > 0 => text[..i].to_owned(),
-                    _ => text,
-                };
-                let mut path = path.to_string();
-                if path == "." {
-                    path.clear();
-                }
-                let backticked = |prefix: &str| {
-                    message
-                        .strip_prefix(prefix)
-                        .and_then(|rest| rest.split('`').next())
-                        .map(::std::borrow::ToOwned::to_owned)
-                };
-                let error_kind = match error.classify() {
-                    ::serde_json::error::Category::Syntax | ::serde_json::error::Category::Eof => PayloadErrorKind::Syntax,
-                    ::serde_json::error::Category::Io => PayloadErrorKind::Other,
-                    ::serde_json::error::Category::Data => {
-                        if let ::std::option::Option::Some(field) = backticked("missing field `") {
-                            if !path.is_empty() {
-                                path.push('.');
-                            }
-                            path.push_str(&field);
-                            PayloadErrorKind::MissingField
-                        } else if message.starts_with("invalid type") {
-                            PayloadErrorKind::InvalidType
-                        } else if message.starts_with("invalid value") || message.starts_with("invalid length") {
-                            PayloadErrorKind::InvalidValue
-                        } else if message.starts_with("duplicate field") {
-                            PayloadErrorKind::DuplicateField
-                        } else if message.starts_with("unknown field") {
-                            PayloadErrorKind::UnknownField
-                        } else {
-                            PayloadErrorKind::Other
-                        }
-                    }
-                };
-                PayloadError {
-                    event_type: kind.event_type(),
-                    version: kind.version(),
-                    kind: error_kind,
-                    path,
-                    message,
-                    line: error.line(),
-                    column: error.column(),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for PayloadError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "`{}` {} payload", self.event_type, self.version)?;
-                if !self.path.is_empty() {
-                    write!(f, ", at `{}`", self.path)?;
-                }
-                write!(f, ": {}", self.message)?;
-                if self.line > 0 {
-                    write!(f, " (line {}, column {})", self.line, self.column)?;
-                }
-                ::std::result::Result::Ok(())
-            }
-        }
-
-        impl ::std::error::Error for PayloadError {}
-
-        impl Event {
-            /// Decodes a JSON payload of `event_type` in `version`.
-            ///
-            /// Unknown fields are ignored. The error says whether the type or version is unknown, or where the
-            /// payload does not match its shape.
-            pub fn decode(event_type: &str, version: &str, payload: &[u8]) -> ::std::result::Result<Self, DecodeError> {
-                EventKind::new(event_type, version)?.decode(payload)
-            }
-
-            /// The payload as JSON bytes.
-            pub fn to_payload_json(&self) -> ::std::vec::Vec<u8> {
-                // Serializing these types cannot fail: every map key is a string.
-                ::serde_json::to_vec(self).unwrap_or_default()
-            }
-
-            /// The (event type, version) pair of this event.
-            pub fn kind(&self) -> EventKind {
-                let event_type = self.event_type();
-                let version = self.version();
-                let index = event_type.versions().iter().position(|v| *v == version).unwrap_or(0);
-                EventKind { event_type, version: u8::try_from(index).unwrap_or(0) }
-            }
-        }
     }
 }

@@ -2,6 +2,7 @@
 
 mod events;
 mod rest;
+mod support;
 
 use crate::model::{Field, Format, Model, Struct, Type};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -33,7 +34,16 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     for (path, tokens) in events::files(model) {
         files.insert(path, format_file(tokens)?);
     }
-    files.insert("src/rest.rs".to_owned(), format_file(rest::file(model))?);
+    files.insert(
+        "src/rest/mod.rs".to_owned(),
+        format_file(rest::file(model))?,
+    );
+    if model.rest.is_some() {
+        files.insert(
+            "src/rest/endpoint.rs".to_owned(),
+            format_file(support::rest_endpoint())?,
+        );
+    }
     Ok(files)
 }
 

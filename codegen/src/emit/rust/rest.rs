@@ -1,7 +1,7 @@
 //! `src/rest.rs`: the REST resources, and a request type per endpoint implementing `Endpoint`.
 
 use super::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens, value_type};
-use crate::model::{Endpoint, Field, Format, Model, PathSegment, Rest, Type};
+use crate::model::{Endpoint, Field, Format, Model, PathSegment, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -21,13 +21,20 @@ pub(super) fn file(model: &Model) -> TokenStream {
             pub type ErrorResponse = #ty;
         }
     });
-    let support = support(rest);
+    let version = &rest.version;
+    let version_doc = format!(" The API version, also the first path segment (`/{version}/`).");
     quote! {
         #doc
         #(#resources)*
         #error
         #(#endpoints)*
-        #support
+
+        #[doc = #version_doc]
+        pub const API_VERSION: &str = #version;
+
+        mod endpoint;
+        pub use endpoint::{Endpoint, Method};
+        use endpoint::push_path_segment;
     }
 }
 
@@ -173,78 +180,5 @@ fn query_text(ty: &Type, format: Option<Format>, value: TokenStream) -> TokenStr
         (Type::Str, Some(Format::DateTime)) => quote!(#value.to_string()),
         (Type::Str, _) => quote!(::std::string::String::clone(#value)),
         _ => quote!(#value.to_string()),
-    }
-}
-
-fn support(rest: &Rest) -> TokenStream {
-    let version = &rest.version;
-    let version_doc = format!(" The API version, also the first path segment (`/{version}/`).");
-    quote! {
-        #[doc = #version_doc]
-        pub const API_VERSION: &str = #version;
-
-        /// An HTTP method.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum Method {
-            /// `GET`.
-            Get,
-            /// `POST`.
-            Post,
-            /// `PUT`.
-            Put,
-            /// `PATCH`.
-            Patch,
-            /// `DELETE`.
-            Delete,
-        }
-
-        impl Method {
-            /// The method as sent on the wire.
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    Self::Get => "GET",
-                    Self::Post => "POST",
-                    Self::Put => "PUT",
-                    Self::Patch => "PATCH",
-                    Self::Delete => "DELETE",
-                }
-            }
-        }
-
-        /// A request to one endpoint: it knows its method, path, query and response type.
-        ///
-        /// A client drives any endpoint through this trait, so that no endpoint's rules are written twice.
-        pub trait Endpoint {
-            /// The JSON body of a successful response.
-            type Response: ::serde::de::DeserializeOwned;
-            /// The HTTP method.
-            const METHOD: Method;
-            /// The path with `{parameter}` placeholders, relative to the base URL.
-            const PATH_TEMPLATE: &'static str;
-            /// The operation's name in the schema (and its `operationId` in OpenAPI).
-            const OPERATION: &'static str;
-            /// Whether the endpoint needs credentials.
-            const AUTH_REQUIRED: bool;
-            /// The path with its parameters filled in and percent-encoded, relative to the base URL.
-            fn path(&self) -> ::std::string::String;
-            /// The query parameters that are set, in schema order, not yet percent-encoded.
-            fn query(&self) -> ::std::vec::Vec<(&'static str, ::std::string::String)>;
-        }
-
-        /// Appends `value` as one path segment: every byte but RFC 3986's unreserved characters is
-        /// percent-encoded, so that a `/` or `?` in a code cannot change the request.
-        fn push_path_segment(path: &mut ::std::string::String, value: &str) {
-            const HEX: &[u8; 16] = b"0123456789ABCDEF";
-            for &b in value.as_bytes() {
-                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-                    path.push(char::from(b));
-                } else {
-                    path.push('%');
-                    path.push(char::from(HEX[usize::from(b >> 4)]));
-                    path.push(char::from(HEX[usize::from(b & 0xF)]));
-                }
-            }
-        }
     }
 }

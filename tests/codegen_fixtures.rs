@@ -1,0 +1,118 @@
+//! The generator on small purpose-made schemas (`tests/fixtures/schemas/<feature>/`): its output is
+//! snapshotted (a 30-line fixture's output is a specification), and every fixture's crate compiles
+//! without warnings.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture_schemas() -> Vec<(String, PathBuf)> {
+    let mut dirs: Vec<(String, PathBuf)> = std::fs::read_dir(energy_tests::fixture("schemas"))
+        .expect("fixture folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Generated files that are the same for every schema: compiled with the real crate, not snapshotted.
+const SCHEMA_INDEPENDENT: &[&str] = &["src/events/decode.rs", "src/rest/endpoint.rs"];
+
+/// The generated Rust of a fixture, every file under a `=== path` heading.
+fn rust_output(dir: &Path) -> String {
+    let files = energy_codegen::generate(dir)
+        .unwrap_or_else(|f| panic!("{}: {}", dir.display(), f.render(false)));
+    files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".rs") || path.as_str() == "Cargo.toml")
+        .filter(|(path, _)| !SCHEMA_INDEPENDENT.contains(&path.as_str()))
+        .map(|(path, contents)| format!("=== {path}\n{contents}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn generated_rust_matches_snapshots() {
+    let fixtures = fixture_schemas();
+    assert!(fixtures.len() >= 8, "every feature has its fixture");
+    for (name, dir) in fixtures {
+        insta::with_settings!({snapshot_path => "snapshots/rust", prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(name, rust_output(&dir));
+        });
+    }
+}
+
+/// Generates every fixture into a scratch workspace beside the real one and builds it with warnings
+/// denied, reusing the workspace's dependency versions.
+#[test]
+fn fixture_crates_compile_without_warnings() {
+    let root = energy_tests::workspace_root();
+    let scratch = root.join("target").join("fixture-crates");
+    let mut members = Vec::new();
+    for (name, dir) in fixture_schemas() {
+        let files = energy_codegen::generate(&dir)
+            .unwrap_or_else(|f| panic!("{name}: {}", f.render(false)));
+        let out = scratch.join(&name);
+        let mut files = files;
+        let manifest = files
+            .get_mut("Cargo.toml")
+            .expect("a manifest is generated");
+        *manifest = manifest.replace(
+            "name = \"energy-api\"",
+            &format!("name = \"fixture-{name}\""),
+        );
+        energy_codegen::write_files(&out, &files, false).expect("scratch crate written");
+        members.push(format!("\"{name}\""));
+    }
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
+    let shared = &workspace[workspace
+        .find("[workspace.package]")
+        .expect("workspace.package")..];
+    let shared = shared.replace("{ path = \"", &format!("{{ path = \"{}/", root.display()));
+    let manifest = format!(
+        "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{shared}",
+        members.join(", ")
+    );
+    std::fs::write(scratch.join("Cargo.toml"), manifest).expect("scratch workspace written");
+    std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).expect("lock file copied");
+    check(&scratch, &["--workspace"], &scratch);
+}
+
+/// The real crate builds with any set of section features: none, one, or all.
+#[test]
+fn energy_api_compiles_with_any_features() {
+    let root = energy_tests::workspace_root();
+    let scratch = root.join("target").join("fixture-crates");
+    let manifest = root.join("generated").join("Cargo.toml");
+    let manifest = manifest.to_string_lossy();
+    for features in [
+        &["--no-default-features"][..],
+        &["--no-default-features", "--features", "billing"],
+    ] {
+        let mut args = vec!["--manifest-path", manifest.as_ref()];
+        args.extend(features);
+        check(&root, &args, &scratch);
+    }
+}
+
+/// `cargo check` with warnings denied, in its own target folder (the running `cargo test` holds the
+/// workspace's).
+fn check(dir: &Path, args: &[&str], scratch: &Path) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .current_dir(dir)
+        .arg("check")
+        .args(args)
+        .args(["--offline", "--quiet"])
+        .env("RUSTFLAGS", "-D warnings")
+        .env("CARGO_TARGET_DIR", scratch.join("target"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "`cargo check {}` fails:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
