@@ -25,3 +25,8 @@ pub fn fixture(path: &str) -> PathBuf {
         .join("fixtures")
         .join(path)
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
