@@ -244,15 +244,22 @@ fn report<'a>(d: &'a Diagnostic, sources: &'a SourceMap) -> Vec<Group<'a>> {
     groups
 }
 
-/// A span shown under the source: never empty, never across a line end.
+/// A span shown under the source: on character boundaries, never empty, never across a line end.
 fn visible_range(file: &crate::source::SourceFile, span: Span) -> std::ops::Range<usize> {
-    let start = (span.start as usize).min(file.text.len());
-    let line_end = file.line_end(span.start) as usize;
-    let end = (span.end as usize).clamp(start, line_end.max(start));
+    let text = file.text.as_str();
+    let mut start = (span.start as usize).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let line_end = file.line_end(crate::source::to_u32(start)) as usize;
+    let mut end = (span.end as usize).clamp(start, line_end.max(start));
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
     if end > start {
         start..end
     } else if start < line_end {
-        let width = file.text[start..].chars().next().map_or(1, char::len_utf8);
+        let width = text[start..].chars().next().map_or(1, char::len_utf8);
         start..start + width
     } else {
         start..start

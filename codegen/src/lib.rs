@@ -57,6 +57,7 @@ const FILE_LEVEL: &[&str] = &[
     "not-utf8",
     "empty-file",
     "yaml-syntax",
+    "yaml-too-large",
 ];
 
 /// Loads and checks the schema folder into the model.

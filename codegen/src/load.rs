@@ -185,14 +185,14 @@ fn read_file(
     };
     let file_id = sources.add(SourceFile::new(path.to_path_buf(), shown.clone(), text));
     if let Some(at) = bad_utf8 {
-        // The lossy text has the same bytes up to the first bad one, so the span is right.
+        // The lossy text has the same bytes up to the first bad one, which shows as U+FFFD (three bytes).
         let at = crate::source::to_u32(at);
         let d = Diagnostic::new(
             "not-utf8",
             Span {
                 file: file_id,
                 start: at,
-                end: at + 1,
+                end: at + 3,
             },
             "schema file is not valid UTF-8",
         )

@@ -26,9 +26,16 @@ pub struct Reader<'a> {
 struct Entries<'n> {
     span: Span,
     entries: Vec<(&'n str, &'n Node, &'n Node)>,
+    /// Keys that are not keywords (already reported): a missing key may only be misspelt.
+    unknown_keys: Vec<&'n str>,
 }
 
 impl<'n> Entries<'n> {
+    /// An unknown key of this mapping is probably `key` misspelt (and already reported).
+    fn misspelt(&self, key: &str) -> bool {
+        crate::diag::closest(key, self.unknown_keys.iter().copied()).is_some()
+    }
+
     fn get(&self, key: &str) -> Option<&'n Node> {
         self.entries
             .iter()
@@ -496,9 +503,11 @@ impl<'a> Reader<'a> {
             .map(|n| self.fields(n, false, false))
             .unwrap_or_default();
         let incomplete = map.get("incomplete").is_some_and(|n| self.boolean(n));
-        let composed = extends.is_some() || !bases.is_empty() || map.get("fields").is_some();
+        let composed =
+            map.get("extends").is_some() || !bases.is_empty() || map.get("fields").is_some();
         match (&payload, composed) {
-            (None, false) => self.error(
+            // A misspelt `fields` is reported as an unknown key; "no fields" would only repeat it.
+            (None, false) if map.unknown_keys.is_empty() => self.error(
                 Diagnostic::new(
                     "missing-key",
                     key.span,
@@ -746,7 +755,7 @@ impl<'a> Reader<'a> {
                     None
                 }
             },
-            None if required => {
+            None if required && !map.misspelt("description") => {
                 self.error(
                     Diagnostic::new("missing-description", map.span, format!("{what} needs a description"))
                         .label("no `description` here")
@@ -760,7 +769,7 @@ impl<'a> Reader<'a> {
 
     fn required<'n>(&mut self, map: &Entries<'n>, key: &str, what: &str) -> Option<&'n Node> {
         let found = map.get(key);
-        if found.is_none() {
+        if found.is_none() && !map.misspelt(key) {
             self.error(
                 Diagnostic::new("missing-key", map.span, format!("{what} needs `{key}`"))
                     .label(format!("`{key}` is missing here")),
@@ -822,6 +831,7 @@ impl<'a> Reader<'a> {
             return None;
         };
         let mut entries: Vec<(&'n str, &'n Node, &'n Node)> = Vec::with_capacity(pairs.len());
+        let mut unknown_keys = Vec::new();
         for (key, value) in pairs {
             let Some(k) = key.as_str() else {
                 self.error(
@@ -845,6 +855,7 @@ impl<'a> Reader<'a> {
             if let Some(allowed) = allowed
                 && !allowed.contains(&k)
             {
+                unknown_keys.push(k);
                 let d = Diagnostic::new(
                     "unknown-key",
                     key.span,
@@ -871,7 +882,11 @@ impl<'a> Reader<'a> {
             Some((k, _)) => k.span,
             None => node.span,
         };
-        Some(Entries { span, entries })
+        Some(Entries {
+            span,
+            entries,
+            unknown_keys,
+        })
     }
 
     /// The span of `part` inside a scalar node (quoted scalars start one byte later than their text).

@@ -64,6 +64,7 @@ pub fn parse(file_id: FileId, file: &SourceFile) -> Result<Node, Box<Diagnostic>
         budget: serde_saphyr::budget! {
             max_events: 2_000_000,
             max_aliases: 1_000,
+            max_recorded_anchor_events: 100_000,
             max_anchors: 1_000,
             max_depth: MAX_DEPTH,
             max_nodes: 1_000_000,
@@ -93,21 +94,34 @@ fn yaml_error(file_id: FileId, file: &SourceFile, e: &serde_saphyr::Error) -> Di
             end: 0,
         },
     };
-    let message = if message.is_empty() {
-        "invalid YAML".to_owned()
+    if message.contains("budget breached") || message.contains("recursion limit") {
+        let what = if message.contains("recursion") {
+            "nests too deeply"
+        } else {
+            "expands beyond the loader's limits"
+        };
+        return Diagnostic::new("yaml-too-large", span, format!("the YAML {what}"))
+            .label(message)
+            .with_help("schema files need neither deep nesting nor large anchors and aliases; is this hostile input?");
+    }
+    let help = if message.contains("tab") {
+        Some("indent with spaces; YAML does not allow tabs for indentation")
+    } else if message.contains("mapping values are not allowed") {
+        Some(
+            "a `key: value` here usually means the line is indented too deeply, or a value holding `: ` needs quotes",
+        )
     } else {
-        message
+        None
     };
-    let tab = message.contains("tab");
     let d = Diagnostic::new("yaml-syntax", span, format!("invalid YAML: {message}"));
-    if tab {
-        d.with_help("indent with spaces; YAML does not allow tabs for indentation")
-    } else {
-        d
+    match help {
+        Some(h) => d.with_help(h),
+        None => d,
     }
 }
 
-/// saphyr's message carries `error: line L column C: ` in front; the diagnostic shows the place itself.
+/// saphyr's message carries the place (`error: line L column C: …`, `… at line L, column C`, and where an
+/// alias was defined and used); the diagnostic shows the place itself.
 fn strip_location(message: &str) -> String {
     let first_line = message.lines().next().unwrap_or("").trim();
     let m = first_line
@@ -121,6 +135,7 @@ fn strip_location(message: &str) -> String {
         Some((place, rest)) if place.contains("column") => rest,
         _ => m,
     };
+    let m = m.find(" at line ").map_or(m, |i| &m[..i]);
     m.trim().to_owned()
 }
 
