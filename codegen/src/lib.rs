@@ -65,6 +65,22 @@ pub fn build_model(schema_dir: &Path) -> Result<Model, Failure> {
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
     let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
+    resolve(schema, sources, diagnostics)
+}
+
+/// Loads and checks schema files given in memory (see [`load::load_in_memory`]) into the model.
+pub fn build_model_in_memory(files: &[(&str, &[u8])]) -> Result<Model, Failure> {
+    let mut sources = SourceMap::default();
+    let mut diagnostics = Diagnostics::default();
+    let schema = load::load_in_memory(files, &mut sources, &mut diagnostics);
+    resolve(schema, sources, diagnostics)
+}
+
+fn resolve(
+    schema: ast::Schema,
+    sources: SourceMap,
+    mut diagnostics: Diagnostics,
+) -> Result<Model, Failure> {
     // Resolving a schema with a whole file missing would only add follow-on errors (unknown types that
     // the unreadable file defines); mistakes inside readable files do not stop resolution.
     let file_lost = diagnostics.0.iter().any(|d| FILE_LEVEL.contains(&d.code));

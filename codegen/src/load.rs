@@ -88,33 +88,93 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
         );
     }
     for (path, kind) in files {
-        let Some((file_id, root)) = read_file(&path, &cwd, sources, diags) else {
-            continue;
-        };
-        let mut reader = Reader::new(sources, diags);
-        match kind {
-            Kind::Types => schema.types.extend(reader.types_file(file_id, &root)),
-            Kind::Rest => schema.rest = reader.rest_file(file_id, &root),
-            Kind::Section => {
-                let stem = path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let stem = Located {
-                    text: stem,
-                    span: Span {
-                        file: file_id,
-                        start: 0,
-                        end: 0,
-                    },
-                };
-                schema
-                    .sections
-                    .extend(reader.section_file(file_id, stem, &root));
-            }
+        let shown = display_path(&path, &cwd);
+        match std::fs::read(&path) {
+            Ok(bytes) => add_file(&mut schema, path, shown, bytes, kind, sources, diags),
+            Err(e) => diags.push(Diagnostic::about_path(
+                "io",
+                shown,
+                format!("cannot read schema file: {e}"),
+            )),
         }
     }
     schema
+}
+
+/// Reads schema files given in memory, as (path relative to the schema folder, contents) pairs: the path
+/// says what the file is (`types.yaml`, `rest.yaml`, `events/<section>.yaml`). For fuzzing and property
+/// tests, which have no folder.
+pub fn load_in_memory(
+    files: &[(&str, &[u8])],
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Schema {
+    let mut schema = Schema::default();
+    let mut files: Vec<&(&str, &[u8])> = files.iter().collect();
+    files.sort_by_key(|(path, _)| *path);
+    for (path, bytes) in files {
+        let kind = match *path {
+            "types.yaml" => Kind::Types,
+            "rest.yaml" => Kind::Rest,
+            p if p.starts_with("events/") && p.ends_with(".yaml") => Kind::Section,
+            other => {
+                let d = Diagnostic::about_path(
+                    "unexpected-file",
+                    other,
+                    format!("unexpected schema file `{other}`"),
+                );
+                diags.push(d);
+                continue;
+            }
+        };
+        add_file(
+            &mut schema,
+            PathBuf::from(path),
+            (*path).to_owned(),
+            bytes.to_vec(),
+            kind,
+            sources,
+            diags,
+        );
+    }
+    schema
+}
+
+/// Checks one file's bytes (size, UTF-8, emptiness), parses its YAML and reads it into `schema`.
+fn add_file(
+    schema: &mut Schema,
+    path: PathBuf,
+    shown: String,
+    bytes: Vec<u8>,
+    kind: Kind,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some((file_id, root)) = parse_file(path, shown, bytes, sources, diags) else {
+        return;
+    };
+    let mut reader = Reader::new(sources, diags);
+    match kind {
+        Kind::Types => schema.types.extend(reader.types_file(file_id, &root)),
+        Kind::Rest => schema.rest = reader.rest_file(file_id, &root),
+        Kind::Section => {
+            let stem = Located {
+                text: stem,
+                span: Span {
+                    file: file_id,
+                    start: 0,
+                    end: 0,
+                },
+            };
+            schema
+                .sections
+                .extend(reader.section_file(file_id, stem, &root));
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -143,25 +203,14 @@ fn sorted_entries(dir: &Path, diags: &mut Diagnostics, cwd: &Path) -> Vec<PathBu
     }
 }
 
-/// Reads one file (size, UTF-8, emptiness checked) and parses its YAML.
-fn read_file(
-    path: &Path,
-    cwd: &Path,
+/// Checks one file's bytes (size, UTF-8, emptiness) and parses its YAML.
+fn parse_file(
+    path: PathBuf,
+    shown: String,
+    bytes: Vec<u8>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> Option<(crate::source::FileId, yaml::Node)> {
-    let shown = display_path(path, cwd);
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            diags.push(Diagnostic::about_path(
-                "io",
-                shown,
-                format!("cannot read schema file: {e}"),
-            ));
-            return None;
-        }
-    };
     if bytes.len() > yaml::MAX_FILE_BYTES {
         let d = Diagnostic::about_path(
             "file-too-large",
@@ -183,7 +232,7 @@ fn read_file(
             (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
         }
     };
-    let file_id = sources.add(SourceFile::new(path.to_path_buf(), shown.clone(), text));
+    let file_id = sources.add(SourceFile::new(path, shown, text));
     if let Some(at) = bad_utf8 {
         // The lossy text has the same bytes up to the first bad one, which shows as U+FFFD (three bytes).
         let at = crate::source::to_u32(at);

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod codegen;
+mod fuzz;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +25,8 @@ enum Command {
     Codegen(codegen::CodegenArgs),
     /// Run every test: the workspace's tests, then the third-party validators of the documents.
     Test(test::TestArgs),
+    /// Fuzz the schema loader and the event decoder for a given time (needs `cargo install cargo-fuzz`).
+    Fuzz(fuzz::FuzzArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Codegen(args) => codegen::run(&args),
         Command::Test(args) => test::run(&args),
+        Command::Fuzz(args) => fuzz::run(&args),
     }
 }
 
