@@ -3,7 +3,6 @@
 //! without warnings.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixture_schemas() -> Vec<(String, PathBuf)> {
     let mut dirs: Vec<(String, PathBuf)> = std::fs::read_dir(energy_tests::fixture("schemas"))
@@ -65,26 +64,13 @@ fn fixture_crates_compile_without_warnings() {
         energy_codegen::write_files(&out, &files, false).expect("scratch crate written");
         members.push(format!("\"{name}\""));
     }
-    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
-    let shared = &workspace[workspace
-        .find("[workspace.package]")
-        .expect("workspace.package")..];
-    let shared = shared.replace("{ path = \"", &format!("{{ path = \"{}/", root.display()));
-    let manifest = format!(
-        "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{shared}",
-        members.join(", ")
-    );
-    std::fs::write(scratch.join("Cargo.toml"), manifest).expect("scratch workspace written");
-    std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).expect("lock file copied");
-    check(&scratch, &["--workspace"], &scratch);
+    energy_tests::check_scratch_workspace(&scratch, &members);
 }
 
 /// The real crate builds with any set of section features: none, one, or all.
 #[test]
 fn energy_api_compiles_with_any_features() {
-    let root = energy_tests::workspace_root();
-    let scratch = root.join("target").join("fixture-crates");
-    let manifest = root.join("generated").join("Cargo.toml");
+    let manifest = energy_tests::generated_dir().join("Cargo.toml");
     let manifest = manifest.to_string_lossy();
     for features in [
         &["--no-default-features"][..],
@@ -92,27 +78,6 @@ fn energy_api_compiles_with_any_features() {
     ] {
         let mut args = vec!["--manifest-path", manifest.as_ref()];
         args.extend(features);
-        check(&root, &args, &scratch);
+        energy_tests::cargo_check(&energy_tests::workspace_root(), &args);
     }
-}
-
-/// `cargo check` with warnings denied, in its own target folder (the running `cargo test` holds the
-/// workspace's).
-fn check(dir: &Path, args: &[&str], scratch: &Path) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
-        .current_dir(dir)
-        .arg("check")
-        .args(args)
-        .args(["--offline", "--quiet"])
-        .env("RUSTFLAGS", "-D warnings")
-        .env("CARGO_TARGET_DIR", scratch.join("target"))
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "`cargo check {}` fails:\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }

@@ -30,3 +30,46 @@ pub fn fixture(path: &str) -> PathBuf {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// Makes `scratch` a workspace of the generated crates in `members` (folders under it), with the real
+/// workspace's package settings and dependency versions, and checks it with warnings denied.
+pub fn check_scratch_workspace(scratch: &std::path::Path, members: &[String]) {
+    let root = workspace_root();
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
+    let shared = &workspace[workspace
+        .find("[workspace.package]")
+        .expect("workspace.package")..];
+    let shared = shared.replace("{ path = \"", &format!("{{ path = \"{}/", root.display()));
+    let manifest = format!(
+        "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{shared}",
+        members.join(", ")
+    );
+    std::fs::write(scratch.join("Cargo.toml"), manifest).expect("scratch workspace written");
+    std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).expect("lock file copied");
+    cargo_check(scratch, &["--workspace"]);
+}
+
+/// `cargo check` with warnings denied, in a target folder of its own (the running `cargo test` holds the
+/// workspace's), shared by every such check so dependencies build once.
+pub fn cargo_check(dir: &std::path::Path, args: &[&str]) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = std::process::Command::new(cargo)
+        .current_dir(dir)
+        .arg("check")
+        .args(args)
+        .args(["--offline", "--quiet"])
+        .env("RUSTFLAGS", "-D warnings")
+        .env(
+            "CARGO_TARGET_DIR",
+            workspace_root().join("target").join("scratch-check"),
+        )
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "`cargo check {}` in {} fails:\n{}",
+        args.join(" "),
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
