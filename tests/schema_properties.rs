@@ -155,7 +155,7 @@ fn render(s: &GenSchema) -> Vec<(String, String)> {
             ));
         }
         for (v, fields) in versions.iter().enumerate() {
-            write!(events, "      v{}:\n", v + 1).unwrap();
+            writeln!(events, "      v{}:", v + 1).unwrap();
             // Each later version extends the previous one with the fields it does not have yet.
             let own: Vec<GenField> = if v == 0 {
                 fields.clone()
