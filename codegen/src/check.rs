@@ -681,19 +681,17 @@ impl<'s> Resolver<'s> {
     fn check_event_names(&mut self, sections: &[Section], schema: &Schema) {
         // Every event name and payload struct is a Rust item of the `events` module tree.
         let mut idents: BTreeMap<String, (String, Span)> = BTreeMap::new();
-        let name_span = |event: &str| {
-            schema
-                .sections
-                .iter()
-                .flat_map(|s| &s.events)
-                .find_map(|e| {
-                    let rust = e.rust_name.as_ref().map(|r| r.span);
-                    e.names
-                        .iter()
-                        .find(|n| n.text == event)
-                        .map(|n| rust.unwrap_or(n.span))
-                })
-        };
+        // Where each event type is named (its `rust_name` when it has one), found once: no scan per event.
+        let mut spans: BTreeMap<&str, Span> = BTreeMap::new();
+        for entry in schema.sections.iter().flat_map(|s| &s.events) {
+            for n in &entry.names {
+                spans
+                    .entry(n.text.as_str())
+                    .or_insert(entry.rust_name.as_ref().map_or(n.span, |r| r.span));
+            }
+        }
+        let name_span = |event: &str| spans.get(event).copied();
+
         for section in sections {
             for event in &section.events {
                 let Some(span) = name_span(&event.name) else {
