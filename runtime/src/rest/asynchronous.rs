@@ -69,7 +69,10 @@ impl AsyncClient {
 
     /// The pages of a list endpoint, each fetched when the stream is polled for it. The stream ends
     /// after the last page or after the first error.
-    pub fn pages<E, T>(&self, endpoint: &E) -> impl Stream<Item = Result<Page<T>, Error>> + use<E, T>
+    pub fn pages<E, T>(
+        &self,
+        endpoint: &E,
+    ) -> impl Stream<Item = Result<Page<T>, Error>> + use<E, T>
     where
         E: Endpoint<Response = Page<T>>,
         T: DeserializeOwned,

@@ -44,7 +44,11 @@ impl BaseUrl {
                         .to_owned(),
                 ));
             }
-            other => return Err(invalid(format!("unsupported scheme `{other}`; use https://"))),
+            other => {
+                return Err(invalid(format!(
+                    "unsupported scheme `{other}`; use https://"
+                )));
+            }
         }
         if url.query().is_some() || url.fragment().is_some() {
             return Err(invalid(
@@ -131,7 +135,10 @@ mod tests {
         for (input, expected) in [
             ("https://api.example.com", "https://api.example.com"),
             ("https://api.example.com/", "https://api.example.com"),
-            ("https://api.example.com/energy/", "https://api.example.com/energy"),
+            (
+                "https://api.example.com/energy/",
+                "https://api.example.com/energy",
+            ),
             ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
             ("http://127.42.0.9", "http://127.42.0.9"),
             ("http://[::1]:9000/", "http://[::1]:9000"),
@@ -139,7 +146,10 @@ mod tests {
         ] {
             let base = BaseUrl::parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
             assert_eq!(base.as_str(), expected);
-            assert_eq!(base.join("/v1/products/"), format!("{expected}/v1/products/"));
+            assert_eq!(
+                base.join("/v1/products/"),
+                format!("{expected}/v1/products/")
+            );
         }
     }
 
@@ -192,7 +202,10 @@ mod tests {
             "https://api.example.com:8443/v1/products/",
             "https://evil.example.com/v1/products/",
         ] {
-            assert!(!base.same_origin(&Url::parse(other).expect("url")), "{other}");
+            assert!(
+                !base.same_origin(&Url::parse(other).expect("url")),
+                "{other}"
+            );
         }
         assert_eq!(base.origin(), "https://api.example.com");
     }

@@ -152,7 +152,10 @@ mod tests {
             Credentials::token("   ").expect_err("blank"),
         ] {
             let message = error.to_string();
-            assert!(!message.contains("a:b") && !message.contains("Injected"), "{message}");
+            assert!(
+                !message.contains("a:b") && !message.contains("Injected"),
+                "{message}"
+            );
         }
     }
 }

@@ -192,7 +192,10 @@ mod tests {
         assert_eq!(sent("2024-03-31T01:30Z"), "2024-03-31T01:30:00Z");
         assert_eq!(sent("2024-03-31T02:30:00+01:00"), "2024-03-31T01:30:00Z");
         assert_eq!(sent("2024-07-01T12:00:00-05:00"), "2024-07-01T17:00:00Z");
-        assert_eq!(sent("2024-03-31T02:30[Europe/London]"), "2024-03-31T01:30:00Z");
+        assert_eq!(
+            sent("2024-03-31T02:30[Europe/London]"),
+            "2024-03-31T01:30:00Z"
+        );
     }
 
     #[test]
@@ -216,7 +219,10 @@ mod tests {
             .expect("parse")
             .clock_change_note()
             .expect("a gap note");
-        assert!(note.contains("does not exist") && note.contains("02:30 BST"), "{note}");
+        assert!(
+            note.contains("does not exist") && note.contains("02:30 BST"),
+            "{note}"
+        );
     }
 
     #[test]
@@ -241,7 +247,12 @@ mod tests {
 
     #[test]
     fn bad_input_says_what_is_expected() {
-        for input in ["tomorrow", "2024-02-30T00:00", "2024-13-01", "2024-03-31T25:00Z"] {
+        for input in [
+            "tomorrow",
+            "2024-02-30T00:00",
+            "2024-13-01",
+            "2024-03-31T25:00Z",
+        ] {
             let error = DateTimeParam::parse(input).expect_err(input).to_string();
             assert!(error.contains(input), "{error}");
         }

@@ -168,6 +168,9 @@ mod tests {
             assert_eq!(policy.wait(0, &response(status, Some("1")), now), None);
         }
         assert_eq!(policy.wait(0, &response(429, Some("3600")), now), None);
-        assert_eq!(RetryPolicy::never().wait(0, &response(429, None), now), None);
+        assert_eq!(
+            RetryPolicy::never().wait(0, &response(429, None), now),
+            None
+        );
     }
 }

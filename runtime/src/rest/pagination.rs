@@ -85,7 +85,11 @@ impl PageCursor {
         self.fetched
     }
 
-    fn after<T>(&self, request: &HttpRequest, page: &Page<T>) -> Result<Option<HttpRequest>, Error> {
+    fn after<T>(
+        &self,
+        request: &HttpRequest,
+        page: &Page<T>,
+    ) -> Result<Option<HttpRequest>, Error> {
         let Some(next) = page.next.as_deref() else {
             return Ok(None);
         };
@@ -158,8 +162,13 @@ mod tests {
         let page2 = "https://api.example.com/v1/products/?page=2";
         fetch(&mut cursor, Some(page2));
         // Page 2 points back to page 1 (spelled with the default port, still the same page).
-        fetch(&mut cursor, Some("https://api.example.com:443/v1/products/"));
-        let error = fetch(&mut cursor, None).expect("an error").expect_err("loop");
+        fetch(
+            &mut cursor,
+            Some("https://api.example.com:443/v1/products/"),
+        );
+        let error = fetch(&mut cursor, None)
+            .expect("an error")
+            .expect_err("loop");
         assert!(error.contains("repeats a page already fetched"), "{error}");
         assert_eq!(fetch(&mut cursor, None), None);
     }
@@ -167,22 +176,41 @@ mod tests {
     #[test]
     fn a_next_to_another_origin_is_an_error() {
         let mut cursor = cursor(None);
-        fetch(&mut cursor, Some("https://elsewhere.example.net/v1/products/?page=2"));
-        let error = fetch(&mut cursor, None).expect("an error").expect_err("foreign");
-        assert!(error.contains("leaves the API's origin https://api.example.com"), "{error}");
+        fetch(
+            &mut cursor,
+            Some("https://elsewhere.example.net/v1/products/?page=2"),
+        );
+        let error = fetch(&mut cursor, None)
+            .expect("an error")
+            .expect_err("foreign");
+        assert!(
+            error.contains("leaves the API's origin https://api.example.com"),
+            "{error}"
+        );
         assert_eq!(fetch(&mut cursor, None), None);
     }
 
     #[test]
     fn the_page_cap_stops_with_an_error_when_more_remain() {
         let mut cursor = cursor(Some(2));
-        fetch(&mut cursor, Some("https://api.example.com/v1/products/?page=2"));
-        fetch(&mut cursor, Some("https://api.example.com/v1/products/?page=3"));
-        let error = fetch(&mut cursor, None).expect("an error").expect_err("cap");
+        fetch(
+            &mut cursor,
+            Some("https://api.example.com/v1/products/?page=2"),
+        );
+        fetch(
+            &mut cursor,
+            Some("https://api.example.com/v1/products/?page=3"),
+        );
+        let error = fetch(&mut cursor, None)
+            .expect("an error")
+            .expect_err("cap");
         assert!(error.contains("stopped after 2 pages"), "{error}");
 
         let mut exact = self::cursor(Some(2));
-        fetch(&mut exact, Some("https://api.example.com/v1/products/?page=2"));
+        fetch(
+            &mut exact,
+            Some("https://api.example.com/v1/products/?page=2"),
+        );
         assert!(fetch(&mut exact, None).expect("page 2").is_ok());
         assert_eq!(fetch(&mut exact, None), None);
     }

@@ -62,7 +62,11 @@ impl HttpRequest {
             method: E::METHOD,
             url,
             user_agent,
-            authorization: if E::AUTH_REQUIRED { authorization } else { None },
+            authorization: if E::AUTH_REQUIRED {
+                authorization
+            } else {
+                None
+            },
         }
     }
 
@@ -79,7 +83,10 @@ impl HttpRequest {
             Ok(url) => (url, true),
             Err(url::ParseError::RelativeUrlWithoutBase) => {
                 let current = Url::parse(&self.url).map_err(|e| invalid(e.to_string()))?;
-                (current.join(next).map_err(|e| invalid(e.to_string()))?, false)
+                (
+                    current.join(next).map_err(|e| invalid(e.to_string()))?,
+                    false,
+                )
             }
             Err(e) => return Err(invalid(e.to_string())),
         };
@@ -169,7 +176,11 @@ mod tests {
     }
 
     fn key() -> Option<Secret> {
-        Some(Credentials::api_key("sk_test").expect("key").authorization())
+        Some(
+            Credentials::api_key("sk_test")
+                .expect("key")
+                .authorization(),
+        )
     }
 
     #[test]
@@ -232,8 +243,13 @@ mod tests {
         let (next, _) = first.follow(given, &base()).expect("same origin");
         assert_eq!(next.url(), given);
         assert_eq!(next.headers(), first.headers());
-        let (relative, _) = first.follow("/v1/products/?page=3", &base()).expect("relative");
-        assert_eq!(relative.url(), "https://api.example.com/v1/products/?page=3");
+        let (relative, _) = first
+            .follow("/v1/products/?page=3", &base())
+            .expect("relative");
+        assert_eq!(
+            relative.url(),
+            "https://api.example.com/v1/products/?page=3"
+        );
         for foreign in [
             "https://evil.example.com/v1/products/?page=2",
             "http://api.example.com/v1/products/?page=2",

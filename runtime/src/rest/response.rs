@@ -112,7 +112,11 @@ mod tests {
 
     #[test]
     fn truncated_and_trailing_bodies_are_errors() {
-        for body in ["{\"count\": 1, \"results\": [", "{\"count\":0,\"results\":[]} x", ""] {
+        for body in [
+            "{\"count\": 1, \"results\": [",
+            "{\"count\":0,\"results\":[]} x",
+            "",
+        ] {
             let error = response(200, body)
                 .decode::<Page<StandardUnitRate>>(&request(), Timestamp::UNIX_EPOCH)
                 .expect_err(body);
