@@ -962,6 +962,7 @@ fn no_secret_reaches_logs_debug_or_errors() {
                 ..RetryPolicy::default()
             });
         shown.push(format!("{:?}", Client::new(config.clone())));
+        #[cfg_attr(not(feature = "async"), allow(unused_mut))]
         let mut errors = vec![Blocking.send(config.clone(), &GetAccount::new("A-68XX9999"))];
         #[cfg(feature = "async")]
         errors.push(Async.send(config, &GetAccount::new("A-68XX9999")));

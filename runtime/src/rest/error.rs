@@ -70,11 +70,14 @@ pub enum Error {
         retry_after: Option<Duration>,
     },
     /// A 2xx response whose body does not match the expected type.
-    #[error("{request}: the response does not match `{expected}` at `{path}`: {message}")]
+    #[error(
+        "{request}: the response does not match `{}` at `{path}`: {message}",
+        short_type_name(expected)
+    )]
     Decode {
         /// The request whose response this is.
         request: RequestSummary,
-        /// The Rust type the body should have matched.
+        /// The Rust type the body should have matched (its full path).
         expected: &'static str,
         /// The JSON path of the first mismatch (`results[3].valid_from`; `.` for the whole body).
         path: String,
@@ -175,6 +178,23 @@ impl Error {
             _ => None,
         }
     }
+}
+
+/// `energy_api::rest::Page<energy_api::rest::Product>` as `Page<Product>`.
+fn short_type_name(full: &str) -> String {
+    let mut short = String::new();
+    let mut segment = String::new();
+    for c in full.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            segment.push(c);
+        } else {
+            short.push_str(segment.rsplit("::").next().unwrap_or_default());
+            segment.clear();
+            short.push(c);
+        }
+    }
+    short.push_str(segment.rsplit("::").next().unwrap_or_default());
+    short
 }
 
 /// The start of a body, on one line, for a message: `: {"detail":"Not found."}`.

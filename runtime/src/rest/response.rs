@@ -107,6 +107,12 @@ mod tests {
             panic!("{error}")
         };
         assert_eq!(path, "results[1].value_exc_vat");
+        assert!(
+            error
+                .to_string()
+                .contains("does not match `Page<StandardUnitRate>` at `results[1].value_exc_vat`"),
+            "{error}"
+        );
         assert!(message.contains("line 3"), "{message}");
     }
 
