@@ -101,10 +101,16 @@ const SPRING_ARGS: [&str; 7] = [
 fn products_list_prints_a_table_of_every_page() {
     let server = TestServer::start();
     serve_green_products(&server);
+    // A proxy in the environment (nothing listens there) is not used for a loopback base URL.
+    let dead_proxy = "http://127.0.0.1:9";
     let run = energy(
         Some(&server),
         &[&GREEN_ARGS[..], &["--base-url", server.base_url()]].concat(),
-        &[],
+        &[
+            ("HTTP_PROXY", dead_proxy),
+            ("http_proxy", dead_proxy),
+            ("ALL_PROXY", dead_proxy),
+        ],
     );
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
     assert_eq!(server.requests().len(), 3);
@@ -491,4 +497,41 @@ fn help_never_shows_a_secret_from_the_environment() {
         run.stdout
     );
     assert!(!run.stdout.contains(API_KEY) && !run.stdout.contains("tok_9f8e7d6c5b4a"));
+}
+
+#[test]
+fn progress_shows_on_stderr_only_when_it_is_a_terminal() {
+    let server = TestServer::start();
+    serve_green_products(&server);
+    // `script` (util-linux, essential in Debian) runs the command on a pseudo-terminal; stdout goes
+    // to /dev/null, so what comes back is what the command wrote to its terminal stderr.
+    let command = format!(
+        "'{}' {} --base-url {} > /dev/null",
+        env!("CARGO_BIN_EXE_energy"),
+        GREEN_ARGS.join(" "),
+        server.base_url()
+    );
+    let output = Command::new("script")
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .env_remove("ENERGY_BASE_URL")
+        .output()
+        .expect("run script");
+    assert!(output.status.success(), "{output:?}");
+    let terminal = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "fetching: page 1, 3 of 8 records",
+        "fetching: page 2, 6 of 8 records",
+        "fetching: page 3, 8 of 8 records",
+    ] {
+        assert!(terminal.contains(line), "{terminal:?}");
+    }
+    // The line is erased at the end, so that the table (on stdout) starts on a clean line.
+    assert!(terminal.ends_with("\r\u{1b}[2K"), "{terminal:?}");
+    // Run without a terminal (every other test), stderr stays empty.
+    let plain = energy(
+        Some(&server),
+        &[&GREEN_ARGS[..], &["--base-url", server.base_url()]].concat(),
+        &[],
+    );
+    assert_eq!(plain.stderr, "");
 }

@@ -330,6 +330,10 @@ fn products_over_several_pages_with_combined_filters(api: &impl Api) {
         assert_eq!(request.method, "GET");
         assert_eq!(request.header("authorization"), None);
         assert_eq!(request.header("accept"), Some("application/json"));
+        assert_eq!(
+            request.header("user-agent"),
+            Some(concat!("energy-runtime/", env!("CARGO_PKG_VERSION")))
+        );
     }
 }
 
@@ -896,6 +900,18 @@ fn a_refused_connection_is_a_transport_error(api: &impl Api) {
         )),
         "{error}"
     );
+}
+
+/// The async streams can move to another task (`tokio::spawn` needs `Send + 'static`).
+#[cfg(feature = "async")]
+#[test]
+fn async_streams_are_send_and_static() {
+    fn assert_send_static<S: Send + 'static>(_: S) {}
+    let config = ClientConfig::new(BaseUrl::parse("https://api.example.com").expect("base"));
+    let client = energy_runtime::rest::AsyncClient::new(config).expect("client");
+    assert_send_static(client.items(&ListProducts::default()));
+    assert_send_static(client.pages(&ListStandardUnitRates::new("P", "T")));
+    assert_send_static(client.clone());
 }
 
 #[test]

@@ -44,13 +44,15 @@ pub struct AsyncClient {
 impl AsyncClient {
     /// A client with this configuration.
     pub fn new(config: ClientConfig) -> Result<Self, Error> {
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .timeout(config.timeout())
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| Error::Setup {
-                message: error_chain(&e),
-            })?;
+            .redirect(reqwest::redirect::Policy::none());
+        if config.base_url().is_loopback() {
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().map_err(|e| Error::Setup {
+            message: error_chain(&e),
+        })?;
         Ok(Self {
             config: Arc::new(config),
             http,

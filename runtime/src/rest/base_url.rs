@@ -82,6 +82,11 @@ impl BaseUrl {
         self.url.origin() == url.origin()
     }
 
+    /// Whether the host is a loopback host: requests to it go straight there, never through a proxy.
+    pub(crate) fn is_loopback(&self) -> bool {
+        self.url.host().is_some_and(|host| is_loopback(&host))
+    }
+
     /// This base URL's origin, as `scheme://host[:port]`.
     pub(crate) fn origin(&self) -> String {
         self.url.origin().ascii_serialization()

@@ -49,12 +49,14 @@ pub struct Client {
 impl Client {
     /// A client with this configuration.
     pub fn new(config: ClientConfig) -> Self {
-        let agent = ureq::Agent::config_builder()
+        let mut builder = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout()))
             .http_status_as_error(false)
-            .max_redirects(0)
-            .build()
-            .new_agent();
+            .max_redirects(0);
+        if config.base_url().is_loopback() {
+            builder = builder.proxy(None);
+        }
+        let agent = builder.build().new_agent();
         Self {
             config: Arc::new(config),
             agent,
