@@ -35,7 +35,7 @@ use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, Step};
 /// let rates: Vec<_> = client.items(&rates).try_collect().await?;
 /// # Ok(()) }
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AsyncClient {
     config: Arc<ClientConfig>,
     http: reqwest::Client,
@@ -157,6 +157,15 @@ impl AsyncClient {
             retry_after,
             body,
         })
+    }
+}
+
+impl std::fmt::Debug for AsyncClient {
+    // The HTTP client's own `Debug` would show its proxy settings, which may hold credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncClient")
+            .field("config", &self.config)
+            .finish()
     }
 }
 

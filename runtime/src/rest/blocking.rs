@@ -40,7 +40,7 @@ use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, PageCursor
 /// let account = client.send(&GetAccount::new("A-1234ABCD"))?;
 /// # Ok(()) }
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     config: Arc<ClientConfig>,
     agent: ureq::Agent,
@@ -145,6 +145,15 @@ impl Client {
             retry_after,
             body,
         })
+    }
+}
+
+impl std::fmt::Debug for Client {
+    // The agent's own `Debug` would show its proxy settings, which may hold credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .finish()
     }
 }
 

@@ -51,9 +51,10 @@ impl ClientConfig {
         self
     }
 
-    /// Stops a list after this many pages, with [`Error::PageLimit`] if more remain.
+    /// Stops a list after this many pages, with [`Error::PageLimit`] if more remain. The first page
+    /// is always fetched, so a cap of 0 counts as 1.
     pub fn with_max_pages(mut self, max_pages: usize) -> Self {
-        self.max_pages = Some(max_pages);
+        self.max_pages = Some(max_pages.max(1));
         self
     }
 
