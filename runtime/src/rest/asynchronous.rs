@@ -1,0 +1,182 @@
+//! The async client, on `reqwest` and tokio.
+
+use std::sync::Arc;
+
+use energy_api::rest::{Endpoint, Page};
+use futures_util::{Stream, TryStreamExt as _, stream};
+use jiff::Timestamp;
+use reqwest::header::{HeaderName, HeaderValue};
+use serde::de::DeserializeOwned;
+
+use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, Step};
+
+/// An async client of the REST API (feature `async`), for a tokio runtime.
+///
+/// The same calls as the blocking [`Client`](super::Client): [`AsyncClient::send`] for one request,
+/// [`AsyncClient::pages`] and [`AsyncClient::items`] for streams over the pages or records of a list,
+/// each page fetched when the stream is polled past the previous one.
+///
+/// ```no_run
+/// use energy_runtime::rest::{AsyncClient, BaseUrl, ClientConfig, DateTimeParam};
+/// use energy_api::rest::{ListProducts, ListStandardUnitRates};
+/// use futures_util::TryStreamExt as _;
+///
+/// # async fn run() -> Result<(), energy_runtime::rest::Error> {
+/// let client = AsyncClient::new(ClientConfig::new(BaseUrl::parse("https://api.example.com")?))?;
+///
+/// let prepaid = ListProducts { is_prepay: Some(true), page_size: Some(50), ..Default::default() };
+/// let mut products = std::pin::pin!(client.items(&prepaid));
+/// while let Some(product) = products.try_next().await? {
+///     println!("{}", product.code);
+/// }
+///
+/// let mut rates = ListStandardUnitRates::new("AGILE-24-04-03", "E-1R-AGILE-24-04-03-C");
+/// rates.period_from = Some(DateTimeParam::parse("2024-10-27T00:00")?.to_timestamp()?);
+/// let rates: Vec<_> = client.items(&rates).try_collect().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct AsyncClient {
+    config: Arc<ClientConfig>,
+    http: reqwest::Client,
+}
+
+impl AsyncClient {
+    /// A client with this configuration.
+    pub fn new(config: ClientConfig) -> Result<Self, Error> {
+        let mut builder = reqwest::Client::builder()
+            .timeout(config.timeout())
+            .redirect(reqwest::redirect::Policy::none());
+        if config.base_url().is_loopback() {
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().map_err(|e| Error::Setup {
+            message: error_chain(&e),
+        })?;
+        Ok(Self {
+            config: Arc::new(config),
+            http,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// Calls an endpoint once (for a list, that is its first page).
+    pub async fn send<E: Endpoint>(&self, endpoint: &E) -> Result<E::Response, Error> {
+        self.call(self.config.request(endpoint)?).await
+    }
+
+    /// The pages of a list endpoint, each fetched when the stream is polled for it. The stream ends
+    /// after the last page or after the first error.
+    pub fn pages<E, T>(
+        &self,
+        endpoint: &E,
+    ) -> impl Stream<Item = Result<Page<T>, Error>> + use<E, T>
+    where
+        E: Endpoint<Response = Page<T>>,
+        T: DeserializeOwned,
+    {
+        let cursor = self.config.pages(endpoint);
+        stream::unfold((self.clone(), cursor), |(client, mut cursor)| async move {
+            let request = match cursor.next_request()? {
+                Ok(request) => request,
+                Err(error) => return Some((Err(error), (client, cursor))),
+            };
+            let page = client.call::<Page<T>>(request.clone()).await;
+            match &page {
+                Ok(page) => cursor.on_page(&request, page),
+                Err(_) => cursor.stop(),
+            }
+            Some((page, (client, cursor)))
+        })
+    }
+
+    /// The records of every page of a list endpoint, pages fetched as the stream needs them.
+    pub fn items<E, T>(&self, endpoint: &E) -> impl Stream<Item = Result<T, Error>> + use<E, T>
+    where
+        E: Endpoint<Response = Page<T>>,
+        T: DeserializeOwned,
+    {
+        self.pages(endpoint)
+            .map_ok(|page| stream::iter(page.results.into_iter().map(Ok)))
+            .try_flatten()
+    }
+
+    async fn call<T: DeserializeOwned>(&self, request: HttpRequest) -> Result<T, Error> {
+        let mut exchange = Exchange::new(request, self.config.retry().clone());
+        loop {
+            let response = self.transport(exchange.request()).await?;
+            match exchange.on_response(response, Timestamp::now()) {
+                Step::Retry(wait) => tokio::time::sleep(wait).await,
+                Step::Done(result) => return result,
+            }
+        }
+    }
+
+    async fn transport(&self, request: &HttpRequest) -> Result<HttpResponse, Error> {
+        log::debug!("{}", request.summary());
+        let failed = |message: String| Error::Transport {
+            request: request.summary(),
+            message,
+        };
+        let map_error = |error: reqwest::Error| {
+            if error.is_timeout() {
+                Error::Timeout {
+                    request: request.summary(),
+                    timeout: self.config.timeout(),
+                }
+            } else {
+                failed(error_chain(&error.without_url()))
+            }
+        };
+        let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+            .map_err(|e| failed(e.to_string()))?;
+        let mut builder = self.http.request(method, request.url());
+        for header in request.headers() {
+            // Values were checked when the credentials were made; the error names no value anyway.
+            let mut value = HeaderValue::from_str(header.value)
+                .map_err(|_| failed(format!("invalid value of header {}", header.name)))?;
+            value.set_sensitive(header.sensitive);
+            let name = HeaderName::from_bytes(header.name.as_bytes())
+                .map_err(|e| failed(e.to_string()))?;
+            builder = builder.header(name, value);
+        }
+        let response = builder.send().await.map_err(map_error)?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let body = response.bytes().await.map_err(map_error)?.to_vec();
+        Ok(HttpResponse {
+            status,
+            retry_after,
+            body,
+        })
+    }
+}
+
+impl std::fmt::Debug for AsyncClient {
+    // The HTTP client's own `Debug` would show its proxy settings, which may hold credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncClient")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// An error and its sources, as one line (reqwest's own message is often just "error sending request").
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
+}

@@ -1,0 +1,213 @@
+//! The blocking client, on `ureq`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use energy_api::rest::{Endpoint, Page};
+use jiff::Timestamp;
+use serde::de::DeserializeOwned;
+
+use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, PageCursor, Step};
+
+/// A blocking client of the REST API (feature `blocking`, on by default).
+///
+/// Every endpoint goes through [`Client::send`] (one request), or, for lists, [`Client::pages`] (an
+/// iterator over pages) and [`Client::items`] (an iterator over the records of all pages). Redirects
+/// are not followed: a 3xx is an [`Error::Status`], so that no request is carried to another place.
+///
+/// ```no_run
+/// use energy_runtime::rest::{BaseUrl, Client, ClientConfig, Credentials, DateTimeParam};
+/// use energy_api::rest::{GetAccount, ListProducts, ListStandardUnitRates};
+///
+/// # fn main() -> Result<(), energy_runtime::rest::Error> {
+/// let config = ClientConfig::new(BaseUrl::parse("https://api.example.com")?)
+///     .with_credentials(Credentials::api_key("sk_live_...")?);
+/// let client = Client::new(config);
+///
+/// // Every green product of a brand, all pages, fetched as the iterator advances.
+/// let green = ListProducts { brand: Some("OCTOPUS_ENERGY".into()), is_green: Some(true), ..Default::default() };
+/// for product in client.items(&green) {
+///     let product = product?;
+///     println!("{} {}", product.code, product.display_name);
+/// }
+///
+/// // Half-hourly prices of one London day (23 hours long: the clocks go forward).
+/// let mut rates = ListStandardUnitRates::new("AGILE-24-04-03", "E-1R-AGILE-24-04-03-C");
+/// rates.period_from = Some(DateTimeParam::parse("2024-03-31")?.to_timestamp()?);
+/// rates.period_to = Some(DateTimeParam::parse("2024-04-01")?.to_timestamp()?);
+/// let rates: Vec<_> = client.items(&rates).collect::<Result<_, _>>()?;
+///
+/// let account = client.send(&GetAccount::new("A-1234ABCD"))?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    config: Arc<ClientConfig>,
+    agent: ureq::Agent,
+}
+
+impl Client {
+    /// A client with this configuration.
+    pub fn new(config: ClientConfig) -> Self {
+        let mut builder = ureq::Agent::config_builder()
+            .timeout_global(Some(config.timeout()))
+            .http_status_as_error(false)
+            .max_redirects(0);
+        if config.base_url().is_loopback() {
+            builder = builder.proxy(None);
+        }
+        let agent = builder.build().new_agent();
+        Self {
+            config: Arc::new(config),
+            agent,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// Calls an endpoint once (for a list, that is its first page).
+    pub fn send<E: Endpoint>(&self, endpoint: &E) -> Result<E::Response, Error> {
+        self.call(self.config.request(endpoint)?)
+    }
+
+    /// The pages of a list endpoint, each fetched when the iterator reaches it. The iterator ends
+    /// after the last page or after the first error.
+    pub fn pages<E, T>(&self, endpoint: &E) -> Pages<T>
+    where
+        E: Endpoint<Response = Page<T>>,
+        T: DeserializeOwned,
+    {
+        Pages {
+            client: self.clone(),
+            cursor: self.config.pages(endpoint),
+            record_type: std::marker::PhantomData,
+        }
+    }
+
+    /// The records of every page of a list endpoint, pages fetched as the iterator needs them.
+    pub fn items<E, T>(&self, endpoint: &E) -> Items<T>
+    where
+        E: Endpoint<Response = Page<T>>,
+        T: DeserializeOwned,
+    {
+        Items {
+            pages: self.pages(endpoint),
+            buffer: VecDeque::new(),
+        }
+    }
+
+    fn call<T: DeserializeOwned>(&self, request: HttpRequest) -> Result<T, Error> {
+        let mut exchange = Exchange::new(request, self.config.retry().clone());
+        loop {
+            let response = self.transport(exchange.request())?;
+            match exchange.on_response(response, Timestamp::now()) {
+                Step::Retry(wait) => std::thread::sleep(wait),
+                Step::Done(result) => return result,
+            }
+        }
+    }
+
+    fn transport(&self, request: &HttpRequest) -> Result<HttpResponse, Error> {
+        log::debug!("{}", request.summary());
+        let failed = |message: String| Error::Transport {
+            request: request.summary(),
+            message,
+        };
+        let mut builder = ureq::http::Request::builder()
+            .method(request.method().as_str())
+            .uri(request.url());
+        for header in request.headers() {
+            builder = builder.header(header.name, header.value);
+        }
+        // The error of an invalid request names no header value, but say nothing of it anyway.
+        let http_request = builder
+            .body(())
+            .map_err(|_| failed("the URL cannot be sent as an HTTP request".to_owned()))?;
+        let map_error = |error: ureq::Error| match error {
+            ureq::Error::Timeout(_) => Error::Timeout {
+                request: request.summary(),
+                timeout: self.config.timeout(),
+            },
+            other => failed(other.to_string()),
+        };
+        let mut response = self.agent.run(http_request).map_err(map_error)?;
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let body = response.body_mut().read_to_vec().map_err(map_error)?;
+        Ok(HttpResponse {
+            status: response.status().as_u16(),
+            retry_after,
+            body,
+        })
+    }
+}
+
+impl std::fmt::Debug for Client {
+    // The agent's own `Debug` would show its proxy settings, which may hold credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// The pages of a list, fetched lazily; see [`Client::pages`].
+#[derive(Debug)]
+pub struct Pages<T> {
+    client: Client,
+    cursor: PageCursor,
+    record_type: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Pages<T> {
+    /// How many pages were requested so far.
+    pub fn pages_requested(&self) -> usize {
+        self.cursor.pages_requested()
+    }
+}
+
+impl<T: DeserializeOwned> Iterator for Pages<T> {
+    type Item = Result<Page<T>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let request = match self.cursor.next_request()? {
+            Ok(request) => request,
+            Err(error) => return Some(Err(error)),
+        };
+        let page = self.client.call::<Page<T>>(request.clone());
+        match &page {
+            Ok(page) => self.cursor.on_page(&request, page),
+            Err(_) => self.cursor.stop(),
+        }
+        Some(page)
+    }
+}
+
+/// The records of all pages of a list, fetched lazily; see [`Client::items`].
+#[derive(Debug)]
+pub struct Items<T> {
+    pages: Pages<T>,
+    buffer: VecDeque<T>,
+}
+
+impl<T: DeserializeOwned> Iterator for Items<T> {
+    type Item = Result<T, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(record) = self.buffer.pop_front() {
+                return Some(Ok(record));
+            }
+            match self.pages.next()? {
+                Ok(page) => self.buffer = page.results.into(),
+                Err(error) => return Some(Err(error)),
+            }
+        }
+    }
+}
