@@ -126,3 +126,178 @@ fn unknown_fields_are_ignored_and_incomplete_payloads_keep_theirs() {
         "nothing is lost"
     );
 }
+
+/// Every place a payload can be wrong, from the model: at every depth, a field of the wrong JSON type
+/// and a required field removed are reported with that field's exact JSON path.
+#[test]
+fn every_field_error_is_located() {
+    use energy_api::PayloadErrorKind;
+    use energy_codegen::model::{Model, Struct, Type};
+    use serde_json::Value;
+
+    /// Each mutation: the path it breaks, the expected kind, and the broken payload.
+    fn mutations(
+        model: &Model,
+        s: &Struct,
+        value: &Value,
+        path: &str,
+        out: &mut Vec<(String, PayloadErrorKind, Value)>,
+        root: &Value,
+        at: &[PathStep],
+    ) {
+        let Value::Object(map) = value else { return };
+        for f in &s.fields {
+            let Some(field_value) = map.get(&f.name) else {
+                continue;
+            };
+            let field_path = if path.is_empty() {
+                f.name.clone()
+            } else {
+                format!("{path}.{}", f.name)
+            };
+            let mut steps = at.to_vec();
+            steps.push(PathStep::Key(f.name.clone()));
+            let wrong = match field_value {
+                Value::String(_) => Value::from(12345),
+                Value::Null => continue,
+                _ => Value::from("wrong type"),
+            };
+            out.push((
+                field_path.clone(),
+                PayloadErrorKind::InvalidType,
+                set(root, &steps, Some(wrong)),
+            ));
+            if !f.is_option() {
+                out.push((
+                    field_path.clone(),
+                    PayloadErrorKind::MissingField,
+                    set(root, &steps, None),
+                ));
+            }
+            descend(model, &f.ty, field_value, &field_path, out, root, &steps);
+        }
+    }
+
+    fn descend(
+        model: &Model,
+        ty: &Type,
+        value: &Value,
+        path: &str,
+        out: &mut Vec<(String, PayloadErrorKind, Value)>,
+        root: &Value,
+        at: &[PathStep],
+    ) {
+        match (ty, value) {
+            (Type::Named(r), _) => {
+                if let Some(s) = model.shared_type(&r.name) {
+                    mutations(model, s, value, path, out, root, at);
+                }
+            }
+            (Type::Array(inner), Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let mut steps = at.to_vec();
+                    steps.push(PathStep::Index(i));
+                    let item_path = format!("{path}[{i}]");
+                    let wrong = if item.is_string() {
+                        Value::from(1)
+                    } else {
+                        Value::from("wrong type")
+                    };
+                    out.push((
+                        item_path.clone(),
+                        PayloadErrorKind::InvalidType,
+                        set(root, &steps, Some(wrong)),
+                    ));
+                    descend(model, inner, item, &item_path, out, root, &steps);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[derive(Clone)]
+    enum PathStep {
+        Key(String),
+        Index(usize),
+    }
+
+    /// `root` with the value at `steps` replaced (or removed, with `None`).
+    fn set(root: &Value, steps: &[PathStep], with: Option<Value>) -> Value {
+        let mut copy = root.clone();
+        let mut here = &mut copy;
+        for step in &steps[..steps.len() - 1] {
+            here = match step {
+                PathStep::Key(k) => &mut here[k.as_str()],
+                PathStep::Index(i) => &mut here[*i],
+            };
+        }
+        match (&steps[steps.len() - 1], with) {
+            (PathStep::Key(k), Some(v)) => here[k.as_str()] = v,
+            (PathStep::Key(k), None) => {
+                here.as_object_mut().expect("object").remove(k);
+            }
+            (PathStep::Index(i), Some(v)) => here[*i] = v,
+            (PathStep::Index(_), None) => unreachable!("array items are never removed"),
+        }
+        copy
+    }
+
+    let model = energy_codegen::build_model(&energy_tests::schema_dir()).expect("valid");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (_, event) in model.events() {
+        for version in &event.versions {
+            let sample = event_payload(&model, version, Optionals::All);
+            let mut cases = Vec::new();
+            mutations(
+                &model,
+                &version.payload,
+                &sample,
+                "",
+                &mut cases,
+                &sample,
+                &[],
+            );
+            for (path, kind, broken) in cases {
+                let bytes = serde_json::to_vec_pretty(&broken).unwrap();
+                match Event::decode(&event.name, &version.label, &bytes) {
+                    Err(DecodeError::Payload(e)) if e.path == path && e.kind == kind => {}
+                    other => failures.push(format!("{} {path} ({kind:?}): {other:?}", version.id)),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} misplaced:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+    assert!(checked > 3_000, "{checked} mutations");
+}
+
+#[test]
+fn json_paths_survive_escapes_nesting_and_broken_input() {
+    use energy_api::events::json_path_at;
+    let json = br#"{"a\"b": [{"c": 1}, {"d\u00e9": [true, 7]}]}"#;
+    let at = |needle: &str| {
+        json.windows(needle.len())
+            .position(|w| w == needle.as_bytes())
+            .unwrap()
+    };
+    assert_eq!(json_path_at(json, at("1}")), "a\"b[0].c");
+    assert_eq!(json_path_at(json, at("7]")), "a\"b[1].d\u{e9}[1]");
+    assert_eq!(
+        json_path_at(json, at("]}]")),
+        "a\"b[1].d\u{e9}",
+        "at a closing bracket: the container"
+    );
+    assert_eq!(
+        json_path_at(b"{\"a\": [1, {\"b", 13),
+        "a[1].b",
+        "truncated input"
+    );
+    assert_eq!(json_path_at(b"", 10), "");
+    assert_eq!(json_path_at(b"\"\\", 5), "", "a lone escape at the end");
+}

@@ -31,6 +31,7 @@
 mod decode;
 pub use decode::{
     DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType,
+    json_path_at,
 };
 /// Section "Account users" (cargo feature `account-users`).
 #[cfg(feature = "account-users")]

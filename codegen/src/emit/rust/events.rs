@@ -188,7 +188,7 @@ fn mod_rs(model: &Model) -> TokenStream {
         #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unreachable_code))]
 
         mod decode;
-        pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType};
+        pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType, json_path_at};
 
         #(#modules)*
 

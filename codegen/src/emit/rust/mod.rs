@@ -87,7 +87,6 @@ publish.workspace = true
 jiff = { workspace = true }
 serde = { workspace = true }
 serde_json = { workspace = true }
-serde_path_to_error = { workspace = true }
 
 [lints]
 workspace = true

@@ -73,22 +73,19 @@ pub(super) fn events_decode() -> TokenStream {
                 decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
             }
 
-            /// Decodes the payload again, tracking the path, to say where and how it is wrong.
+            /// Decodes the payload again to say where and how it is wrong.
             ///
-            /// Decoding runs without path tracking (it costs time on every event); this runs only after a failure.
+            /// The JSON path is found from the error's position in the payload (see [`json_path_at`]), not by
+            /// tracking the path while decoding: path tracking would instantiate a second deserializer for
+            /// every payload type, doubling this crate's code, to serve only the failures.
             pub fn locate_error(self, payload: &[u8]) -> PayloadError {
-                let mut track = ::serde_path_to_error::Track::new();
                 let mut de = ::serde_json::Deserializer::from_slice(payload);
-                let result = ::serde::de::DeserializeSeed::deserialize(
-                    self,
-                    ::serde_path_to_error::Deserializer::new(&mut de, &mut track),
-                )
-                .and_then(|_| de.end());
+                let result = ::serde::de::DeserializeSeed::deserialize(self, &mut de).and_then(|_| de.end());
                 let error = match result {
                     ::std::result::Result::Err(e) => e,
-                    ::std::result::Result::Ok(()) => ::serde::de::Error::custom("payload decodes only when its path is tracked"),
+                    ::std::result::Result::Ok(()) => ::serde::de::Error::custom("the payload decodes"),
                 };
-                PayloadError::from_json(self, &track.path(), &error)
+                PayloadError::from_json(self, payload, &error)
             }
         }
 
@@ -169,17 +166,18 @@ pub(super) fn events_decode() -> TokenStream {
         }
 
         impl PayloadError {
-            /// Builds the error from a JSON error and the path where it happened.
-            pub fn from_json(kind: EventKind, path: &::serde_path_to_error::Path, error: &::serde_json::Error) -> Self {
+            /// Builds the error from a JSON error of decoding `payload`.
+            pub fn from_json(kind: EventKind, payload: &[u8], error: &::serde_json::Error) -> Self {
                 let text = error.to_string();
                 let message = match text.rfind(" at line ") {
                     ::std::option::Option::Some(i) if error.line() > 0 => text[..i].to_owned(),
                     _ => text,
                 };
-                let mut path = path.to_string();
-                if path == "." {
-                    path.clear();
-                }
+                let mut path = if error.line() > 0 {
+                    json_path_at(payload, byte_offset(payload, error.line(), error.column()))
+                } else {
+                    ::std::string::String::new()
+                };
                 let backticked = |prefix: &str| {
                     message
                         .strip_prefix(prefix)
@@ -236,6 +234,92 @@ pub(super) fn events_decode() -> TokenStream {
         }
 
         impl ::std::error::Error for PayloadError {}
+
+        /// The byte offset of serde_json's (line, column) position: the last byte it read.
+        fn byte_offset(json: &[u8], line: usize, column: usize) -> usize {
+            let mut line_start = 0;
+            let mut lines = 1;
+            while lines < line {
+                match json[line_start..].iter().position(|&b| b == b'\n') {
+                    ::std::option::Option::Some(i) => line_start += i + 1,
+                    ::std::option::Option::None => break,
+                }
+                lines += 1;
+            }
+            (line_start + column.saturating_sub(1)).min(json.len())
+        }
+
+        /// One open container while [`json_path_at`] scans.
+        enum Open {
+            Object { key: ::std::option::Option<::std::string::String>, in_value: bool },
+            Array { index: usize },
+        }
+
+        /// The JSON path of the value at byte `offset` of `json`: `ledger.account.number`,
+        /// `supply_points[0].market_name`; empty for the top level.
+        ///
+        /// At a closing `}` or `]` the path is the container being closed (a missing field is reported
+        /// there). Works on any bytes: malformed JSON gives the path up to where it breaks.
+        pub fn json_path_at(json: &[u8], offset: usize) -> ::std::string::String {
+            let end = offset.min(json.len());
+            let mut open: ::std::vec::Vec<Open> = ::std::vec::Vec::new();
+            let mut i = 0;
+            while i < end {
+                match json[i] {
+                    b'{' => open.push(Open::Object { key: ::std::option::Option::None, in_value: false }),
+                    b'[' => open.push(Open::Array { index: 0 }),
+                    b'}' | b']' => {
+                        open.pop();
+                    }
+                    b',' => match open.last_mut() {
+                        ::std::option::Option::Some(Open::Array { index }) => *index += 1,
+                        ::std::option::Option::Some(Open::Object { in_value, .. }) => *in_value = false,
+                        ::std::option::Option::None => {}
+                    },
+                    b':' => {
+                        if let ::std::option::Option::Some(Open::Object { in_value, .. }) = open.last_mut() {
+                            *in_value = true;
+                        }
+                    }
+                    b'"' => {
+                        let start = i;
+                        i += 1;
+                        while i < json.len() && json[i] != b'"' {
+                            i += if json[i] == b'\\' { 2 } else { 1 };
+                        }
+                        if let ::std::option::Option::Some(Open::Object { key, in_value: false }) = open.last_mut() {
+                            let quoted = &json[start..(i + 1).min(json.len())];
+                            *key = ::std::option::Option::Some(
+                                ::serde_json::from_slice::<::std::string::String>(quoted)
+                                    .unwrap_or_else(|_| ::std::string::String::from_utf8_lossy(&quoted[1..]).into_owned()),
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            let closing = json.get(end).is_some_and(|b| matches!(b, b'}' | b']'));
+            let shown = if closing { open.len().saturating_sub(1) } else { open.len() };
+            let mut path = ::std::string::String::new();
+            for frame in &open[..shown] {
+                match frame {
+                    Open::Object { key: ::std::option::Option::Some(key), .. } => {
+                        if !path.is_empty() {
+                            path.push('.');
+                        }
+                        path.push_str(key);
+                    }
+                    Open::Object { key: ::std::option::Option::None, .. } => {}
+                    Open::Array { index } => {
+                        path.push('[');
+                        path.push_str(&index.to_string());
+                        path.push(']');
+                    }
+                }
+            }
+            path
+        }
 
         impl Event {
             /// Decodes a JSON payload of `event_type` in `version`.
