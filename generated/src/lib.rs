@@ -13,6 +13,7 @@
 pub mod types;
 pub mod events;
 pub mod rest;
+mod de;
 pub use events::{
     DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind,
 };

@@ -5,7 +5,7 @@
 /// Payload of `account_user.created` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserCreatedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -18,16 +18,106 @@ pub struct AccountUserCreatedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `initiator_type` (string). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "user_id",
+            "user_email",
+            "user_number",
+            "linked_accounts",
+            "user_identifiers",
+            "initiator_type",
+            "is_customer_initiated",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserCreatedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    user_email: crate::de::required(f1, FIELDS[1usize])?,
+                    user_number: crate::de::required(f2, FIELDS[2usize])?,
+                    linked_accounts: crate::de::required(f3, FIELDS[3usize])?,
+                    user_identifiers: f4.flatten(),
+                    initiator_type: f5.flatten(),
+                    is_customer_initiated: f6.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountUserCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user.created` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,10 +163,53 @@ impl ::std::convert::From<AccountUserCreatedV1> for AccountUserCreated {
     }
 }
 /// Payload of `account_user.password_changed` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPasswordChangedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserPasswordChangedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["user_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserPasswordChangedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserPasswordChangedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserPasswordChangedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountUserPasswordChangedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user.password_changed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,12 +255,64 @@ impl ::std::convert::From<AccountUserPasswordChangedV1> for AccountUserPasswordC
     }
 }
 /// Payload of `account_user.password_reset_requested` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPasswordResetRequestedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
     /// `account_user_number` (string).
     pub account_user_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserPasswordResetRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_user_id", "account_user_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserPasswordResetRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserPasswordResetRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserPasswordResetRequestedV1 {
+                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountUserPasswordResetRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account_user.password_reset_requested` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,7 +361,7 @@ for AccountUserPasswordResetRequested {
     }
 }
 /// Payload of `account_user.psr_records_updated` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPsrRecordsUpdatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -186,6 +371,75 @@ pub struct AccountUserPsrRecordsUpdatedV1 {
     pub updated_records: ::std::vec::Vec<crate::types::PsrRecord>,
     /// `deleted_records` (array of `PsrRecord`).
     pub deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserPsrRecordsUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "user_id",
+            "created_records",
+            "updated_records",
+            "deleted_records",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserPsrRecordsUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserPsrRecordsUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::PsrRecord>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::PsrRecord>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::PsrRecord>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserPsrRecordsUpdatedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    created_records: crate::de::required(f1, FIELDS[1usize])?,
+                    updated_records: crate::de::required(f2, FIELDS[2usize])?,
+                    deleted_records: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountUserPsrRecordsUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user.psr_records_updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -236,7 +490,7 @@ for AccountUserPsrRecordsUpdated {
 /// Payload of `account_user.removed` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserRemovedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -249,16 +503,106 @@ pub struct AccountUserRemovedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `initiator_type` (string). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserRemovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "user_id",
+            "user_email",
+            "user_number",
+            "linked_accounts",
+            "user_identifiers",
+            "initiator_type",
+            "is_customer_initiated",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserRemovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserRemovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserRemovedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    user_email: crate::de::required(f1, FIELDS[1usize])?,
+                    user_number: crate::de::required(f2, FIELDS[2usize])?,
+                    linked_accounts: crate::de::required(f3, FIELDS[3usize])?,
+                    user_identifiers: f4.flatten(),
+                    initiator_type: f5.flatten(),
+                    is_customer_initiated: f6.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountUserRemovedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user.removed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -306,7 +650,7 @@ impl ::std::convert::From<AccountUserRemovedV1> for AccountUserRemoved {
 /// Payload of `account_user.updated` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserUpdatedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -319,21 +663,125 @@ pub struct AccountUserUpdatedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `initiator_type` (string). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "user_id",
+            "user_email",
+            "user_number",
+            "linked_accounts",
+            "user_identifiers",
+            "initiator_type",
+            "is_customer_initiated",
+            "changes",
+            "is_override",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserUpdatedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    user_email: crate::de::required(f1, FIELDS[1usize])?,
+                    user_number: crate::de::required(f2, FIELDS[2usize])?,
+                    linked_accounts: crate::de::required(f3, FIELDS[3usize])?,
+                    user_identifiers: f4.flatten(),
+                    initiator_type: f5.flatten(),
+                    is_customer_initiated: f6.flatten(),
+                    changes: crate::de::required(f7, FIELDS[7usize])?,
+                    is_override: f8.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountUserUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user.updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -379,7 +827,7 @@ impl ::std::convert::From<AccountUserUpdatedV1> for AccountUserUpdated {
     }
 }
 /// Payload of `account_user.verification_completed` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserVerificationCompletedV1 {
     /// `user_number` (string).
     pub user_number: ::std::string::String,
@@ -387,6 +835,63 @@ pub struct AccountUserVerificationCompletedV1 {
     pub verification_id: i64,
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserVerificationCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["user_number", "verification_id", "verification_type"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserVerificationCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserVerificationCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserVerificationCompletedV1 {
+                    user_number: crate::de::required(f0, FIELDS[0usize])?,
+                    verification_id: crate::de::required(f1, FIELDS[1usize])?,
+                    verification_type: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountUserVerificationCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account_user.verification_completed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -435,7 +940,7 @@ for AccountUserVerificationCompleted {
     }
 }
 /// Payload of `account_user.verification_started` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserVerificationStartedV1 {
     /// `user_number` (string).
     pub user_number: ::std::string::String,
@@ -443,6 +948,63 @@ pub struct AccountUserVerificationStartedV1 {
     pub verification_id: i64,
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserVerificationStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["user_number", "verification_id", "verification_type"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserVerificationStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserVerificationStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserVerificationStartedV1 {
+                    user_number: crate::de::required(f0, FIELDS[0usize])?,
+                    verification_id: crate::de::required(f1, FIELDS[1usize])?,
+                    verification_type: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountUserVerificationStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account_user.verification_started` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -491,7 +1053,7 @@ for AccountUserVerificationStarted {
     }
 }
 /// Payload of `account_user_metadata.created` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataCreatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -499,6 +1061,59 @@ pub struct AccountUserMetadataCreatedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserMetadataCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["user_id", "key", "value"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserMetadataCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserMetadataCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserMetadataCreatedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    key: crate::de::required(f1, FIELDS[1usize])?,
+                    value: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountUserMetadataCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user_metadata.created` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -544,7 +1159,7 @@ impl ::std::convert::From<AccountUserMetadataCreatedV1> for AccountUserMetadataC
     }
 }
 /// Payload of `account_user_metadata.removed` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataRemovedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -552,6 +1167,59 @@ pub struct AccountUserMetadataRemovedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserMetadataRemovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["user_id", "key", "value"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserMetadataRemovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserMetadataRemovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserMetadataRemovedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    key: crate::de::required(f1, FIELDS[1usize])?,
+                    value: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountUserMetadataRemovedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user_metadata.removed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -597,12 +1265,62 @@ impl ::std::convert::From<AccountUserMetadataRemovedV1> for AccountUserMetadataR
     }
 }
 /// Payload of `account_user_metadata.updated` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataUpdatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUserMetadataUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["user_id", "changes"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUserMetadataUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUserMetadataUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUserMetadataUpdatedV1 {
+                    user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    changes: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountUserMetadataUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_user_metadata.updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,12 +3,66 @@
 //!
 //! Events about customer accounts, their metadata and their campaigns.
 /// Payload of `account.communications_preferences_updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountCommunicationsPreferencesUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `changes` (`CommsPreferencesChanges`).
     pub changes: crate::types::CommsPreferencesChanges,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountCommunicationsPreferencesUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "changes"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountCommunicationsPreferencesUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountCommunicationsPreferencesUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    crate::types::CommsPreferencesChanges,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountCommunicationsPreferencesUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    changes: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountCommunicationsPreferencesUpdatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account.communications_preferences_updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,15 +111,73 @@ for AccountCommunicationsPreferencesUpdated {
     }
 }
 /// Payload of `account.created` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `account_user_emails` (array of string).
     pub account_user_emails: ::std::vec::Vec<::std::string::String>,
     /// `is_imported` (boolean).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_imported: ::std::option::Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "account_user_emails",
+            "is_imported",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_emails: crate::de::required(f1, FIELDS[1usize])?,
+                    is_imported: f2.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,10 +223,52 @@ impl ::std::convert::From<AccountCreatedV1> for AccountCreated {
     }
 }
 /// Payload of `account.occupied` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountOccupiedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountOccupiedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountOccupiedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountOccupiedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountOccupiedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountOccupiedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account.occupied` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +314,7 @@ impl ::std::convert::From<AccountOccupiedV1> for AccountOccupied {
     }
 }
 /// Payload of `account.reactivated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountReactivatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -168,6 +322,62 @@ pub struct AccountReactivatedV1 {
     pub previous_status: ::std::string::String,
     /// `reactivation_source` (string).
     pub reactivation_source: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountReactivatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "previous_status",
+            "reactivation_source",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountReactivatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountReactivatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountReactivatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    previous_status: crate::de::required(f1, FIELDS[1usize])?,
+                    reactivation_source: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountReactivatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account.reactivated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -213,7 +423,7 @@ impl ::std::convert::From<AccountReactivatedV1> for AccountReactivated {
     }
 }
 /// Payload of `account.smart-meter-read-permission-changed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountSmartMeterReadPermissionChangedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -227,6 +437,85 @@ pub struct AccountSmartMeterReadPermissionChangedV1 {
     pub changed_by_id: ::std::string::String,
     /// `changed_by_type` (string).
     pub changed_by_type: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountSmartMeterReadPermissionChangedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "old_permission",
+            "new_permission",
+            "effective_from",
+            "changed_by_id",
+            "changed_by_type",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountSmartMeterReadPermissionChangedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountSmartMeterReadPermissionChangedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountSmartMeterReadPermissionChangedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    old_permission: crate::de::required(f1, FIELDS[1usize])?,
+                    new_permission: crate::de::required(f2, FIELDS[2usize])?,
+                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
+                    changed_by_id: crate::de::required(f4, FIELDS[4usize])?,
+                    changed_by_type: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountSmartMeterReadPermissionChangedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account.smart-meter-read-permission-changed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -275,7 +564,7 @@ for AccountSmartMeterReadPermissionChanged {
     }
 }
 /// Payload of `account.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -284,8 +573,74 @@ pub struct AccountUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "account_user_emails",
+            "changes",
+            "is_override",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_emails: crate::de::required(f1, FIELDS[1usize])?,
+                    changes: crate::de::required(f2, FIELDS[2usize])?,
+                    is_override: f3.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AccountUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -331,7 +686,7 @@ impl ::std::convert::From<AccountUpdatedV1> for AccountUpdated {
     }
 }
 /// Payload of `account_metadata.created` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -339,6 +694,59 @@ pub struct AccountMetadataCreatedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountMetadataCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "key", "value"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountMetadataCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountMetadataCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountMetadataCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    key: crate::de::required(f1, FIELDS[1usize])?,
+                    value: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountMetadataCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_metadata.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -384,7 +792,7 @@ impl ::std::convert::From<AccountMetadataCreatedV1> for AccountMetadataCreated {
     }
 }
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataRemovedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -392,6 +800,59 @@ pub struct AccountMetadataRemovedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountMetadataRemovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "key", "value"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountMetadataRemovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountMetadataRemovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountMetadataRemovedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    key: crate::de::required(f1, FIELDS[1usize])?,
+                    value: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountMetadataRemovedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_metadata.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -437,12 +898,62 @@ impl ::std::convert::From<AccountMetadataRemovedV1> for AccountMetadataRemoved {
     }
 }
 /// Payload of `account_metadata.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountMetadataUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "changes"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountMetadataUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountMetadataUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountMetadataUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    changes: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AccountMetadataUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `account_metadata.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -488,7 +999,7 @@ impl ::std::convert::From<AccountMetadataUpdatedV1> for AccountMetadataUpdated {
     }
 }
 /// Payload of `account_property_effective_period_metadata.created` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -496,6 +1007,70 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountPropertyEffectivePeriodMetadataCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_property_effective_period_id",
+            "key",
+            "value",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountPropertyEffectivePeriodMetadataCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountPropertyEffectivePeriodMetadataCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountPropertyEffectivePeriodMetadataCreatedV1 {
+                    account_property_effective_period_id: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                    key: crate::de::required(f1, FIELDS[1usize])?,
+                    value: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account_property_effective_period_metadata.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -544,7 +1119,7 @@ for AccountPropertyEffectivePeriodMetadataCreated {
     }
 }
 /// Payload of `account_property_effective_period_metadata.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -552,6 +1127,70 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountPropertyEffectivePeriodMetadataRemovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_property_effective_period_id",
+            "key",
+            "value",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountPropertyEffectivePeriodMetadataRemovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountPropertyEffectivePeriodMetadataRemovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountPropertyEffectivePeriodMetadataRemovedV1 {
+                    account_property_effective_period_id: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                    key: crate::de::required(f1, FIELDS[1usize])?,
+                    value: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account_property_effective_period_metadata.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -600,12 +1239,69 @@ for AccountPropertyEffectivePeriodMetadataRemoved {
     }
 }
 /// Payload of `account_property_effective_period_metadata.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_property_effective_period_id", "changes"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AccountPropertyEffectivePeriodMetadataUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AccountPropertyEffectivePeriodMetadataUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AccountPropertyEffectivePeriodMetadataUpdatedV1 {
+                    account_property_effective_period_id: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                    changes: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `account_property_effective_period_metadata.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -654,21 +1350,95 @@ for AccountPropertyEffectivePeriodMetadataUpdated {
     }
 }
 /// Payload of `campaign_account.added` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountAddedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `campaign_name` (string).
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
     /// `campaign_expiry_date` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_expiry_date: ::std::option::Option<::std::string::String>,
     /// `campaign_account_expiry_date` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_account_expiry_date: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for CampaignAccountAddedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "campaign_name",
+            "campaign_slug",
+            "campaign_expiry_date",
+            "campaign_account_expiry_date",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CampaignAccountAddedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CampaignAccountAddedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CampaignAccountAddedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    campaign_name: crate::de::required(f1, FIELDS[1usize])?,
+                    campaign_slug: f2.flatten(),
+                    campaign_expiry_date: f3.flatten(),
+                    campaign_account_expiry_date: f4.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct CampaignAccountAddedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `campaign_account.added` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -714,15 +1484,70 @@ impl ::std::convert::From<CampaignAccountAddedV1> for CampaignAccountAdded {
     }
 }
 /// Payload of `campaign_account.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountRemovedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `campaign_name` (string).
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for CampaignAccountRemovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "campaign_name", "campaign_slug"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CampaignAccountRemovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CampaignAccountRemovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CampaignAccountRemovedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    campaign_name: crate::de::required(f1, FIELDS[1usize])?,
+                    campaign_slug: f2.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CampaignAccountRemovedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `campaign_account.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -768,17 +1593,84 @@ impl ::std::convert::From<CampaignAccountRemovedV1> for CampaignAccountRemoved {
     }
 }
 /// Payload of `campaign_account.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `campaign_name` (string).
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for CampaignAccountUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "campaign_name",
+            "campaign_slug",
+            "changes",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CampaignAccountUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CampaignAccountUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CampaignAccountUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    campaign_name: crate::de::required(f1, FIELDS[1usize])?,
+                    campaign_slug: f2.flatten(),
+                    changes: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CampaignAccountUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `campaign_account.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,12 +3,60 @@
 //!
 //! Events about agreements (created, revoked, terminated, updated, rolled over) and approval processes.
 /// Payload of `actual.intervals.received` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ActualIntervalsReceivedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
     /// `rebill_from` (string).
     pub rebill_from: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ActualIntervalsReceivedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["mpan", "rebill_from"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ActualIntervalsReceivedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ActualIntervalsReceivedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ActualIntervalsReceivedV1 {
+                    mpan: crate::de::required(f0, FIELDS[0usize])?,
+                    rebill_from: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ActualIntervalsReceivedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `actual.intervals.received` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +102,7 @@ impl ::std::convert::From<ActualIntervalsReceivedV1> for ActualIntervalsReceived
     }
 }
 /// Payload of `affiliates.affiliate-account-contract-created` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     /// `affiliate_account_contract_id` (integer).
     pub affiliate_account_contract_id: i64,
@@ -64,6 +112,76 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     pub account_number: ::std::string::String,
     /// `fuel` (string).
     pub fuel: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AffiliatesAffiliateAccountContractCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "affiliate_account_contract_id",
+            "affiliate_contract_id",
+            "account_number",
+            "fuel",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AffiliatesAffiliateAccountContractCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AffiliatesAffiliateAccountContractCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AffiliatesAffiliateAccountContractCreatedV1 {
+                    affiliate_account_contract_id: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                    affiliate_contract_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    fuel: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AffiliatesAffiliateAccountContractCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `affiliates.affiliate-account-contract-created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +230,7 @@ for AffiliatesAffiliateAccountContractCreated {
     }
 }
 /// Payload of `agreement.created` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementCreatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -123,11 +241,89 @@ pub struct AgreementCreatedV1 {
     /// `product_code` (string).
     pub product_code: ::std::string::String,
     /// `account_contract_identifier` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_contract_identifier: ::std::option::Option<::std::string::String>,
     /// `business_contract_identifier` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "agreement_id",
+            "account_number",
+            "valid_from",
+            "product_code",
+            "account_contract_identifier",
+            "business_contract_identifier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementCreatedV1 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    valid_from: crate::de::required(f2, FIELDS[2usize])?,
+                    product_code: crate::de::required(f3, FIELDS[3usize])?,
+                    account_contract_identifier: f4.flatten(),
+                    business_contract_identifier: f5.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `agreement.created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,22 +369,111 @@ impl ::std::convert::From<AgreementCreatedV1> for AgreementCreated {
     }
 }
 /// Payload of `agreement.revoked` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementRevokedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementRevokedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["agreement_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementRevokedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementRevokedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementRevokedV1 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementRevokedV1", FIELDS, Visitor)
+    }
 }
 /// Payload of `agreement.revoked` version `v2` (Agreements and approvals).
 ///
 /// Adds the account number.
 ///
 /// Holds the fields of `agreement.revoked v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementRevokedV2 {
     /// `agreement_id` (integer). From agreement.revoked v1.
     pub agreement_id: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementRevokedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["agreement_id", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementRevokedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementRevokedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementRevokedV2 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementRevokedV2", FIELDS, Visitor)
+    }
 }
 /// Event type `agreement.revoked` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -250,7 +535,7 @@ impl ::std::convert::From<AgreementRevokedV2> for AgreementRevoked {
     }
 }
 /// Payload of `agreement.rollover.completed` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementRolloverCompletedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -266,6 +551,93 @@ pub struct AgreementRolloverCompletedV1 {
     pub rolled_on_to_agreement_valid_from: ::std::string::String,
     /// `rolled_on_to_agreement_valid_to` (string).
     pub rolled_on_to_agreement_valid_to: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementRolloverCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "supply_point_id",
+            "expiring_agreement_id",
+            "rolled_on_to_agreement_id",
+            "new_product",
+            "rolled_on_to_agreement_valid_from",
+            "rolled_on_to_agreement_valid_to",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementRolloverCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementRolloverCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<crate::types::Product> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementRolloverCompletedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    supply_point_id: crate::de::required(f1, FIELDS[1usize])?,
+                    expiring_agreement_id: crate::de::required(f2, FIELDS[2usize])?,
+                    rolled_on_to_agreement_id: crate::de::required(f3, FIELDS[3usize])?,
+                    new_product: crate::de::required(f4, FIELDS[4usize])?,
+                    rolled_on_to_agreement_valid_from: crate::de::required(
+                        f5,
+                        FIELDS[5usize],
+                    )?,
+                    rolled_on_to_agreement_valid_to: crate::de::required(
+                        f6,
+                        FIELDS[6usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AgreementRolloverCompletedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `agreement.rollover.completed` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -311,22 +683,111 @@ impl ::std::convert::From<AgreementRolloverCompletedV1> for AgreementRolloverCom
     }
 }
 /// Payload of `agreement.terminated` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementTerminatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementTerminatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["agreement_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementTerminatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementTerminatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementTerminatedV1 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementTerminatedV1", FIELDS, Visitor)
+    }
 }
 /// Payload of `agreement.terminated` version `v2` (Agreements and approvals).
 ///
 /// Adds the account number.
 ///
 /// Holds the fields of `agreement.terminated v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementTerminatedV2 {
     /// `agreement_id` (integer). From agreement.terminated v1.
     pub agreement_id: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementTerminatedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["agreement_id", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementTerminatedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementTerminatedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementTerminatedV2 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementTerminatedV2", FIELDS, Visitor)
+    }
 }
 /// Event type `agreement.terminated` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -392,32 +853,150 @@ impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminated {
     }
 }
 /// Payload of `agreement.updated` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementUpdatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["agreement_id", "changes", "is_override"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementUpdatedV1 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                    changes: crate::de::required(f1, FIELDS[1usize])?,
+                    is_override: f2.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Payload of `agreement.updated` version `v2` (Agreements and approvals).
 ///
 /// The v1 fields plus the account number (required).
 ///
 /// Holds the fields of `agreement.updated v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementUpdatedV2 {
     /// `agreement_id` (integer). From agreement.updated v1.
     pub agreement_id: i64,
     /// `changes` (free-form object). From agreement.updated v1.
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean). From agreement.updated v1.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AgreementUpdatedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "agreement_id",
+            "changes",
+            "is_override",
+            "account_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgreementUpdatedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AgreementUpdatedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AgreementUpdatedV2 {
+                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                    changes: crate::de::required(f1, FIELDS[1usize])?,
+                    is_override: f2.flatten(),
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct AgreementUpdatedV2", FIELDS, Visitor)
+    }
 }
 /// Event type `agreement.updated` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -479,7 +1058,7 @@ impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdated {
     }
 }
 /// Payload of `approvals.approval.approved` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalApprovedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -489,6 +1068,71 @@ pub struct ApprovalsApprovalApprovedV1 {
     pub process_data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `approved_at` (string).
     pub approved_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalApprovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "approval_id",
+            "process_type",
+            "process_data",
+            "approved_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalsApprovalApprovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ApprovalsApprovalApprovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ApprovalsApprovalApprovedV1 {
+                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_type: crate::de::required(f1, FIELDS[1usize])?,
+                    process_data: crate::de::required(f2, FIELDS[2usize])?,
+                    approved_at: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ApprovalsApprovalApprovedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `approvals.approval.approved` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -534,7 +1178,7 @@ impl ::std::convert::From<ApprovalsApprovalApprovedV1> for ApprovalsApprovalAppr
     }
 }
 /// Payload of `approvals.approval.created` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalCreatedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -546,6 +1190,75 @@ pub struct ApprovalsApprovalCreatedV1 {
     pub assigned_to_id: i64,
     /// `requested_by_id` (integer).
     pub requested_by_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "approval_id",
+            "process_type",
+            "requested_at",
+            "assigned_to_id",
+            "requested_by_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalsApprovalCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ApprovalsApprovalCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ApprovalsApprovalCreatedV1 {
+                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_type: crate::de::required(f1, FIELDS[1usize])?,
+                    requested_at: crate::de::required(f2, FIELDS[2usize])?,
+                    assigned_to_id: crate::de::required(f3, FIELDS[3usize])?,
+                    requested_by_id: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ApprovalsApprovalCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `approvals.approval.created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -591,7 +1304,7 @@ impl ::std::convert::From<ApprovalsApprovalCreatedV1> for ApprovalsApprovalCreat
     }
 }
 /// Payload of `approvals.approval.rejected` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRejectedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -601,6 +1314,71 @@ pub struct ApprovalsApprovalRejectedV1 {
     pub process_data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRejectedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "approval_id",
+            "process_type",
+            "process_data",
+            "rejected_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalsApprovalRejectedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ApprovalsApprovalRejectedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ApprovalsApprovalRejectedV1 {
+                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_type: crate::de::required(f1, FIELDS[1usize])?,
+                    process_data: crate::de::required(f2, FIELDS[2usize])?,
+                    rejected_at: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ApprovalsApprovalRejectedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `approvals.approval.rejected` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -646,7 +1424,7 @@ impl ::std::convert::From<ApprovalsApprovalRejectedV1> for ApprovalsApprovalReje
     }
 }
 /// Payload of `approvals.approval_request.approved` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestApprovedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -660,6 +1438,85 @@ pub struct ApprovalsApprovalRequestApprovedV1 {
     pub approved_at: ::std::string::String,
     /// `approval_reason` (string).
     pub approval_reason: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRequestApprovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "approval_id",
+            "process_type",
+            "request_id",
+            "approved_by_id",
+            "approved_at",
+            "approval_reason",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalsApprovalRequestApprovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ApprovalsApprovalRequestApprovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ApprovalsApprovalRequestApprovedV1 {
+                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_type: crate::de::required(f1, FIELDS[1usize])?,
+                    request_id: crate::de::required(f2, FIELDS[2usize])?,
+                    approved_by_id: crate::de::required(f3, FIELDS[3usize])?,
+                    approved_at: crate::de::required(f4, FIELDS[4usize])?,
+                    approval_reason: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ApprovalsApprovalRequestApprovedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `approvals.approval_request.approved` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -708,7 +1565,7 @@ for ApprovalsApprovalRequestApproved {
     }
 }
 /// Payload of `approvals.approval_request.assigned` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestAssignedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -720,6 +1577,79 @@ pub struct ApprovalsApprovalRequestAssignedV1 {
     pub assigned_to_id: i64,
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRequestAssignedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "approval_id",
+            "process_type",
+            "request_id",
+            "assigned_to_id",
+            "assigned_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalsApprovalRequestAssignedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ApprovalsApprovalRequestAssignedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ApprovalsApprovalRequestAssignedV1 {
+                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_type: crate::de::required(f1, FIELDS[1usize])?,
+                    request_id: crate::de::required(f2, FIELDS[2usize])?,
+                    assigned_to_id: crate::de::required(f3, FIELDS[3usize])?,
+                    assigned_at: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ApprovalsApprovalRequestAssignedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `approvals.approval_request.assigned` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -768,7 +1698,7 @@ for ApprovalsApprovalRequestAssigned {
     }
 }
 /// Payload of `approvals.approval_request.rejected` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestRejectedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -782,6 +1712,85 @@ pub struct ApprovalsApprovalRequestRejectedV1 {
     pub rejection_reason: ::std::string::String,
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRequestRejectedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "approval_id",
+            "process_type",
+            "request_id",
+            "rejected_by_id",
+            "rejection_reason",
+            "rejected_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalsApprovalRequestRejectedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ApprovalsApprovalRequestRejectedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ApprovalsApprovalRequestRejectedV1 {
+                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_type: crate::de::required(f1, FIELDS[1usize])?,
+                    request_id: crate::de::required(f2, FIELDS[2usize])?,
+                    rejected_by_id: crate::de::required(f3, FIELDS[3usize])?,
+                    rejection_reason: crate::de::required(f4, FIELDS[4usize])?,
+                    rejected_at: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ApprovalsApprovalRequestRejectedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `approvals.approval_request.rejected` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //!
 //! Events of the authentication server about tokens, logins and multi-factor challenges.
 /// Payload of `auth-server.access-token.issued` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccessTokenIssuedV1 {
     /// `delegate` (string).
     pub delegate: ::std::string::String,
@@ -11,6 +11,59 @@ pub struct AuthServerAccessTokenIssuedV1 {
     pub viewer: ::std::string::String,
     /// `viewer_id` (integer).
     pub viewer_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for AuthServerAccessTokenIssuedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["delegate", "viewer", "viewer_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AuthServerAccessTokenIssuedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AuthServerAccessTokenIssuedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AuthServerAccessTokenIssuedV1 {
+                    delegate: crate::de::required(f0, FIELDS[0usize])?,
+                    viewer: crate::de::required(f1, FIELDS[1usize])?,
+                    viewer_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct AuthServerAccessTokenIssuedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `auth-server.access-token.issued` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +112,7 @@ for AuthServerAccessTokenIssued {
     }
 }
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -67,6 +120,64 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     pub account_user_number: ::std::string::String,
     /// `device` (string).
     pub device: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_user_id", "account_user_number", "device"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AuthServerAccountUserGenerateMfaChallengeErrorV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AuthServerAccountUserGenerateMfaChallengeErrorV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AuthServerAccountUserGenerateMfaChallengeErrorV1 {
+                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
+                    device: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `auth_server.account_user.generate_mfa_challenge_error` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,7 +226,7 @@ for AuthServerAccountUserGenerateMfaChallengeError {
     }
 }
 /// Payload of `auth_server.account_user.logged_in` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoggedInV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -125,6 +236,73 @@ pub struct AuthServerAccountUserLoggedInV1 {
     pub login_method: ::std::string::String,
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoggedInV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_user_id",
+            "account_user_number",
+            "login_method",
+            "mfa_device_type",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AuthServerAccountUserLoggedInV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AuthServerAccountUserLoggedInV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AuthServerAccountUserLoggedInV1 {
+                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
+                    login_method: crate::de::required(f2, FIELDS[2usize])?,
+                    mfa_device_type: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AuthServerAccountUserLoggedInV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `auth_server.account_user.logged_in` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,7 +351,7 @@ for AuthServerAccountUserLoggedIn {
     }
 }
 /// Payload of `auth_server.account_user.login_denied` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginDeniedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -181,6 +359,67 @@ pub struct AuthServerAccountUserLoginDeniedV1 {
     pub account_user_number: ::std::string::String,
     /// `enforced_security_rule_ids` (array of integer).
     pub enforced_security_rule_ids: ::std::vec::Vec<i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoginDeniedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_user_id",
+            "account_user_number",
+            "enforced_security_rule_ids",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AuthServerAccountUserLoginDeniedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AuthServerAccountUserLoginDeniedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AuthServerAccountUserLoginDeniedV1 {
+                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
+                    enforced_security_rule_ids: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AuthServerAccountUserLoginDeniedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `auth_server.account_user.login_denied` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -229,7 +468,7 @@ for AuthServerAccountUserLoginDenied {
     }
 }
 /// Payload of `auth_server.account_user.login_failed` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginFailedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -243,6 +482,87 @@ pub struct AuthServerAccountUserLoginFailedV1 {
     pub brand: ::std::string::String,
     /// `user_brands` (array of string).
     pub user_brands: ::std::vec::Vec<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoginFailedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_user_id",
+            "account_user_number",
+            "step",
+            "failure_reason",
+            "brand",
+            "user_brands",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AuthServerAccountUserLoginFailedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AuthServerAccountUserLoginFailedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AuthServerAccountUserLoginFailedV1 {
+                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
+                    step: crate::de::required(f2, FIELDS[2usize])?,
+                    failure_reason: crate::de::required(f3, FIELDS[3usize])?,
+                    brand: crate::de::required(f4, FIELDS[4usize])?,
+                    user_brands: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AuthServerAccountUserLoginFailedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `auth_server.account_user.login_failed` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,7 +611,7 @@ for AuthServerAccountUserLoginFailed {
     }
 }
 /// Payload of `auth_server.account_user.login_step_completed` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginStepCompletedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -301,6 +621,73 @@ pub struct AuthServerAccountUserLoginStepCompletedV1 {
     pub step: ::std::string::String,
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoginStepCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_user_id",
+            "account_user_number",
+            "step",
+            "mfa_device_type",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AuthServerAccountUserLoginStepCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AuthServerAccountUserLoginStepCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(AuthServerAccountUserLoginStepCompletedV1 {
+                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
+                    step: crate::de::required(f2, FIELDS[2usize])?,
+                    mfa_device_type: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct AuthServerAccountUserLoginStepCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `auth_server.account_user.login_step_completed` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

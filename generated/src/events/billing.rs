@@ -3,7 +3,7 @@
 //!
 //! Events of billing: billing documents, billing options, ledgers, pathway traversals, rebates, charging, and late payment fees.
 /// Payload of `billing.billing_document.held` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentHeldV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -23,6 +23,99 @@ pub struct BillingBillingDocumentHeldV1 {
     pub held_at: ::std::string::String,
     /// `held_by_id` (integer).
     pub held_by_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentHeldV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "document_type",
+            "document_id",
+            "document_identifier",
+            "document_uuid",
+            "hold_code",
+            "is_strict",
+            "held_at",
+            "held_by_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingDocumentHeldV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingDocumentHeldV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingDocumentHeldV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    document_type: crate::de::required(f1, FIELDS[1usize])?,
+                    document_id: crate::de::required(f2, FIELDS[2usize])?,
+                    document_identifier: crate::de::required(f3, FIELDS[3usize])?,
+                    document_uuid: crate::de::required(f4, FIELDS[4usize])?,
+                    hold_code: crate::de::required(f5, FIELDS[5usize])?,
+                    is_strict: crate::de::required(f6, FIELDS[6usize])?,
+                    held_at: crate::de::required(f7, FIELDS[7usize])?,
+                    held_by_id: crate::de::required(f8, FIELDS[8usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingBillingDocumentHeldV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.billing_document.held` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +161,7 @@ impl ::std::convert::From<BillingBillingDocumentHeldV1> for BillingBillingDocume
     }
 }
 /// Payload of `billing.billing_document.issued` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentIssuedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -77,12 +170,69 @@ pub struct BillingBillingDocumentIssuedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentIssuedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "billing_document_id",
+            "billing_document_identifier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingDocumentIssuedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingDocumentIssuedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingDocumentIssuedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
+                    billing_document_identifier: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingBillingDocumentIssuedV1", FIELDS, Visitor)
+    }
+}
 /// Payload of `billing.billing_document.issued` version `v2` (Billing).
 ///
 /// The v1 fields plus the billing document's UUID.
 ///
 /// Holds the fields of `billing.billing_document.issued v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentIssuedV2 {
     /// `account_number` (string). From billing.billing_document.issued v1.
     pub account_number: ::std::string::String,
@@ -92,6 +242,72 @@ pub struct BillingBillingDocumentIssuedV2 {
     pub billing_document_identifier: ::std::string::String,
     /// `billing_document_uuid` (string).
     pub billing_document_uuid: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentIssuedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "billing_document_id",
+            "billing_document_identifier",
+            "billing_document_uuid",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingDocumentIssuedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingDocumentIssuedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingDocumentIssuedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
+                    billing_document_identifier: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    billing_document_uuid: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingBillingDocumentIssuedV2", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.billing_document.issued` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -159,7 +375,7 @@ for BillingBillingDocumentIssued {
     }
 }
 /// Payload of `billing.billing_document_representation.dispatched` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -168,12 +384,74 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de>
+for BillingBillingDocumentRepresentationDispatchedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "billing_document_id",
+            "billing_document_identifier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingDocumentRepresentationDispatchedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingDocumentRepresentationDispatchedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingDocumentRepresentationDispatchedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
+                    billing_document_identifier: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingBillingDocumentRepresentationDispatchedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
+}
 /// Payload of `billing.billing_document_representation.dispatched` version `v2` (Billing).
 ///
 /// The v1 fields plus the dispatch and the representations dispatched.
 ///
 /// Holds the fields of `billing.billing_document_representation.dispatched v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::std::string::String,
@@ -186,12 +464,95 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     /// `billing_document_representations_id` (array of integer).
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
 }
+impl<'de> ::serde::Deserialize<'de>
+for BillingBillingDocumentRepresentationDispatchedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "billing_document_id",
+            "billing_document_identifier",
+            "billing_document_representation_dispatch_id",
+            "billing_document_representations_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingDocumentRepresentationDispatchedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingDocumentRepresentationDispatchedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingDocumentRepresentationDispatchedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
+                    billing_document_identifier: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    billing_document_representation_dispatch_id: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    billing_document_representations_id: crate::de::required(
+                        f4,
+                        FIELDS[4usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingBillingDocumentRepresentationDispatchedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
+}
 /// Payload of `billing.billing_document_representation.dispatched` version `v3` (Billing).
 ///
 /// The v2 fields plus the support user.
 ///
 /// Holds the fields of `billing.billing_document_representation.dispatched v2`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::std::string::String,
@@ -205,6 +566,95 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for BillingBillingDocumentRepresentationDispatchedV3 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "billing_document_id",
+            "billing_document_identifier",
+            "billing_document_representation_dispatch_id",
+            "billing_document_representations_id",
+            "support_user_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingDocumentRepresentationDispatchedV3;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingDocumentRepresentationDispatchedV3")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingDocumentRepresentationDispatchedV3 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
+                    billing_document_identifier: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    billing_document_representation_dispatch_id: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    billing_document_representations_id: crate::de::required(
+                        f4,
+                        FIELDS[4usize],
+                    )?,
+                    support_user_id: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingBillingDocumentRepresentationDispatchedV3",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.billing_document_representation.dispatched` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -288,7 +738,7 @@ for BillingBillingDocumentRepresentationDispatched {
     }
 }
 /// Payload of `billing.billing_options.updated` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingOptionsUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -298,6 +748,72 @@ pub struct BillingBillingOptionsUpdatedV1 {
     pub new_billing_options_id: i64,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingBillingOptionsUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "previous_billing_options_id",
+            "new_billing_options_id",
+            "support_user_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingBillingOptionsUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingBillingOptionsUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingBillingOptionsUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    previous_billing_options_id: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    new_billing_options_id: crate::de::required(f2, FIELDS[2usize])?,
+                    support_user_id: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingBillingOptionsUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.billing_options.updated` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -346,7 +862,7 @@ for BillingBillingOptionsUpdated {
     }
 }
 /// Payload of `billing.charging-ledger.assigned-to-agreement` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingChargingLedgerAssignedToAgreementV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -354,6 +870,63 @@ pub struct BillingChargingLedgerAssignedToAgreementV1 {
     pub agreement_id: i64,
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingChargingLedgerAssignedToAgreementV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger_number", "agreement_id", "assigned_at"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingChargingLedgerAssignedToAgreementV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingChargingLedgerAssignedToAgreementV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingChargingLedgerAssignedToAgreementV1 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    agreement_id: crate::de::required(f1, FIELDS[1usize])?,
+                    assigned_at: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingChargingLedgerAssignedToAgreementV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.charging-ledger.assigned-to-agreement` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -402,12 +975,64 @@ for BillingChargingLedgerAssignedToAgreement {
     }
 }
 /// Payload of `billing.charging.supply-point.triggered` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingChargingSupplyPointTriggeredV1 {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
     /// `charge_period` (`ChargePeriod`).
     pub charge_period: crate::types::ChargePeriod,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingChargingSupplyPointTriggeredV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["supply_point_id", "charge_period"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingChargingSupplyPointTriggeredV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingChargingSupplyPointTriggeredV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::ChargePeriod> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingChargingSupplyPointTriggeredV1 {
+                    supply_point_id: crate::de::required(f0, FIELDS[0usize])?,
+                    charge_period: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingChargingSupplyPointTriggeredV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.charging.supply-point.triggered` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -456,10 +1081,53 @@ for BillingChargingSupplyPointTriggered {
     }
 }
 /// Payload of `billing.duos_invoice.cancel` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceCancelV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceCancelV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["invoice_event_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingDuosInvoiceCancelV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingDuosInvoiceCancelV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingDuosInvoiceCancelV1 {
+                    invoice_event_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingDuosInvoiceCancelV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.duos_invoice.cancel` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -505,10 +1173,53 @@ impl ::std::convert::From<BillingDuosInvoiceCancelV1> for BillingDuosInvoiceCanc
     }
 }
 /// Payload of `billing.duos_invoice.new` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceNewV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceNewV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["invoice_event_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingDuosInvoiceNewV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingDuosInvoiceNewV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingDuosInvoiceNewV1 {
+                    invoice_event_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingDuosInvoiceNewV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.duos_invoice.new` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -554,10 +1265,53 @@ impl ::std::convert::From<BillingDuosInvoiceNewV1> for BillingDuosInvoiceNew {
     }
 }
 /// Payload of `billing.duos_invoice.replace` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceReplaceV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceReplaceV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["invoice_event_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingDuosInvoiceReplaceV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingDuosInvoiceReplaceV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingDuosInvoiceReplaceV1 {
+                    invoice_event_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingDuosInvoiceReplaceV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.duos_invoice.replace` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -603,7 +1357,7 @@ impl ::std::convert::From<BillingDuosInvoiceReplaceV1> for BillingDuosInvoiceRep
     }
 }
 /// Payload of `billing.final_bill` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingFinalBillV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -611,6 +1365,64 @@ pub struct BillingFinalBillV1 {
     pub account_user_emails: ::std::vec::Vec<::std::string::String>,
     /// `statement_id` (integer).
     pub statement_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingFinalBillV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "account_user_emails",
+            "statement_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingFinalBillV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingFinalBillV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingFinalBillV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_user_emails: crate::de::required(f1, FIELDS[1usize])?,
+                    statement_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct BillingFinalBillV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.final_bill` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -656,7 +1468,7 @@ impl ::std::convert::From<BillingFinalBillV1> for BillingFinalBill {
     }
 }
 /// Payload of `billing.issuance.external_status.created` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingIssuanceExternalStatusCreatedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
@@ -666,6 +1478,76 @@ pub struct BillingIssuanceExternalStatusCreatedV1 {
     pub status_code: ::std::string::String,
     /// `external_status_id` (integer).
     pub external_status_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingIssuanceExternalStatusCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "billing_document_identifier",
+            "status",
+            "status_code",
+            "external_status_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingIssuanceExternalStatusCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingIssuanceExternalStatusCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingIssuanceExternalStatusCreatedV1 {
+                    billing_document_identifier: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                    status: crate::de::required(f1, FIELDS[1usize])?,
+                    status_code: crate::de::required(f2, FIELDS[2usize])?,
+                    external_status_id: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingIssuanceExternalStatusCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.issuance.external_status.created` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -714,12 +1596,59 @@ for BillingIssuanceExternalStatusCreated {
     }
 }
 /// Payload of `billing.issued_bill` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingIssuedBillV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `statement_id` (integer).
     pub statement_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingIssuedBillV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "statement_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingIssuedBillV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingIssuedBillV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingIssuedBillV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    statement_id: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct BillingIssuedBillV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.issued_bill` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -765,22 +1694,113 @@ impl ::std::convert::From<BillingIssuedBillV1> for BillingIssuedBill {
     }
 }
 /// Payload of `billing.ledger.entry_posted` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryPostedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryPostedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingLedgerEntryPostedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingLedgerEntryPostedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingLedgerEntryPostedV1 {
+                    ledger: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingLedgerEntryPostedV1", FIELDS, Visitor)
+    }
 }
 /// Payload of `billing.ledger.entry_posted` version `v2` (Billing).
 ///
 /// Adds the entry posted.
 ///
 /// Holds the fields of `billing.ledger.entry_posted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryPostedV2 {
     /// `ledger` (`Ledger`). From billing.ledger.entry_posted v1.
     pub ledger: crate::types::Ledger,
     /// `entry` (`LedgerEntry`).
     pub entry: crate::types::LedgerEntry,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryPostedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger", "entry"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingLedgerEntryPostedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingLedgerEntryPostedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::LedgerEntry> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingLedgerEntryPostedV2 {
+                    ledger: crate::de::required(f0, FIELDS[0usize])?,
+                    entry: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingLedgerEntryPostedV2", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.ledger.entry_posted` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -846,22 +1866,113 @@ impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPost
     }
 }
 /// Payload of `billing.ledger.entry_removed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryRemovedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryRemovedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingLedgerEntryRemovedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingLedgerEntryRemovedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingLedgerEntryRemovedV1 {
+                    ledger: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingLedgerEntryRemovedV1", FIELDS, Visitor)
+    }
 }
 /// Payload of `billing.ledger.entry_removed` version `v2` (Billing).
 ///
 /// Adds the entry removed.
 ///
 /// Holds the fields of `billing.ledger.entry_removed v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryRemovedV2 {
     /// `ledger` (`Ledger`). From billing.ledger.entry_removed v1.
     pub ledger: crate::types::Ledger,
     /// `entry` (`LedgerEntryRemoval`).
     pub entry: crate::types::LedgerEntryRemoval,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryRemovedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger", "entry"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingLedgerEntryRemovedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingLedgerEntryRemovedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::LedgerEntryRemoval> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingLedgerEntryRemovedV2 {
+                    ledger: crate::de::required(f0, FIELDS[0usize])?,
+                    entry: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingLedgerEntryRemovedV2", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.ledger.entry_removed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -927,7 +2038,7 @@ impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRem
     }
 }
 /// Payload of `billing.pathway_traversal.failed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPathwayTraversalFailedV1 {
     /// `pathway_id` (string).
     pub pathway_id: ::std::string::String,
@@ -946,6 +2057,93 @@ pub struct BillingPathwayTraversalFailedV1 {
     pub failed_action_error: ::std::string::String,
     /// `failed_at` (string).
     pub failed_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingPathwayTraversalFailedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "pathway_id",
+            "traversal_attempt_id",
+            "traversal_attempt_context",
+            "trigger_id",
+            "failed_action_name",
+            "failed_action_error",
+            "failed_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingPathwayTraversalFailedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingPathwayTraversalFailedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingPathwayTraversalFailedV1 {
+                    pathway_id: crate::de::required(f0, FIELDS[0usize])?,
+                    traversal_attempt_id: crate::de::required(f1, FIELDS[1usize])?,
+                    traversal_attempt_context: crate::de::required(f2, FIELDS[2usize])?,
+                    trigger_id: crate::de::required(f3, FIELDS[3usize])?,
+                    failed_action_name: crate::de::required(f4, FIELDS[4usize])?,
+                    failed_action_error: crate::de::required(f5, FIELDS[5usize])?,
+                    failed_at: crate::de::required(f6, FIELDS[6usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingPathwayTraversalFailedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.pathway_traversal.failed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -994,7 +2192,7 @@ for BillingPathwayTraversalFailed {
     }
 }
 /// Payload of `billing.pathway_traversal.succeeded` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPathwayTraversalSucceededV1 {
     /// `pathway_id` (string).
     pub pathway_id: ::std::string::String,
@@ -1004,6 +2202,73 @@ pub struct BillingPathwayTraversalSucceededV1 {
     pub trigger_id: i64,
     /// `succeeded_at` (string).
     pub succeeded_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingPathwayTraversalSucceededV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "pathway_id",
+            "traversal_attempt_id",
+            "trigger_id",
+            "succeeded_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingPathwayTraversalSucceededV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingPathwayTraversalSucceededV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingPathwayTraversalSucceededV1 {
+                    pathway_id: crate::de::required(f0, FIELDS[0usize])?,
+                    traversal_attempt_id: crate::de::required(f1, FIELDS[1usize])?,
+                    trigger_id: crate::de::required(f2, FIELDS[2usize])?,
+                    succeeded_at: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingPathwayTraversalSucceededV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.pathway_traversal.succeeded` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1052,7 +2317,7 @@ for BillingPathwayTraversalSucceeded {
     }
 }
 /// Payload of `billing.portfolio_invoice_summary.completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     /// `run_identifier` (string).
     pub run_identifier: ::std::string::String,
@@ -1062,6 +2327,73 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     pub storage_key_prefix: ::std::string::String,
     /// `summary_count` (integer).
     pub summary_count: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingPortfolioInvoiceSummaryCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "run_identifier",
+            "storage_bucket",
+            "storage_key_prefix",
+            "summary_count",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingPortfolioInvoiceSummaryCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingPortfolioInvoiceSummaryCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingPortfolioInvoiceSummaryCompletedV1 {
+                    run_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    storage_bucket: crate::de::required(f1, FIELDS[1usize])?,
+                    storage_key_prefix: crate::de::required(f2, FIELDS[2usize])?,
+                    summary_count: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct BillingPortfolioInvoiceSummaryCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `billing.portfolio_invoice_summary.completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1110,7 +2442,7 @@ for BillingPortfolioInvoiceSummaryCompleted {
     }
 }
 /// Payload of `billing.rebate.accepted` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingRebateAcceptedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1122,6 +2454,75 @@ pub struct BillingRebateAcceptedV1 {
     pub effective_from: ::std::string::String,
     /// `effective_to` (string).
     pub effective_to: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingRebateAcceptedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "rebate_period_id",
+            "rebate_type",
+            "effective_from",
+            "effective_to",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingRebateAcceptedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingRebateAcceptedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingRebateAcceptedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
+                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
+                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
+                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingRebateAcceptedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.rebate.accepted` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1171,7 +2572,7 @@ impl ::std::convert::From<BillingRebateAcceptedV1> for BillingRebateAccepted {
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingRebateCreatedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -1185,6 +2586,80 @@ pub struct BillingRebateCreatedV1 {
     pub effective_to: ::std::string::String,
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingRebateCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "rebate_period_id",
+            "rebate_type",
+            "effective_from",
+            "effective_to",
+            "is_application_accepted",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingRebateCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingRebateCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingRebateCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
+                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
+                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
+                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
+                    is_application_accepted: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct BillingRebateCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.rebate.created` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1234,7 +2709,7 @@ impl ::std::convert::From<BillingRebateCreatedV1> for BillingRebateCreated {
 /// The fields of `billing.rebate.accepted` plus the reason it was declined.
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingRebateDeclinedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -1248,6 +2723,81 @@ pub struct BillingRebateDeclinedV1 {
     pub effective_to: ::std::string::String,
     /// `decline_reason` (string).
     pub decline_reason: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingRebateDeclinedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "rebate_period_id",
+            "rebate_type",
+            "effective_from",
+            "effective_to",
+            "decline_reason",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingRebateDeclinedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingRebateDeclinedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingRebateDeclinedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
+                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
+                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
+                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
+                    decline_reason: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct BillingRebateDeclinedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.rebate.declined` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1297,7 +2847,7 @@ impl ::std::convert::From<BillingRebateDeclinedV1> for BillingRebateDeclined {
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingRebateUpdatedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -1311,6 +2861,80 @@ pub struct BillingRebateUpdatedV1 {
     pub effective_to: ::std::string::String,
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
+}
+impl<'de> ::serde::Deserialize<'de> for BillingRebateUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "rebate_period_id",
+            "rebate_type",
+            "effective_from",
+            "effective_to",
+            "is_application_accepted",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BillingRebateUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BillingRebateUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(BillingRebateUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
+                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
+                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
+                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
+                    is_application_accepted: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct BillingRebateUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `billing.rebate.updated` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1356,7 +2980,7 @@ impl ::std::convert::From<BillingRebateUpdatedV1> for BillingRebateUpdated {
     }
 }
 /// Payload of `charging.priming.errored` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargingPrimingErroredV1 {
     /// `errors` (array of string).
     pub errors: ::std::vec::Vec<::std::string::String>,
@@ -1366,6 +2990,71 @@ pub struct ChargingPrimingErroredV1 {
     pub period_start: ::std::string::String,
     /// `period_end` (string).
     pub period_end: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ChargingPrimingErroredV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "errors",
+            "supply_point_id",
+            "period_start",
+            "period_end",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChargingPrimingErroredV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ChargingPrimingErroredV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ChargingPrimingErroredV1 {
+                    errors: crate::de::required(f0, FIELDS[0usize])?,
+                    supply_point_id: crate::de::required(f1, FIELDS[1usize])?,
+                    period_start: crate::de::required(f2, FIELDS[2usize])?,
+                    period_end: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ChargingPrimingErroredV1", FIELDS, Visitor)
+    }
 }
 /// Event type `charging.priming.errored` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1411,7 +3100,7 @@ impl ::std::convert::From<ChargingPrimingErroredV1> for ChargingPrimingErrored {
     }
 }
 /// Payload of `late_payment_fee_application_service_completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -1421,6 +3110,73 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     pub fees_applied_count: i64,
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "run_id",
+            "account_number",
+            "fees_applied_count",
+            "fees_unapplied_count",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeApplicationServiceCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeApplicationServiceCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeApplicationServiceCompletedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    fees_applied_count: crate::de::required(f2, FIELDS[2usize])?,
+                    fees_unapplied_count: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeApplicationServiceCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_application_service_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1469,7 +3225,7 @@ for LatePaymentFeeApplicationServiceCompleted {
     }
 }
 /// Payload of `late_payment_fee_application_service_fee_applied` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -1480,10 +3236,91 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `fee_date` (string).
     pub fee_date: ::std::string::String,
     /// `fee_type` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub fee_type: ::std::option::Option<::std::string::String>,
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceFeeAppliedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "run_id",
+            "account_number",
+            "fee_amount",
+            "fee_date",
+            "fee_type",
+            "charge_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeApplicationServiceFeeAppliedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeApplicationServiceFeeAppliedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeApplicationServiceFeeAppliedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    fee_amount: crate::de::required(f2, FIELDS[2usize])?,
+                    fee_date: crate::de::required(f3, FIELDS[3usize])?,
+                    fee_type: f4.flatten(),
+                    charge_id: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeApplicationServiceFeeAppliedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_application_service_fee_applied` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1532,12 +3369,64 @@ for LatePaymentFeeApplicationServiceFeeApplied {
     }
 }
 /// Payload of `late_payment_fee_application_service_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["run_id", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeApplicationServiceStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeApplicationServiceStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeApplicationServiceStartedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeApplicationServiceStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_application_service_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1586,7 +3475,7 @@ for LatePaymentFeeApplicationServiceStarted {
     }
 }
 /// Payload of `late_payment_fee_calculation_service_completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -1594,6 +3483,63 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     pub account_number: ::std::string::String,
     /// `fees_calculated_count` (integer).
     pub fees_calculated_count: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculationServiceCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["run_id", "account_number", "fees_calculated_count"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeCalculationServiceCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeCalculationServiceCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeCalculationServiceCompletedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    fees_calculated_count: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeCalculationServiceCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_calculation_service_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1642,12 +3588,64 @@ for LatePaymentFeeCalculationServiceCompleted {
     }
 }
 /// Payload of `late_payment_fee_calculation_service_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculationServiceStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculationServiceStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["run_id", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeCalculationServiceStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeCalculationServiceStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeCalculationServiceStartedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeCalculationServiceStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_calculation_service_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1696,7 +3694,7 @@ for LatePaymentFeeCalculationServiceStarted {
     }
 }
 /// Payload of `late_payment_fee_calculator_completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -1706,6 +3704,73 @@ pub struct LatePaymentFeeCalculatorCompletedV1 {
     pub fees_applied_count: i64,
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "run_id",
+            "account_number",
+            "fees_applied_count",
+            "fees_unapplied_count",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeCalculatorCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeCalculatorCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeCalculatorCompletedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    fees_applied_count: crate::de::required(f2, FIELDS[2usize])?,
+                    fees_unapplied_count: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeCalculatorCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_calculator_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1754,7 +3819,7 @@ for LatePaymentFeeCalculatorCompleted {
     }
 }
 /// Payload of `late_payment_fee_calculator_fee_applied` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -1762,6 +3827,63 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     pub account_number: ::std::string::String,
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorFeeAppliedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["run_id", "account_number", "charge_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeCalculatorFeeAppliedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeCalculatorFeeAppliedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeCalculatorFeeAppliedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    charge_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeCalculatorFeeAppliedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_calculator_fee_applied` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1810,12 +3932,64 @@ for LatePaymentFeeCalculatorFeeApplied {
     }
 }
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["run_id", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeCalculatorStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeCalculatorStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeCalculatorStartedV1 {
+                    run_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LatePaymentFeeCalculatorStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `late_payment_fee_calculator_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1864,7 +4038,7 @@ for LatePaymentFeeCalculatorStarted {
     }
 }
 /// Payload of `late_payment_fee_waived` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeWaivedV1 {
     /// `fee_id` (integer).
     pub fee_id: i64,
@@ -1872,6 +4046,58 @@ pub struct LatePaymentFeeWaivedV1 {
     pub waived_at: ::std::string::String,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeWaivedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["fee_id", "waived_at", "support_user_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LatePaymentFeeWaivedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LatePaymentFeeWaivedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LatePaymentFeeWaivedV1 {
+                    fee_id: crate::de::required(f0, FIELDS[0usize])?,
+                    waived_at: crate::de::required(f1, FIELDS[1usize])?,
+                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct LatePaymentFeeWaivedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `late_payment_fee_waived` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //!
 //! Events about collateral, collection proceedings and processes, debt, deposits, dunning and credit checks.
 /// Payload of `collateral_agreement.fulfilled` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollateralAgreementFulfilledV1 {
     /// `collateral_agreement_id` (integer).
     pub collateral_agreement_id: i64,
@@ -11,6 +11,63 @@ pub struct CollateralAgreementFulfilledV1 {
     pub contract_id: ::std::string::String,
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollateralAgreementFulfilledV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "collateral_agreement_id",
+            "contract_id",
+            "fulfilled_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollateralAgreementFulfilledV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollateralAgreementFulfilledV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollateralAgreementFulfilledV1 {
+                    collateral_agreement_id: crate::de::required(f0, FIELDS[0usize])?,
+                    contract_id: crate::de::required(f1, FIELDS[1usize])?,
+                    fulfilled_at: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollateralAgreementFulfilledV1", FIELDS, Visitor)
+    }
 }
 /// Event type `collateral_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,22 +116,99 @@ for CollateralAgreementFulfilled {
     }
 }
 /// Payload of `collection_proceeding.created` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProceedingCreatedV1 {
     /// `id` (integer).
     pub id: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `amount` (integer).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub amount: ::std::option::Option<i64>,
     /// `campaign` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign: ::std::option::Option<::std::string::String>,
     /// `is_white_label` (boolean).
     pub is_white_label: bool,
     /// `agency_code` (string).
     pub agency_code: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProceedingCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "id",
+            "account_number",
+            "amount",
+            "campaign",
+            "is_white_label",
+            "agency_code",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProceedingCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProceedingCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProceedingCreatedV1 {
+                    id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: f2.flatten(),
+                    campaign: f3.flatten(),
+                    is_white_label: crate::de::required(f4, FIELDS[4usize])?,
+                    agency_code: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProceedingCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `collection_proceeding.created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,14 +257,14 @@ for CollectionProceedingCreated {
     }
 }
 /// Payload of `collection_process.comm_step_resolved` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessCommStepResolvedV1 {
     /// `collection_process_number` (string).
     pub collection_process_number: ::std::string::String,
     /// `step_identifier` (string).
     pub step_identifier: ::std::string::String,
     /// `trigger_id` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub trigger_id: ::std::option::Option<::std::string::String>,
     /// `status` (string).
     pub status: ::std::string::String,
@@ -142,6 +276,103 @@ pub struct CollectionProcessCommStepResolvedV1 {
     pub failed_channels: ::std::vec::Vec<::std::string::String>,
     /// `timestamp` (string).
     pub timestamp: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessCommStepResolvedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "collection_process_number",
+            "step_identifier",
+            "trigger_id",
+            "status",
+            "reason",
+            "dispatched_channels",
+            "failed_channels",
+            "timestamp",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessCommStepResolvedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessCommStepResolvedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessCommStepResolvedV1 {
+                    collection_process_number: crate::de::required(f0, FIELDS[0usize])?,
+                    step_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    trigger_id: f2.flatten(),
+                    status: crate::de::required(f3, FIELDS[3usize])?,
+                    reason: crate::de::required(f4, FIELDS[4usize])?,
+                    dispatched_channels: crate::de::required(f5, FIELDS[5usize])?,
+                    failed_channels: crate::de::required(f6, FIELDS[6usize])?,
+                    timestamp: crate::de::required(f7, FIELDS[7usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct CollectionProcessCommStepResolvedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `collection_process.comm_step_resolved` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -190,7 +421,7 @@ for CollectionProcessCommStepResolved {
     }
 }
 /// Payload of `collection_process.leave_supplier_instigated` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -198,6 +429,70 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     pub account_number: ::std::string::String,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessLeaveSupplierInstigatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "number",
+            "account_number",
+            "leave_supplier_process_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessLeaveSupplierInstigatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessLeaveSupplierInstigatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessLeaveSupplierInstigatedV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct CollectionProcessLeaveSupplierInstigatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `collection_process.leave_supplier_instigated` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -246,7 +541,7 @@ for CollectionProcessLeaveSupplierInstigated {
     }
 }
 /// Payload of `collection_process.paused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessPausedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -256,6 +551,71 @@ pub struct CollectionProcessPausedV1 {
     pub source: ::std::string::String,
     /// `active_pause_reasons` (array of string).
     pub active_pause_reasons: ::std::vec::Vec<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessPausedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "number",
+            "account_number",
+            "source",
+            "active_pause_reasons",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessPausedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessPausedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessPausedV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    source: crate::de::required(f2, FIELDS[2usize])?,
+                    active_pause_reasons: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProcessPausedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `collection_process.paused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -301,20 +661,93 @@ impl ::std::convert::From<CollectionProcessPausedV1> for CollectionProcessPaused
     }
 }
 /// Payload of `collection_process.raised` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessRaisedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `ledger` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ledger: ::std::option::Option<::std::string::String>,
     /// `billing_document` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub billing_document: ::std::option::Option<::std::string::String>,
     /// `config_code` (string).
     pub config_code: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessRaisedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "number",
+            "account_number",
+            "ledger",
+            "billing_document",
+            "config_code",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessRaisedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessRaisedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessRaisedV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    ledger: f2.flatten(),
+                    billing_document: f3.flatten(),
+                    config_code: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProcessRaisedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `collection_process.raised` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -360,10 +793,53 @@ impl ::std::convert::From<CollectionProcessRaisedV1> for CollectionProcessRaised
     }
 }
 /// Payload of `collection_process.reactivated` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessReactivatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessReactivatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessReactivatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessReactivatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessReactivatedV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProcessReactivatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `collection_process.reactivated` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -412,10 +888,57 @@ for CollectionProcessReactivated {
     }
 }
 /// Payload of `collection_process.run_termination_requested` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessRunTerminationRequestedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessRunTerminationRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessRunTerminationRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessRunTerminationRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessRunTerminationRequestedV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct CollectionProcessRunTerminationRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `collection_process.run_termination_requested` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -464,7 +987,7 @@ for CollectionProcessRunTerminationRequested {
     }
 }
 /// Payload of `collection_process.unpaused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessUnpausedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -472,6 +995,59 @@ pub struct CollectionProcessUnpausedV1 {
     pub account_number: ::std::string::String,
     /// `source` (string).
     pub source: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessUnpausedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["number", "account_number", "source"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessUnpausedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessUnpausedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessUnpausedV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    source: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProcessUnpausedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `collection_process.unpaused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -517,7 +1093,7 @@ impl ::std::convert::From<CollectionProcessUnpausedV1> for CollectionProcessUnpa
     }
 }
 /// Payload of `collection_process.withdrawn` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessWithdrawnV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -526,15 +1102,116 @@ pub struct CollectionProcessWithdrawnV1 {
     /// `external_reference` (string).
     pub external_reference: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessWithdrawnV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["number", "account_number", "external_reference"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessWithdrawnV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessWithdrawnV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessWithdrawnV1 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    external_reference: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProcessWithdrawnV1", FIELDS, Visitor)
+    }
+}
 /// Payload of `collection_process.withdrawn` version `v2` (Collections, debt and deposits).
 ///
 /// Drops the external reference.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessWithdrawnV2 {
     /// `number` (string).
     pub number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CollectionProcessWithdrawnV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["number", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CollectionProcessWithdrawnV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CollectionProcessWithdrawnV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CollectionProcessWithdrawnV2 {
+                    number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CollectionProcessWithdrawnV2", FIELDS, Visitor)
+    }
 }
 /// Event type `collection_process.withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -600,7 +1277,7 @@ impl ::std::convert::From<CollectionProcessWithdrawnV2> for CollectionProcessWit
     }
 }
 /// Payload of `credit_check.created` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreditCheckCreatedV1 {
     /// `check_id` (string).
     pub check_id: ::std::string::String,
@@ -608,6 +1285,58 @@ pub struct CreditCheckCreatedV1 {
     pub entity_type: ::std::string::String,
     /// `entity_id` (string).
     pub entity_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CreditCheckCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["check_id", "entity_type", "entity_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreditCheckCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreditCheckCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CreditCheckCreatedV1 {
+                    check_id: crate::de::required(f0, FIELDS[0usize])?,
+                    entity_type: crate::de::required(f1, FIELDS[1usize])?,
+                    entity_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct CreditCheckCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `credit_check.created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -653,7 +1382,7 @@ impl ::std::convert::From<CreditCheckCreatedV1> for CreditCheckCreated {
     }
 }
 /// Payload of `debt.actioning.automated_debt_write_back.completed` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -661,6 +1390,63 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     pub account_number: ::std::string::String,
     /// `amount` (integer).
     pub amount: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for DebtActioningAutomatedDebtWriteBackCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger_number", "account_number", "amount"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DebtActioningAutomatedDebtWriteBackCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DebtActioningAutomatedDebtWriteBackCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DebtActioningAutomatedDebtWriteBackCompletedV1 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `debt.actioning.automated_debt_write_back.completed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -709,7 +1495,7 @@ for DebtActioningAutomatedDebtWriteBackCompleted {
     }
 }
 /// Payload of `debt.actioning.automated_debt_write_back.failed` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -719,6 +1505,73 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     pub reason: ::std::string::String,
     /// `exception` (string).
     pub exception: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DebtActioningAutomatedDebtWriteBackFailedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "ledger_number",
+            "account_number",
+            "reason",
+            "exception",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DebtActioningAutomatedDebtWriteBackFailedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DebtActioningAutomatedDebtWriteBackFailedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DebtActioningAutomatedDebtWriteBackFailedV1 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    reason: crate::de::required(f2, FIELDS[2usize])?,
+                    exception: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DebtActioningAutomatedDebtWriteBackFailedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `debt.actioning.automated_debt_write_back.failed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -767,7 +1620,7 @@ for DebtActioningAutomatedDebtWriteBackFailed {
     }
 }
 /// Payload of `debt.actioning.automated_debt_write_back.skipped` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -775,6 +1628,63 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     pub account_number: ::std::string::String,
     /// `reason` (string).
     pub reason: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DebtActioningAutomatedDebtWriteBackSkippedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["ledger_number", "account_number", "reason"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DebtActioningAutomatedDebtWriteBackSkippedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DebtActioningAutomatedDebtWriteBackSkippedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DebtActioningAutomatedDebtWriteBackSkippedV1 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    reason: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `debt.actioning.automated_debt_write_back.skipped` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -823,7 +1733,7 @@ for DebtActioningAutomatedDebtWriteBackSkipped {
     }
 }
 /// Payload of `delinquent_debt.allocation_created` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DelinquentDebtAllocationCreatedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -843,6 +1753,107 @@ pub struct DelinquentDebtAllocationCreatedV1 {
     pub obligation: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `payout` (free-form object).
     pub payout: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for DelinquentDebtAllocationCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "ledger_number",
+            "account_number",
+            "allocation_identifier",
+            "amount",
+            "reason",
+            "created_at",
+            "fulfilment",
+            "obligation",
+            "payout",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DelinquentDebtAllocationCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DelinquentDebtAllocationCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<crate::types::AllocationComponent> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DelinquentDebtAllocationCreatedV1 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    allocation_identifier: crate::de::required(f2, FIELDS[2usize])?,
+                    amount: crate::de::required(f3, FIELDS[3usize])?,
+                    reason: crate::de::required(f4, FIELDS[4usize])?,
+                    created_at: crate::de::required(f5, FIELDS[5usize])?,
+                    fulfilment: crate::de::required(f6, FIELDS[6usize])?,
+                    obligation: crate::de::required(f7, FIELDS[7usize])?,
+                    payout: crate::de::required(f8, FIELDS[8usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DelinquentDebtAllocationCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `delinquent_debt.allocation_created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -891,7 +1902,7 @@ for DelinquentDebtAllocationCreated {
     }
 }
 /// Payload of `delinquent_debt.position_changed` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DelinquentDebtPositionChangedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -902,12 +1913,79 @@ pub struct DelinquentDebtPositionChangedV1 {
     /// `new_value` (integer).
     pub new_value: i64,
 }
+impl<'de> ::serde::Deserialize<'de> for DelinquentDebtPositionChangedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "ledger_number",
+            "changed_on",
+            "previous_value",
+            "new_value",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DelinquentDebtPositionChangedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DelinquentDebtPositionChangedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DelinquentDebtPositionChangedV1 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    changed_on: crate::de::required(f1, FIELDS[1usize])?,
+                    previous_value: crate::de::required(f2, FIELDS[2usize])?,
+                    new_value: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DelinquentDebtPositionChangedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
+}
 /// Payload of `delinquent_debt.position_changed` version `v2` (Collections, debt and deposits).
 ///
 /// The v1 fields plus the account number.
 ///
 /// Holds the fields of `delinquent_debt.position_changed v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DelinquentDebtPositionChangedV2 {
     /// `ledger_number` (string). From delinquent_debt.position_changed v1.
     pub ledger_number: ::std::string::String,
@@ -919,6 +1997,79 @@ pub struct DelinquentDebtPositionChangedV2 {
     pub new_value: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DelinquentDebtPositionChangedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "ledger_number",
+            "changed_on",
+            "previous_value",
+            "new_value",
+            "account_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DelinquentDebtPositionChangedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DelinquentDebtPositionChangedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DelinquentDebtPositionChangedV2 {
+                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
+                    changed_on: crate::de::required(f1, FIELDS[1usize])?,
+                    previous_value: crate::de::required(f2, FIELDS[2usize])?,
+                    new_value: crate::de::required(f3, FIELDS[3usize])?,
+                    account_number: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DelinquentDebtPositionChangedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `delinquent_debt.position_changed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -988,7 +2139,7 @@ for DelinquentDebtPositionChanged {
 /// Payload of `deposit_agreement.accepted` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DepositAgreementAcceptedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -1002,6 +2153,81 @@ pub struct DepositAgreementAcceptedV1 {
     pub ledger_identifier: ::std::string::String,
     /// `accepted_at` (string).
     pub accepted_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DepositAgreementAcceptedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "deposit_key",
+            "reason",
+            "amount",
+            "account_number",
+            "ledger_identifier",
+            "accepted_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DepositAgreementAcceptedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DepositAgreementAcceptedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DepositAgreementAcceptedV1 {
+                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
+                    reason: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
+                    accepted_at: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct DepositAgreementAcceptedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `deposit_agreement.accepted` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1049,7 +2275,7 @@ impl ::std::convert::From<DepositAgreementAcceptedV1> for DepositAgreementAccept
 /// Payload of `deposit_agreement.fulfilled` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DepositAgreementFulfilledV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -1063,6 +2289,81 @@ pub struct DepositAgreementFulfilledV1 {
     pub ledger_identifier: ::std::string::String,
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DepositAgreementFulfilledV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "deposit_key",
+            "reason",
+            "amount",
+            "account_number",
+            "ledger_identifier",
+            "fulfilled_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DepositAgreementFulfilledV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DepositAgreementFulfilledV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DepositAgreementFulfilledV1 {
+                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
+                    reason: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
+                    fulfilled_at: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct DepositAgreementFulfilledV1", FIELDS, Visitor)
+    }
 }
 /// Event type `deposit_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1110,7 +2411,7 @@ impl ::std::convert::From<DepositAgreementFulfilledV1> for DepositAgreementFulfi
 /// Payload of `deposit_agreement.instalment_returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DepositAgreementInstalmentReturnedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -1126,6 +2427,91 @@ pub struct DepositAgreementInstalmentReturnedV1 {
     pub returned_amount: i64,
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DepositAgreementInstalmentReturnedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "deposit_key",
+            "reason",
+            "amount",
+            "account_number",
+            "ledger_identifier",
+            "returned_amount",
+            "returned_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DepositAgreementInstalmentReturnedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DepositAgreementInstalmentReturnedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DepositAgreementInstalmentReturnedV1 {
+                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
+                    reason: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
+                    returned_amount: crate::de::required(f5, FIELDS[5usize])?,
+                    returned_at: crate::de::required(f6, FIELDS[6usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DepositAgreementInstalmentReturnedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `deposit_agreement.instalment_returned` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1176,7 +2562,7 @@ for DepositAgreementInstalmentReturned {
 /// Payload of `deposit_agreement.returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DepositAgreementReturnedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -1190,6 +2576,81 @@ pub struct DepositAgreementReturnedV1 {
     pub ledger_identifier: ::std::string::String,
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DepositAgreementReturnedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "deposit_key",
+            "reason",
+            "amount",
+            "account_number",
+            "ledger_identifier",
+            "returned_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DepositAgreementReturnedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DepositAgreementReturnedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DepositAgreementReturnedV1 {
+                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
+                    reason: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
+                    returned_at: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct DepositAgreementReturnedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `deposit_agreement.returned` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1237,7 +2698,7 @@ impl ::std::convert::From<DepositAgreementReturnedV1> for DepositAgreementReturn
 /// Payload of `deposit_agreement.withdrawn` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DepositAgreementWithdrawnV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -1251,6 +2712,81 @@ pub struct DepositAgreementWithdrawnV1 {
     pub ledger_identifier: ::std::string::String,
     /// `withdrawn_at` (string).
     pub withdrawn_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DepositAgreementWithdrawnV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "deposit_key",
+            "reason",
+            "amount",
+            "account_number",
+            "ledger_identifier",
+            "withdrawn_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DepositAgreementWithdrawnV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DepositAgreementWithdrawnV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DepositAgreementWithdrawnV1 {
+                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
+                    reason: crate::de::required(f1, FIELDS[1usize])?,
+                    amount: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
+                    withdrawn_at: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct DepositAgreementWithdrawnV1", FIELDS, Visitor)
+    }
 }
 /// Event type `deposit_agreement.withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1296,7 +2832,7 @@ impl ::std::convert::From<DepositAgreementWithdrawnV1> for DepositAgreementWithd
     }
 }
 /// Payload of `dunning_path_paused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathPausedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1310,6 +2846,80 @@ pub struct DunningPathPausedV1 {
     pub pause_end_date: ::std::string::String,
     /// `created_note` (string).
     pub created_note: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DunningPathPausedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "dunning_path_name",
+            "dunning_process_id",
+            "pause_start_date",
+            "pause_end_date",
+            "created_note",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DunningPathPausedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DunningPathPausedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DunningPathPausedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    dunning_path_name: crate::de::required(f1, FIELDS[1usize])?,
+                    dunning_process_id: crate::de::required(f2, FIELDS[2usize])?,
+                    pause_start_date: crate::de::required(f3, FIELDS[3usize])?,
+                    pause_end_date: crate::de::required(f4, FIELDS[4usize])?,
+                    created_note: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct DunningPathPausedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `dunning_path_paused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1355,7 +2965,7 @@ impl ::std::convert::From<DunningPathPausedV1> for DunningPathPaused {
     }
 }
 /// Payload of `dunning_path_started` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathStartedV1 {
     /// `dunning_path_name` (string).
     pub dunning_path_name: ::std::string::String,
@@ -1367,6 +2977,74 @@ pub struct DunningPathStartedV1 {
     pub created_note: ::std::string::String,
     /// `start_date` (string).
     pub start_date: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DunningPathStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "dunning_path_name",
+            "dunning_process_id",
+            "account_number",
+            "created_note",
+            "start_date",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DunningPathStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DunningPathStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DunningPathStartedV1 {
+                    dunning_path_name: crate::de::required(f0, FIELDS[0usize])?,
+                    dunning_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    created_note: crate::de::required(f3, FIELDS[3usize])?,
+                    start_date: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct DunningPathStartedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `dunning_path_started` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1412,7 +3090,7 @@ impl ::std::convert::From<DunningPathStartedV1> for DunningPathStarted {
     }
 }
 /// Payload of `dunning_path_unpaused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathUnpausedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1420,6 +3098,62 @@ pub struct DunningPathUnpausedV1 {
     pub dunning_path_name: ::std::string::String,
     /// `dunning_process_id` (string).
     pub dunning_process_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DunningPathUnpausedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "dunning_path_name",
+            "dunning_process_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DunningPathUnpausedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DunningPathUnpausedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DunningPathUnpausedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    dunning_path_name: crate::de::required(f1, FIELDS[1usize])?,
+                    dunning_process_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct DunningPathUnpausedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `dunning_path_unpaused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1465,7 +3199,7 @@ impl ::std::convert::From<DunningPathUnpausedV1> for DunningPathUnpaused {
     }
 }
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathWithdrawnV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1477,6 +3211,74 @@ pub struct DunningPathWithdrawnV1 {
     pub withdrawn_date: ::std::string::String,
     /// `withdrawn_note` (string).
     pub withdrawn_note: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DunningPathWithdrawnV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "dunning_path_name",
+            "dunning_process_id",
+            "withdrawn_date",
+            "withdrawn_note",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DunningPathWithdrawnV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DunningPathWithdrawnV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DunningPathWithdrawnV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    dunning_path_name: crate::de::required(f1, FIELDS[1usize])?,
+                    dunning_process_id: crate::de::required(f2, FIELDS[2usize])?,
+                    withdrawn_date: crate::de::required(f3, FIELDS[3usize])?,
+                    withdrawn_note: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct DunningPathWithdrawnV1", FIELDS, Visitor)
+    }
 }
 /// Event type `dunning_path_withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //!
 //! Events about calls, emails and push notifications, complaints, consents, goods, quotes and leads.
 /// Payload of `comms.account-call.updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsAccountCallUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -19,6 +19,89 @@ pub struct CommsAccountCallUpdatedV1 {
     pub bucket: ::std::string::String,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for CommsAccountCallUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "call_id",
+            "call_key",
+            "transcript_key",
+            "redacted_transcript_key",
+            "bucket",
+            "changes",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CommsAccountCallUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CommsAccountCallUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CommsAccountCallUpdatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    call_id: crate::de::required(f1, FIELDS[1usize])?,
+                    call_key: crate::de::required(f2, FIELDS[2usize])?,
+                    transcript_key: crate::de::required(f3, FIELDS[3usize])?,
+                    redacted_transcript_key: crate::de::required(f4, FIELDS[4usize])?,
+                    bucket: crate::de::required(f5, FIELDS[5usize])?,
+                    changes: crate::de::required(f6, FIELDS[6usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CommsAccountCallUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `comms.account-call.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +147,7 @@ impl ::std::convert::From<CommsAccountCallUpdatedV1> for CommsAccountCallUpdated
     }
 }
 /// Payload of `comms.customer_email_bounced` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsCustomerEmailBouncedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -76,6 +159,75 @@ pub struct CommsCustomerEmailBouncedV1 {
     pub template_code: ::std::string::String,
     /// `bounced_at` (string).
     pub bounced_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CommsCustomerEmailBouncedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "user_id",
+            "message_id",
+            "template_code",
+            "bounced_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CommsCustomerEmailBouncedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CommsCustomerEmailBouncedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CommsCustomerEmailBouncedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    user_id: crate::de::required(f1, FIELDS[1usize])?,
+                    message_id: crate::de::required(f2, FIELDS[2usize])?,
+                    template_code: crate::de::required(f3, FIELDS[3usize])?,
+                    bounced_at: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CommsCustomerEmailBouncedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `comms.customer_email_bounced` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,10 +273,63 @@ impl ::std::convert::From<CommsCustomerEmailBouncedV1> for CommsCustomerEmailBou
     }
 }
 /// Payload of `comms.push-notification.received-unregistered-or-expired-token` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     /// `push_notification_binding_id` (integer).
     pub push_notification_binding_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["push_notification_binding_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
+                    push_notification_binding_id: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `comms.push-notification.received-unregistered-or-expired-token` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,7 +378,7 @@ for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     }
 }
 /// Payload of `comms.transcription.created` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsTranscriptionCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -187,6 +392,81 @@ pub struct CommsTranscriptionCreatedV1 {
     pub redacted_transcript_key: ::std::string::String,
     /// `bucket` (string).
     pub bucket: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for CommsTranscriptionCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "call_id",
+            "call_key",
+            "transcript_key",
+            "redacted_transcript_key",
+            "bucket",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CommsTranscriptionCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CommsTranscriptionCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(CommsTranscriptionCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    call_id: crate::de::required(f1, FIELDS[1usize])?,
+                    call_key: crate::de::required(f2, FIELDS[2usize])?,
+                    transcript_key: crate::de::required(f3, FIELDS[3usize])?,
+                    redacted_transcript_key: crate::de::required(f4, FIELDS[4usize])?,
+                    bucket: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct CommsTranscriptionCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `comms.transcription.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,10 +512,10 @@ impl ::std::convert::From<CommsTranscriptionCreatedV1> for CommsTranscriptionCre
     }
 }
 /// Payload of `complaints.complaint.new-contact` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsComplaintNewContactV1 {
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -243,6 +523,75 @@ pub struct ComplaintsComplaintNewContactV1 {
     pub contact_id: i64,
     /// `status` (string).
     pub status: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ComplaintsComplaintNewContactV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "complaint_id",
+            "contact_id",
+            "status",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ComplaintsComplaintNewContactV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ComplaintsComplaintNewContactV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ComplaintsComplaintNewContactV1 {
+                    account_number: f0.flatten(),
+                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
+                    contact_id: crate::de::required(f2, FIELDS[2usize])?,
+                    status: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ComplaintsComplaintNewContactV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `complaints.complaint.new-contact` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,13 +640,63 @@ for ComplaintsComplaintNewContact {
     }
 }
 /// Payload of `complaints.complaint.opened` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsComplaintOpenedV1 {
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for ComplaintsComplaintOpenedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "complaint_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ComplaintsComplaintOpenedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ComplaintsComplaintOpenedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ComplaintsComplaintOpenedV1 {
+                    account_number: f0.flatten(),
+                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ComplaintsComplaintOpenedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `complaints.complaint.opened` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,16 +742,73 @@ impl ::std::convert::From<ComplaintsComplaintOpenedV1> for ComplaintsComplaintOp
     }
 }
 /// Payload of `complaints.drp.finished` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsDrpFinishedV1 {
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
     /// `reason` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for ComplaintsDrpFinishedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "complaint_id", "reason"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ComplaintsDrpFinishedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ComplaintsDrpFinishedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ComplaintsDrpFinishedV1 {
+                    account_number: f0.flatten(),
+                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
+                    reason: f2.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ComplaintsDrpFinishedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `complaints.drp.finished` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -398,15 +854,69 @@ impl ::std::convert::From<ComplaintsDrpFinishedV1> for ComplaintsDrpFinished {
     }
 }
 /// Payload of `complaints.drp.started` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsDrpStartedV1 {
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
     /// `position` (string).
     pub position: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ComplaintsDrpStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["account_number", "complaint_id", "position"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ComplaintsDrpStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ComplaintsDrpStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ComplaintsDrpStartedV1 {
+                    account_number: f0.flatten(),
+                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
+                    position: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ComplaintsDrpStartedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `complaints.drp.started` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -452,7 +962,7 @@ impl ::std::convert::From<ComplaintsDrpStartedV1> for ComplaintsDrpStarted {
     }
 }
 /// Payload of `complex_quoting.cost_calculation_finished` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplexQuotingCostCalculationFinishedV1 {
     /// `quote_configuration_number` (string).
     pub quote_configuration_number: ::std::string::String,
@@ -460,6 +970,67 @@ pub struct ComplexQuotingCostCalculationFinishedV1 {
     pub succeeded: bool,
     /// `triggered_by_id` (integer).
     pub triggered_by_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for ComplexQuotingCostCalculationFinishedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "quote_configuration_number",
+            "succeeded",
+            "triggered_by_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ComplexQuotingCostCalculationFinishedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ComplexQuotingCostCalculationFinishedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ComplexQuotingCostCalculationFinishedV1 {
+                    quote_configuration_number: crate::de::required(f0, FIELDS[0usize])?,
+                    succeeded: crate::de::required(f1, FIELDS[1usize])?,
+                    triggered_by_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ComplexQuotingCostCalculationFinishedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `complex_quoting.cost_calculation_finished` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -508,12 +1079,60 @@ for ComplexQuotingCostCalculationFinished {
     }
 }
 /// Payload of `consents.consent.created` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ConsentsConsentCreatedV1 {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::types::SigningIdentity,
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
+}
+impl<'de> ::serde::Deserialize<'de> for ConsentsConsentCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["signing_identity", "consent"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ConsentsConsentCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ConsentsConsentCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::SigningIdentity> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::Consent> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ConsentsConsentCreatedV1 {
+                    signing_identity: crate::de::required(f0, FIELDS[0usize])?,
+                    consent: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ConsentsConsentCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `consents.consent.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -559,12 +1178,60 @@ impl ::std::convert::From<ConsentsConsentCreatedV1> for ConsentsConsentCreated {
     }
 }
 /// Payload of `consents.consent.updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ConsentsConsentUpdatedV1 {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::types::SigningIdentity,
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
+}
+impl<'de> ::serde::Deserialize<'de> for ConsentsConsentUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["signing_identity", "consent"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ConsentsConsentUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ConsentsConsentUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::SigningIdentity> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::Consent> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ConsentsConsentUpdatedV1 {
+                    signing_identity: crate::de::required(f0, FIELDS[0usize])?,
+                    consent: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ConsentsConsentUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `consents.consent.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -610,15 +1277,67 @@ impl ::std::convert::From<ConsentsConsentUpdatedV1> for ConsentsConsentUpdated {
     }
 }
 /// Payload of `goods.purchase-created` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GoodsPurchaseCreatedV1 {
     /// `purchase_id` (integer).
     pub purchase_id: i64,
     /// `account_id` (integer).
     pub account_id: i64,
     /// `support_user_id` (integer).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub support_user_id: ::std::option::Option<i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for GoodsPurchaseCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["purchase_id", "account_id", "support_user_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GoodsPurchaseCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GoodsPurchaseCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GoodsPurchaseCreatedV1 {
+                    purchase_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_id: crate::de::required(f1, FIELDS[1usize])?,
+                    support_user_id: f2.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct GoodsPurchaseCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `goods.purchase-created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -664,7 +1383,7 @@ impl ::std::convert::From<GoodsPurchaseCreatedV1> for GoodsPurchaseCreated {
     }
 }
 /// Payload of `goods.quote.created-for-account` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GoodsQuoteCreatedForAccountV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -676,6 +1395,77 @@ pub struct GoodsQuoteCreatedForAccountV1 {
     pub client_params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `lead_id` (integer).
     pub lead_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for GoodsQuoteCreatedForAccountV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "market_name",
+            "quote_id",
+            "client_params",
+            "lead_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GoodsQuoteCreatedForAccountV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GoodsQuoteCreatedForAccountV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GoodsQuoteCreatedForAccountV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    market_name: crate::de::required(f1, FIELDS[1usize])?,
+                    quote_id: crate::de::required(f2, FIELDS[2usize])?,
+                    client_params: crate::de::required(f3, FIELDS[3usize])?,
+                    lead_id: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct GoodsQuoteCreatedForAccountV1", FIELDS, Visitor)
+    }
 }
 /// Event type `goods.quote.created-for-account` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -724,7 +1514,7 @@ for GoodsQuoteCreatedForAccount {
     }
 }
 /// Payload of `goods.quote.created-without-account` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GoodsQuoteCreatedWithoutAccountV1 {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
@@ -736,6 +1526,83 @@ pub struct GoodsQuoteCreatedWithoutAccountV1 {
     pub client_params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `lead_id` (integer).
     pub lead_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for GoodsQuoteCreatedWithoutAccountV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "market_name",
+            "quote_id",
+            "contact_info",
+            "client_params",
+            "lead_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GoodsQuoteCreatedWithoutAccountV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GoodsQuoteCreatedWithoutAccountV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GoodsQuoteCreatedWithoutAccountV1 {
+                    market_name: crate::de::required(f0, FIELDS[0usize])?,
+                    quote_id: crate::de::required(f1, FIELDS[1usize])?,
+                    contact_info: crate::de::required(f2, FIELDS[2usize])?,
+                    client_params: crate::de::required(f3, FIELDS[3usize])?,
+                    lead_id: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GoodsQuoteCreatedWithoutAccountV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `goods.quote.created-without-account` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -784,7 +1651,7 @@ for GoodsQuoteCreatedWithoutAccount {
     }
 }
 /// Payload of `leads.lead.stage-updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsLeadStageUpdatedV1 {
     /// `lead_number` (string).
     pub lead_number: ::std::string::String,
@@ -792,6 +1659,59 @@ pub struct LeadsLeadStageUpdatedV1 {
     pub funnel_code: ::std::string::String,
     /// `stage` (string).
     pub stage: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LeadsLeadStageUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["lead_number", "funnel_code", "stage"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LeadsLeadStageUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LeadsLeadStageUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LeadsLeadStageUpdatedV1 {
+                    lead_number: crate::de::required(f0, FIELDS[0usize])?,
+                    funnel_code: crate::de::required(f1, FIELDS[1usize])?,
+                    stage: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct LeadsLeadStageUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `leads.lead.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -837,7 +1757,7 @@ impl ::std::convert::From<LeadsLeadStageUpdatedV1> for LeadsLeadStageUpdated {
     }
 }
 /// Payload of `leads.opportunity.document-attached-to-opportunity` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -845,6 +1765,63 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     pub attachment_id: i64,
     /// `category` (string).
     pub category: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityDocumentAttachedToOpportunityV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["opportunity_number", "attachment_id", "category"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LeadsOpportunityDocumentAttachedToOpportunityV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LeadsOpportunityDocumentAttachedToOpportunityV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LeadsOpportunityDocumentAttachedToOpportunityV1 {
+                    opportunity_number: crate::de::required(f0, FIELDS[0usize])?,
+                    attachment_id: crate::de::required(f1, FIELDS[1usize])?,
+                    category: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `leads.opportunity.document-attached-to-opportunity` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -895,12 +1872,64 @@ for LeadsOpportunityDocumentAttachedToOpportunity {
 /// Payload of `leads.opportunity.offer-group.created` version `v2` (Communications, complaints, consents, quoting).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsOpportunityOfferGroupCreatedV2 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
     /// `offer_group_identifier` (string).
     pub offer_group_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityOfferGroupCreatedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["opportunity_number", "offer_group_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LeadsOpportunityOfferGroupCreatedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LeadsOpportunityOfferGroupCreatedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LeadsOpportunityOfferGroupCreatedV2 {
+                    opportunity_number: crate::de::required(f0, FIELDS[0usize])?,
+                    offer_group_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LeadsOpportunityOfferGroupCreatedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `leads.opportunity.offer-group.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -949,7 +1978,7 @@ for LeadsOpportunityOfferGroupCreated {
     }
 }
 /// Payload of `leads.opportunity.stage-updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsOpportunityStageUpdatedV1 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -958,8 +1987,71 @@ pub struct LeadsOpportunityStageUpdatedV1 {
     /// `stage` (string).
     pub stage: ::std::string::String,
     /// `updated_by_user_id` (integer).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub updated_by_user_id: ::std::option::Option<i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityStageUpdatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "opportunity_number",
+            "funnel_code",
+            "stage",
+            "updated_by_user_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LeadsOpportunityStageUpdatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LeadsOpportunityStageUpdatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LeadsOpportunityStageUpdatedV1 {
+                    opportunity_number: crate::de::required(f0, FIELDS[0usize])?,
+                    funnel_code: crate::de::required(f1, FIELDS[1usize])?,
+                    stage: crate::de::required(f2, FIELDS[2usize])?,
+                    updated_by_user_id: f3.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct LeadsOpportunityStageUpdatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `leads.opportunity.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1008,12 +2100,64 @@ for LeadsOpportunityStageUpdated {
     }
 }
 /// Payload of `messaging.push-notification.token-unregistered` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MessagingPushNotificationTokenUnregisteredV1 {
     /// `token` (string).
     pub token: ::std::string::String,
     /// `external_provider` (string).
     pub external_provider: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MessagingPushNotificationTokenUnregisteredV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["token", "external_provider"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MessagingPushNotificationTokenUnregisteredV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MessagingPushNotificationTokenUnregisteredV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MessagingPushNotificationTokenUnregisteredV1 {
+                    token: crate::de::required(f0, FIELDS[0usize])?,
+                    external_provider: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MessagingPushNotificationTokenUnregisteredV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `messaging.push-notification.token-unregistered` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //!
 //! Events about contract groups and their memberships, and about contracts and their journeys.
 /// Payload of `contract-groups.created` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsCreatedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -12,21 +12,126 @@ pub struct ContractGroupsCreatedV1 {
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
     /// `valid_to` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub valid_to: ::std::option::Option<::std::string::String>,
     /// `managing_party_identifier` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub managing_party_identifier: ::std::option::Option<::std::string::String>,
     /// `external_identifier` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub external_identifier: ::std::option::Option<::std::string::String>,
     /// `name` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
     /// `memberships` (array of `GroupMembershipNew`).
     pub memberships: ::std::vec::Vec<crate::types::GroupMembershipNew>,
     /// `traits` (array of `GroupTrait`).
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractGroupsCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_group_identifier",
+            "group_type",
+            "valid_from",
+            "valid_to",
+            "managing_party_identifier",
+            "external_identifier",
+            "name",
+            "memberships",
+            "traits",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractGroupsCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractGroupsCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::GroupMembershipNew>,
+                > = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::GroupTrait>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractGroupsCreatedV1 {
+                    contract_group_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    group_type: crate::de::required(f1, FIELDS[1usize])?,
+                    valid_from: crate::de::required(f2, FIELDS[2usize])?,
+                    valid_to: f3.flatten(),
+                    managing_party_identifier: f4.flatten(),
+                    external_identifier: f5.flatten(),
+                    name: f6.flatten(),
+                    memberships: crate::de::required(f7, FIELDS[7usize])?,
+                    traits: crate::de::required(f8, FIELDS[8usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ContractGroupsCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contract-groups.created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +177,7 @@ impl ::std::convert::From<ContractGroupsCreatedV1> for ContractGroupsCreated {
     }
 }
 /// Payload of `contract-groups.memberships-changed` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsMembershipsChangedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -80,6 +185,71 @@ pub struct ContractGroupsMembershipsChangedV1 {
     pub memberships_started: ::std::vec::Vec<crate::types::GroupMembership>,
     /// `memberships_ended` (array of `GroupMembership`).
     pub memberships_ended: ::std::vec::Vec<crate::types::GroupMembership>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractGroupsMembershipsChangedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_group_identifier",
+            "memberships_started",
+            "memberships_ended",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractGroupsMembershipsChangedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractGroupsMembershipsChangedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::GroupMembership>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::GroupMembership>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractGroupsMembershipsChangedV1 {
+                    contract_group_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    memberships_started: crate::de::required(f1, FIELDS[1usize])?,
+                    memberships_ended: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ContractGroupsMembershipsChangedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `contract-groups.memberships-changed` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,7 +298,7 @@ for ContractGroupsMembershipsChanged {
     }
 }
 /// Payload of `contract-groups.version-created` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsVersionCreatedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -138,6 +308,73 @@ pub struct ContractGroupsVersionCreatedV1 {
     pub superseded_versions: ::std::vec::Vec<crate::types::GroupVersion>,
     /// `created_versions` (array of `GroupVersion`).
     pub created_versions: ::std::vec::Vec<crate::types::GroupVersion>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractGroupsVersionCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_group_identifier",
+            "effective_period",
+            "superseded_versions",
+            "created_versions",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractGroupsVersionCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractGroupsVersionCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::GroupPeriod> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::GroupVersion>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::GroupVersion>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractGroupsVersionCreatedV1 {
+                    contract_group_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    effective_period: crate::de::required(f1, FIELDS[1usize])?,
+                    superseded_versions: crate::de::required(f2, FIELDS[2usize])?,
+                    created_versions: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ContractGroupsVersionCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contract-groups.version-created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,7 +423,7 @@ for ContractGroupsVersionCreated {
     }
 }
 /// Payload of `contracts.actualized` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsActualizedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -196,6 +433,70 @@ pub struct ContractsActualizedV1 {
     pub occurred_at: ::std::string::String,
     /// `for_subjects` (array of string).
     pub for_subjects: ::std::vec::Vec<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsActualizedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_identifier",
+            "version_reference",
+            "occurred_at",
+            "for_subjects",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsActualizedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsActualizedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsActualizedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    version_reference: crate::de::required(f1, FIELDS[1usize])?,
+                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
+                    for_subjects: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsActualizedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.actualized` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -241,15 +542,73 @@ impl ::std::convert::From<ContractsActualizedV1> for ContractsActualized {
     }
 }
 /// Payload of `contracts.created` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsCreatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
     /// `sales_record_identifier` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sales_record_identifier: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_identifier",
+            "occurred_at",
+            "sales_record_identifier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsCreatedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                    sales_record_identifier: f2.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -295,7 +654,7 @@ impl ::std::convert::From<ContractsCreatedV1> for ContractsCreated {
     }
 }
 /// Payload of `contracts.expired` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsExpiredV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -303,6 +662,58 @@ pub struct ContractsExpiredV1 {
     pub occurred_at: ::std::string::String,
     /// `valid_to` (string).
     pub valid_to: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsExpiredV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["contract_identifier", "occurred_at", "valid_to"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsExpiredV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsExpiredV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsExpiredV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                    valid_to: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsExpiredV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.expired` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -348,7 +759,7 @@ impl ::std::convert::From<ContractsExpiredV1> for ContractsExpired {
     }
 }
 /// Payload of `contracts.expiry-approaching` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsExpiryApproachingV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -356,6 +767,63 @@ pub struct ContractsExpiryApproachingV1 {
     pub occurred_at: ::std::string::String,
     /// `days_before_expiry` (integer).
     pub days_before_expiry: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsExpiryApproachingV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_identifier",
+            "occurred_at",
+            "days_before_expiry",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsExpiryApproachingV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsExpiryApproachingV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsExpiryApproachingV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                    days_before_expiry: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ContractsExpiryApproachingV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.expiry-approaching` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -401,7 +869,7 @@ impl ::std::convert::From<ContractsExpiryApproachingV1> for ContractsExpiryAppro
     }
 }
 /// Payload of `contracts.journeys.creation.started` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysCreationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -411,6 +879,75 @@ pub struct ContractsJourneysCreationStartedV1 {
     pub occurred_at: ::std::string::String,
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsJourneysCreationStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_journey",
+            "contract_identifier",
+            "occurred_at",
+            "subject_contract_journeys",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsJourneysCreationStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsJourneysCreationStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::ContractJourney> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::SubjectContractJourney>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsJourneysCreationStartedV1 {
+                    contract_journey: crate::de::required(f0, FIELDS[0usize])?,
+                    contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
+                    subject_contract_journeys: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ContractsJourneysCreationStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `contracts.journeys.creation.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -459,7 +996,7 @@ for ContractsJourneysCreationStarted {
     }
 }
 /// Payload of `contracts.journeys.termination.started` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysTerminationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -469,6 +1006,75 @@ pub struct ContractsJourneysTerminationStartedV1 {
     pub occurred_at: ::std::string::String,
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsJourneysTerminationStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_journey",
+            "contract_identifier",
+            "occurred_at",
+            "subject_contract_journeys",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsJourneysTerminationStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsJourneysTerminationStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::ContractJourney> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::SubjectContractJourney>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsJourneysTerminationStartedV1 {
+                    contract_journey: crate::de::required(f0, FIELDS[0usize])?,
+                    contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
+                    subject_contract_journeys: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ContractsJourneysTerminationStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `contracts.journeys.termination.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -517,7 +1123,7 @@ for ContractsJourneysTerminationStarted {
     }
 }
 /// Payload of `contracts.journeys.variation.started` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysVariationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -525,6 +1131,67 @@ pub struct ContractsJourneysVariationStartedV1 {
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsJourneysVariationStartedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_journey",
+            "contract_identifier",
+            "occurred_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsJourneysVariationStartedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsJourneysVariationStartedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::ContractJourney> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsJourneysVariationStartedV1 {
+                    contract_journey: crate::de::required(f0, FIELDS[0usize])?,
+                    contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ContractsJourneysVariationStartedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `contracts.journeys.variation.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -573,7 +1240,7 @@ for ContractsJourneysVariationStarted {
     }
 }
 /// Payload of `contracts.novated` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsNovatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -581,6 +1248,62 @@ pub struct ContractsNovatedV1 {
     pub new_contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsNovatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_identifier",
+            "new_contract_identifier",
+            "occurred_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsNovatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsNovatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsNovatedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    new_contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsNovatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.novated` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -626,12 +1349,59 @@ impl ::std::convert::From<ContractsNovatedV1> for ContractsNovated {
     }
 }
 /// Payload of `contracts.rescinded` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsRescindedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsRescindedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsRescindedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsRescindedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsRescindedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsRescindedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.rescinded` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -677,12 +1447,59 @@ impl ::std::convert::From<ContractsRescindedV1> for ContractsRescinded {
     }
 }
 /// Payload of `contracts.revoked` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsRevokedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsRevokedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsRevokedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsRevokedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsRevokedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsRevokedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.revoked` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -728,7 +1545,7 @@ impl ::std::convert::From<ContractsRevokedV1> for ContractsRevoked {
     }
 }
 /// Payload of `contracts.subject-amended` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsSubjectAmendedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -740,6 +1557,81 @@ pub struct ContractsSubjectAmendedV1 {
     pub updated: ::std::vec::Vec<crate::types::AmendedSubject>,
     /// `removed` (array of `AmendedSubject`).
     pub removed: ::std::vec::Vec<crate::types::AmendedSubject>,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsSubjectAmendedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "contract_identifier",
+            "occurred_at",
+            "added",
+            "updated",
+            "removed",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsSubjectAmendedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsSubjectAmendedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::AmendedSubject>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::AmendedSubject>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::AmendedSubject>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsSubjectAmendedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                    added: crate::de::required(f2, FIELDS[2usize])?,
+                    updated: crate::de::required(f3, FIELDS[3usize])?,
+                    removed: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct ContractsSubjectAmendedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.subject-amended` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -785,12 +1677,59 @@ impl ::std::convert::From<ContractsSubjectAmendedV1> for ContractsSubjectAmended
     }
 }
 /// Payload of `contracts.terminated` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsTerminatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsTerminatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsTerminatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsTerminatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsTerminatedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsTerminatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.terminated` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -836,12 +1775,59 @@ impl ::std::convert::From<ContractsTerminatedV1> for ContractsTerminated {
     }
 }
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsTermsVariedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContractsTermsVariedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContractsTermsVariedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContractsTermsVariedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ContractsTermsVariedV1 {
+                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ContractsTermsVariedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `contracts.terms-varied` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

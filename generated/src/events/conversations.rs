@@ -3,7 +3,7 @@
 //!
 //! Events of conversations (opened, closed, snoozed, assigned), live chats, messages and attachments.
 /// Payload of `ink.actions.run` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkActionsRunV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -11,6 +11,64 @@ pub struct InkActionsRunV1 {
     pub message_relay_id: ::std::string::String,
     /// `actions_results` (array of `InkAction`).
     pub actions_results: ::std::vec::Vec<crate::types::InkAction>,
+}
+impl<'de> ::serde::Deserialize<'de> for InkActionsRunV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_relay_id",
+            "message_relay_id",
+            "actions_results",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkActionsRunV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkActionsRunV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::InkAction>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkActionsRunV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    message_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    actions_results: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct InkActionsRunV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.actions.run` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +114,7 @@ impl ::std::convert::From<InkActionsRunV1> for InkActionsRun {
     }
 }
 /// Payload of `ink.content.inbound-message-tagged` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkContentInboundMessageTaggedV1 {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -66,6 +124,73 @@ pub struct InkContentInboundMessageTaggedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessageContent`).
     pub message: crate::types::InkMessageContent,
+}
+impl<'de> ::serde::Deserialize<'de> for InkContentInboundMessageTaggedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "account_number",
+            "message",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkContentInboundMessageTaggedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkContentInboundMessageTaggedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<crate::types::InkMessageContent> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkContentInboundMessageTaggedV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    message: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkContentInboundMessageTaggedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.content.inbound-message-tagged` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,7 +239,7 @@ for InkContentInboundMessageTagged {
     }
 }
 /// Payload of `ink.conversation.assigned_to_bucket` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationAssignedToBucketV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -128,6 +253,85 @@ pub struct InkConversationAssignedToBucketV1 {
     pub actor_type: ::std::string::String,
     /// `actor_id` (integer).
     pub actor_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationAssignedToBucketV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_relay_id",
+            "bucket_relay_id",
+            "support_user_id",
+            "organisation_id",
+            "actor_type",
+            "actor_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationAssignedToBucketV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationAssignedToBucketV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationAssignedToBucketV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    bucket_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
+                    organisation_id: crate::de::required(f3, FIELDS[3usize])?,
+                    actor_type: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_id: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationAssignedToBucketV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.assigned_to_bucket` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,7 +380,7 @@ for InkConversationAssignedToBucket {
     }
 }
 /// Payload of `ink.conversation.assigned_to_timeline` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationAssignedToTimelineV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -184,6 +388,67 @@ pub struct InkConversationAssignedToTimelineV1 {
     pub timeline_relay_id: ::std::string::String,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationAssignedToTimelineV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_relay_id",
+            "timeline_relay_id",
+            "support_user_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationAssignedToTimelineV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationAssignedToTimelineV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationAssignedToTimelineV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    timeline_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationAssignedToTimelineV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.assigned_to_timeline` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -234,7 +499,7 @@ for InkConversationAssignedToTimeline {
 /// Payload of `ink.conversation.await_customer_reply` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationAwaitCustomerReplyV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -252,6 +517,100 @@ pub struct InkConversationAwaitCustomerReplyV1 {
     pub actor_id: i64,
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationAwaitCustomerReplyV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "account_number",
+            "latest_contacted_account_user_number",
+            "support_user_id",
+            "actor_type",
+            "actor_id",
+            "organisation_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationAwaitCustomerReplyV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationAwaitCustomerReplyV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationAwaitCustomerReplyV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    latest_contacted_account_user_number: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
+                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
+                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationAwaitCustomerReplyV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.await_customer_reply` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -302,7 +661,7 @@ for InkConversationAwaitCustomerReply {
 /// Payload of `ink.conversation.closed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationClosedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -324,6 +683,108 @@ pub struct InkConversationClosedV1 {
     pub closed_at: ::std::string::String,
     /// `reason` (string).
     pub reason: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationClosedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "account_number",
+            "latest_contacted_account_user_number",
+            "support_user_id",
+            "actor_type",
+            "actor_id",
+            "organisation_id",
+            "closed_at",
+            "reason",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationClosedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationClosedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationClosedV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    latest_contacted_account_user_number: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
+                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
+                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
+                    closed_at: crate::de::required(f8, FIELDS[8usize])?,
+                    reason: crate::de::required(f9, FIELDS[9usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkConversationClosedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.conversation.closed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -371,7 +832,7 @@ impl ::std::convert::From<InkConversationClosedV1> for InkConversationClosed {
 /// Payload of `ink.conversation.open_status_changed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationOpenStatusChangedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -393,6 +854,112 @@ pub struct InkConversationOpenStatusChangedV1 {
     pub new_status: ::std::string::String,
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationOpenStatusChangedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "account_number",
+            "latest_contacted_account_user_number",
+            "support_user_id",
+            "actor_type",
+            "actor_id",
+            "organisation_id",
+            "new_status",
+            "previous_status",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationOpenStatusChangedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationOpenStatusChangedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationOpenStatusChangedV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    latest_contacted_account_user_number: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
+                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
+                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
+                    new_status: crate::de::required(f8, FIELDS[8usize])?,
+                    previous_status: crate::de::required(f9, FIELDS[9usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationOpenStatusChangedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.open_status_changed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -443,7 +1010,7 @@ for InkConversationOpenStatusChanged {
 /// Payload of `ink.conversation.opened` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationOpenedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -461,6 +1028,96 @@ pub struct InkConversationOpenedV1 {
     pub actor_id: i64,
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationOpenedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "account_number",
+            "latest_contacted_account_user_number",
+            "support_user_id",
+            "actor_type",
+            "actor_id",
+            "organisation_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationOpenedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationOpenedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationOpenedV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    latest_contacted_account_user_number: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
+                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
+                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkConversationOpenedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.conversation.opened` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -506,7 +1163,7 @@ impl ::std::convert::From<InkConversationOpenedV1> for InkConversationOpened {
     }
 }
 /// Payload of `ink.conversation.priority.changed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationPriorityChangedV1 {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -530,6 +1187,118 @@ pub struct InkConversationPriorityChangedV1 {
     pub support_user_id: i64,
     /// `organisation_id` (integer).
     pub organisation_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationPriorityChangedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "old_priority",
+            "new_priority",
+            "prioritized_at",
+            "message_id",
+            "message_relay_id",
+            "account_number",
+            "latest_contacted_account_user_number",
+            "support_user_id",
+            "organisation_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationPriorityChangedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationPriorityChangedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::option::Option::Some(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationPriorityChangedV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    old_priority: crate::de::required(f2, FIELDS[2usize])?,
+                    new_priority: crate::de::required(f3, FIELDS[3usize])?,
+                    prioritized_at: crate::de::required(f4, FIELDS[4usize])?,
+                    message_id: crate::de::required(f5, FIELDS[5usize])?,
+                    message_relay_id: crate::de::required(f6, FIELDS[6usize])?,
+                    account_number: crate::de::required(f7, FIELDS[7usize])?,
+                    latest_contacted_account_user_number: crate::de::required(
+                        f8,
+                        FIELDS[8usize],
+                    )?,
+                    support_user_id: crate::de::required(f9, FIELDS[9usize])?,
+                    organisation_id: crate::de::required(f10, FIELDS[10usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationPriorityChangedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.priority.changed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -580,7 +1349,7 @@ for InkConversationPriorityChanged {
 /// Payload of `ink.conversation.snoozed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationSnoozedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -602,6 +1371,108 @@ pub struct InkConversationSnoozedV1 {
     pub snoozed_to: ::std::string::String,
     /// `ink_note_relay_id` (string).
     pub ink_note_relay_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationSnoozedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_id",
+            "conversation_relay_id",
+            "account_number",
+            "latest_contacted_account_user_number",
+            "support_user_id",
+            "actor_type",
+            "actor_id",
+            "organisation_id",
+            "snoozed_to",
+            "ink_note_relay_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationSnoozedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationSnoozedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationSnoozedV1 {
+                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
+                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                    latest_contacted_account_user_number: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
+                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
+                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
+                    snoozed_to: crate::de::required(f8, FIELDS[8usize])?,
+                    ink_note_relay_id: crate::de::required(f9, FIELDS[9usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkConversationSnoozedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.conversation.snoozed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -647,7 +1518,7 @@ impl ::std::convert::From<InkConversationSnoozedV1> for InkConversationSnoozed {
     }
 }
 /// Payload of `ink.conversation.unassigned_from_bucket` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationUnassignedFromBucketV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -661,6 +1532,85 @@ pub struct InkConversationUnassignedFromBucketV1 {
     pub actor_type: ::std::string::String,
     /// `actor_id` (integer).
     pub actor_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationUnassignedFromBucketV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_relay_id",
+            "bucket_relay_id",
+            "support_user_id",
+            "organisation_id",
+            "actor_type",
+            "actor_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationUnassignedFromBucketV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationUnassignedFromBucketV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationUnassignedFromBucketV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    bucket_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
+                    organisation_id: crate::de::required(f3, FIELDS[3usize])?,
+                    actor_type: crate::de::required(f4, FIELDS[4usize])?,
+                    actor_id: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationUnassignedFromBucketV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.unassigned_from_bucket` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -709,7 +1659,7 @@ for InkConversationUnassignedFromBucket {
     }
 }
 /// Payload of `ink.conversation.unassigned_from_timeline` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationUnassignedFromTimelineV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -717,6 +1667,67 @@ pub struct InkConversationUnassignedFromTimelineV1 {
     pub timeline_relay_id: ::std::string::String,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkConversationUnassignedFromTimelineV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "conversation_relay_id",
+            "timeline_relay_id",
+            "support_user_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkConversationUnassignedFromTimelineV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkConversationUnassignedFromTimelineV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkConversationUnassignedFromTimelineV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    timeline_relay_id: crate::de::required(f1, FIELDS[1usize])?,
+                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkConversationUnassignedFromTimelineV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.conversation.unassigned_from_timeline` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -765,15 +1776,76 @@ for InkConversationUnassignedFromTimeline {
     }
 }
 /// Payload of `ink.live-chat.closed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatClosedV1 {
     /// `live_chat_conversation_relay_id` (string).
     pub live_chat_conversation_relay_id: ::std::string::String,
     /// `close_reason` (string).
     pub close_reason: ::std::string::String,
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for InkLiveChatClosedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "live_chat_conversation_relay_id",
+            "close_reason",
+            "account_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkLiveChatClosedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkLiveChatClosedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkLiveChatClosedV1 {
+                    live_chat_conversation_relay_id: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                    close_reason: crate::de::required(f1, FIELDS[1usize])?,
+                    account_number: f2.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct InkLiveChatClosedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.live-chat.closed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -819,10 +1891,52 @@ impl ::std::convert::From<InkLiveChatClosedV1> for InkLiveChatClosed {
     }
 }
 /// Payload of `ink.live-chat.initiated` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatInitiatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
+}
+impl<'de> ::serde::Deserialize<'de> for InkLiveChatInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["live_chat_conversation"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkLiveChatInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkLiveChatInitiatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::InkConversation> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkLiveChatInitiatedV1 {
+                    live_chat_conversation: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct InkLiveChatInitiatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.live-chat.initiated` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -868,10 +1982,57 @@ impl ::std::convert::From<InkLiveChatInitiatedV1> for InkLiveChatInitiated {
     }
 }
 /// Payload of `ink.live-chat.messages.outbound-message-created` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
+}
+impl<'de> ::serde::Deserialize<'de> for InkLiveChatMessagesOutboundMessageCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["live_chat_conversation"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkLiveChatMessagesOutboundMessageCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkLiveChatMessagesOutboundMessageCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<crate::types::InkConversation> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkLiveChatMessagesOutboundMessageCreatedV1 {
+                    live_chat_conversation: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkLiveChatMessagesOutboundMessageCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.live-chat.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -920,7 +2081,7 @@ for InkLiveChatMessagesOutboundMessageCreated {
     }
 }
 /// Payload of `ink.message_attachment.safe` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageAttachmentSafeV1 {
     /// `filename` (string).
     pub filename: ::std::string::String,
@@ -930,6 +2091,69 @@ pub struct InkMessageAttachmentSafeV1 {
     pub storage_bucket: ::std::string::String,
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessageAttachmentSafeV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "filename",
+            "storage_key",
+            "storage_bucket",
+            "size_in_bytes",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessageAttachmentSafeV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessageAttachmentSafeV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessageAttachmentSafeV1 {
+                    filename: crate::de::required(f0, FIELDS[0usize])?,
+                    storage_key: crate::de::required(f1, FIELDS[1usize])?,
+                    storage_bucket: crate::de::required(f2, FIELDS[2usize])?,
+                    size_in_bytes: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkMessageAttachmentSafeV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.message_attachment.safe` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -975,7 +2199,7 @@ impl ::std::convert::From<InkMessageAttachmentSafeV1> for InkMessageAttachmentSa
     }
 }
 /// Payload of `ink.message_attachment.unsafe` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageAttachmentUnsafeV1 {
     /// `filename` (string).
     pub filename: ::std::string::String,
@@ -985,6 +2209,69 @@ pub struct InkMessageAttachmentUnsafeV1 {
     pub storage_bucket: ::std::string::String,
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessageAttachmentUnsafeV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "filename",
+            "storage_key",
+            "storage_bucket",
+            "size_in_bytes",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessageAttachmentUnsafeV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessageAttachmentUnsafeV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessageAttachmentUnsafeV1 {
+                    filename: crate::de::required(f0, FIELDS[0usize])?,
+                    storage_key: crate::de::required(f1, FIELDS[1usize])?,
+                    storage_bucket: crate::de::required(f2, FIELDS[2usize])?,
+                    size_in_bytes: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkMessageAttachmentUnsafeV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.message_attachment.unsafe` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1030,7 +2317,7 @@ impl ::std::convert::From<InkMessageAttachmentUnsafeV1> for InkMessageAttachment
     }
 }
 /// Payload of `ink.messages.inbound-email-migration` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundEmailMigrationV1 {
     /// `message_id` (string).
     pub message_id: ::std::string::String,
@@ -1038,6 +2325,63 @@ pub struct InkMessagesInboundEmailMigrationV1 {
     pub storage_key: ::std::string::String,
     /// `storage_bucket` (string).
     pub storage_bucket: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesInboundEmailMigrationV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["message_id", "storage_key", "storage_bucket"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesInboundEmailMigrationV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesInboundEmailMigrationV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesInboundEmailMigrationV1 {
+                    message_id: crate::de::required(f0, FIELDS[0usize])?,
+                    storage_key: crate::de::required(f1, FIELDS[1usize])?,
+                    storage_bucket: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesInboundEmailMigrationV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.inbound-email-migration` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1086,7 +2430,7 @@ for InkMessagesInboundEmailMigration {
     }
 }
 /// Payload of `ink.messages.inbound-message-created` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundMessageCreatedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1094,6 +2438,63 @@ pub struct InkMessagesInboundMessageCreatedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesInboundMessageCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesInboundMessageCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesInboundMessageCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesInboundMessageCreatedV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    message: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesInboundMessageCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.inbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1142,7 +2543,7 @@ for InkMessagesInboundMessageCreated {
     }
 }
 /// Payload of `ink.messages.inbound-message-ingested` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundMessageIngestedV1 {
     /// `channel` (string).
     pub channel: ::std::string::String,
@@ -1152,6 +2553,68 @@ pub struct InkMessagesInboundMessageIngestedV1 {
     pub vendor_id: ::std::string::String,
     /// `message_relay_id` (string).
     pub message_relay_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesInboundMessageIngestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["channel", "vendor", "vendor_id", "message_relay_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesInboundMessageIngestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesInboundMessageIngestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesInboundMessageIngestedV1 {
+                    channel: crate::de::required(f0, FIELDS[0usize])?,
+                    vendor: crate::de::required(f1, FIELDS[1usize])?,
+                    vendor_id: crate::de::required(f2, FIELDS[2usize])?,
+                    message_relay_id: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesInboundMessageIngestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.inbound-message-ingested` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1200,7 +2663,7 @@ for InkMessagesInboundMessageIngested {
     }
 }
 /// Payload of `ink.messages.outbound-message-created` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesOutboundMessageCreatedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1208,6 +2671,63 @@ pub struct InkMessagesOutboundMessageCreatedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesOutboundMessageCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesOutboundMessageCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesOutboundMessageCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesOutboundMessageCreatedV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    message: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesOutboundMessageCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1256,7 +2776,7 @@ for InkMessagesOutboundMessageCreated {
     }
 }
 /// Payload of `ink.messages.outbound-message-failed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesOutboundMessageFailedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1264,6 +2784,63 @@ pub struct InkMessagesOutboundMessageFailedV1 {
     pub message: crate::types::InkMessageWithVendor,
     /// `failure` (`InkFailureData`).
     pub failure: crate::types::InkFailureData,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesOutboundMessageFailedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "message", "failure"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesOutboundMessageFailedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesOutboundMessageFailedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<crate::types::InkMessageWithVendor> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkFailureData> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesOutboundMessageFailedV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    message: crate::de::required(f1, FIELDS[1usize])?,
+                    failure: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesOutboundMessageFailedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.outbound-message-failed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1312,7 +2889,7 @@ for InkMessagesOutboundMessageFailed {
     }
 }
 /// Payload of `ink.messages.phishing-report-dismissed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesPhishingReportDismissedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1320,6 +2897,63 @@ pub struct InkMessagesPhishingReportDismissedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesPhishingReportDismissedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesPhishingReportDismissedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesPhishingReportDismissedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesPhishingReportDismissedV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    message: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesPhishingReportDismissedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.phishing-report-dismissed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1368,7 +3002,7 @@ for InkMessagesPhishingReportDismissed {
     }
 }
 /// Payload of `ink.messages.reported-phishing` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesReportedPhishingV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1376,6 +3010,59 @@ pub struct InkMessagesReportedPhishingV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesReportedPhishingV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesReportedPhishingV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesReportedPhishingV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesReportedPhishingV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    message: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkMessagesReportedPhishingV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.messages.reported-phishing` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1424,7 +3111,7 @@ for InkMessagesReportedPhishing {
     }
 }
 /// Payload of `ink.messages.reported-spam` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesReportedSpamV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1432,6 +3119,59 @@ pub struct InkMessagesReportedSpamV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesReportedSpamV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesReportedSpamV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesReportedSpamV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesReportedSpamV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    message: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct InkMessagesReportedSpamV1", FIELDS, Visitor)
+    }
 }
 /// Event type `ink.messages.reported-spam` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1477,7 +3217,7 @@ impl ::std::convert::From<InkMessagesReportedSpamV1> for InkMessagesReportedSpam
     }
 }
 /// Payload of `ink.messages.spam-report-dismissed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesSpamReportDismissedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1485,6 +3225,63 @@ pub struct InkMessagesSpamReportDismissedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for InkMessagesSpamReportDismissedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InkMessagesSpamReportDismissedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InkMessagesSpamReportDismissedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(InkMessagesSpamReportDismissedV1 {
+                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    message: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct InkMessagesSpamReportDismissedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `ink.messages.spam-report-dismissed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

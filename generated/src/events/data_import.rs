@@ -3,7 +3,7 @@
 //!
 //! Events of data import processes and order processes, and of uploaded files of external messaging.
 /// Payload of `data_import.import_process.cancelled` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessCancelledV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -11,6 +11,67 @@ pub struct DataImportImportProcessCancelledV1 {
     pub external_identifier: ::std::string::String,
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessCancelledV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "resource_type",
+            "external_identifier",
+            "expiry_window_end",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessCancelledV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessCancelledV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessCancelledV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    expiry_window_end: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportImportProcessCancelledV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.import_process.cancelled` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +120,7 @@ for DataImportImportProcessCancelled {
     }
 }
 /// Payload of `data_import.import_process.complete` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessCompleteV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -67,6 +128,63 @@ pub struct DataImportImportProcessCompleteV1 {
     pub external_identifier: ::std::string::String,
     /// `identifier` (string).
     pub identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessCompleteV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["resource_type", "external_identifier", "identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessCompleteV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessCompleteV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessCompleteV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    identifier: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportImportProcessCompleteV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.import_process.complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,12 +233,64 @@ for DataImportImportProcessComplete {
     }
 }
 /// Payload of `data_import.import_process.dry_run_complete` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessDryRunCompleteV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessDryRunCompleteV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["resource_type", "external_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessDryRunCompleteV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessDryRunCompleteV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessDryRunCompleteV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportImportProcessDryRunCompleteV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.import_process.dry_run_complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +339,7 @@ for DataImportImportProcessDryRunComplete {
     }
 }
 /// Payload of `data_import.import_process.dry_run_error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessDryRunErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -179,6 +349,73 @@ pub struct DataImportImportProcessDryRunErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessDryRunErrorV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "resource_type",
+            "external_identifier",
+            "error_code",
+            "error_detail",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessDryRunErrorV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessDryRunErrorV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessDryRunErrorV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    error_code: crate::de::required(f2, FIELDS[2usize])?,
+                    error_detail: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportImportProcessDryRunErrorV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.import_process.dry_run_error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,7 +464,7 @@ for DataImportImportProcessDryRunError {
     }
 }
 /// Payload of `data_import.import_process.error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -237,6 +474,69 @@ pub struct DataImportImportProcessErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessErrorV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "resource_type",
+            "external_identifier",
+            "error_code",
+            "error_detail",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessErrorV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessErrorV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessErrorV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                    error_code: crate::de::required(f2, FIELDS[2usize])?,
+                    error_detail: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct DataImportImportProcessErrorV1", FIELDS, Visitor)
+    }
 }
 /// Event type `data_import.import_process.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -285,7 +585,7 @@ for DataImportImportProcessError {
     }
 }
 /// Payload of `data_import.import_process.post_import.completed` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessPostImportCompletedV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -295,6 +595,79 @@ pub struct DataImportImportProcessPostImportCompletedV1 {
     pub import_process_external_identifier: ::std::string::String,
     /// `identifier` (string).
     pub identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessPostImportCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "resource_type",
+            "import_process_resource_type",
+            "import_process_external_identifier",
+            "identifier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessPostImportCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessPostImportCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessPostImportCompletedV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    import_process_resource_type: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    import_process_external_identifier: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    identifier: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportImportProcessPostImportCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.import_process.post_import.completed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,7 +716,7 @@ for DataImportImportProcessPostImportCompleted {
     }
 }
 /// Payload of `data_import.import_process.post_import.error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessPostImportErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -355,6 +728,85 @@ pub struct DataImportImportProcessPostImportErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessPostImportErrorV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "resource_type",
+            "import_process_resource_type",
+            "import_process_external_identifier",
+            "error_code",
+            "error_detail",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportImportProcessPostImportErrorV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportImportProcessPostImportErrorV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportImportProcessPostImportErrorV1 {
+                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
+                    import_process_resource_type: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    import_process_external_identifier: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    error_code: crate::de::required(f3, FIELDS[3usize])?,
+                    error_detail: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportImportProcessPostImportErrorV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.import_process.post_import.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -403,12 +855,64 @@ for DataImportImportProcessPostImportError {
     }
 }
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessCancelledV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportOrderProcessCancelledV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["external_order_id", "expiry_window_end"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportOrderProcessCancelledV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportOrderProcessCancelledV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportOrderProcessCancelledV1 {
+                    external_order_id: crate::de::required(f0, FIELDS[0usize])?,
+                    expiry_window_end: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportOrderProcessCancelledV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.order_process.cancelled` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -457,12 +961,64 @@ for DataImportOrderProcessCancelled {
     }
 }
 /// Payload of `data_import.order_process.complete` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessCompleteV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
     /// `process_id` (string).
     pub process_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportOrderProcessCompleteV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["external_order_id", "process_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportOrderProcessCompleteV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportOrderProcessCompleteV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportOrderProcessCompleteV1 {
+                    external_order_id: crate::de::required(f0, FIELDS[0usize])?,
+                    process_id: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct DataImportOrderProcessCompleteV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `data_import.order_process.complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -511,7 +1067,7 @@ for DataImportOrderProcessComplete {
     }
 }
 /// Payload of `data_import.order_process.error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessErrorV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
@@ -519,6 +1075,59 @@ pub struct DataImportOrderProcessErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for DataImportOrderProcessErrorV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["external_order_id", "error_code", "error_detail"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DataImportOrderProcessErrorV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DataImportOrderProcessErrorV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(DataImportOrderProcessErrorV1 {
+                    external_order_id: crate::de::required(f0, FIELDS[0usize])?,
+                    error_code: crate::de::required(f1, FIELDS[1usize])?,
+                    error_detail: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct DataImportOrderProcessErrorV1", FIELDS, Visitor)
+    }
 }
 /// Event type `data_import.order_process.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -567,10 +1176,57 @@ for DataImportOrderProcessError {
     }
 }
 /// Payload of `external_messaging.uploaded_file.processed` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileProcessedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["file_reference"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalMessagingUploadedFileProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ExternalMessagingUploadedFileProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ExternalMessagingUploadedFileProcessedV1 {
+                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ExternalMessagingUploadedFileProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `external_messaging.uploaded_file.processed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -619,10 +1275,57 @@ for ExternalMessagingUploadedFileProcessed {
     }
 }
 /// Payload of `external_messaging.uploaded_file.processing_failed` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileProcessingFailedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["file_reference"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalMessagingUploadedFileProcessingFailedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ExternalMessagingUploadedFileProcessingFailedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ExternalMessagingUploadedFileProcessingFailedV1 {
+                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ExternalMessagingUploadedFileProcessingFailedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `external_messaging.uploaded_file.processing_failed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -671,10 +1374,57 @@ for ExternalMessagingUploadedFileProcessingFailed {
     }
 }
 /// Payload of `external_messaging.uploaded_file.safe` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileSafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileSafeV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["file_reference"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalMessagingUploadedFileSafeV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ExternalMessagingUploadedFileSafeV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ExternalMessagingUploadedFileSafeV1 {
+                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ExternalMessagingUploadedFileSafeV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `external_messaging.uploaded_file.safe` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -723,10 +1473,57 @@ for ExternalMessagingUploadedFileSafe {
     }
 }
 /// Payload of `external_messaging.uploaded_file.unsafe` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileUnsafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileUnsafeV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["file_reference"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalMessagingUploadedFileUnsafeV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ExternalMessagingUploadedFileUnsafeV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ExternalMessagingUploadedFileUnsafeV1 {
+                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ExternalMessagingUploadedFileUnsafeV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `external_messaging.uploaded_file.unsafe` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

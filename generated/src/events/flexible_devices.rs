@@ -5,7 +5,7 @@
 /// Payload of `flex_device.deauthenticated` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceDeauthenticatedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -18,10 +18,89 @@ pub struct FlexDeviceDeauthenticatedV1 {
     /// `device_type` (string). From base FlexDevice.
     pub device_type: ::std::string::String,
     /// `payload` (free-form object).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+impl<'de> ::serde::Deserialize<'de> for FlexDeviceDeauthenticatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "property_id",
+            "device_id",
+            "site_id",
+            "device_type",
+            "payload",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FlexDeviceDeauthenticatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FlexDeviceDeauthenticatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(FlexDeviceDeauthenticatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    property_id: crate::de::required(f1, FIELDS[1usize])?,
+                    device_id: crate::de::required(f2, FIELDS[2usize])?,
+                    site_id: crate::de::required(f3, FIELDS[3usize])?,
+                    device_type: crate::de::required(f4, FIELDS[4usize])?,
+                    payload: f5.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct FlexDeviceDeauthenticatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `flex_device.deauthenticated` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +148,7 @@ impl ::std::convert::From<FlexDeviceDeauthenticatedV1> for FlexDeviceDeauthentic
 /// Payload of `flex_device.disconnected` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceDisconnectedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -83,6 +162,83 @@ pub struct FlexDeviceDisconnectedV1 {
     pub device_type: ::std::string::String,
     /// `payload` (`FlexDeviceDisconnectedPayload`).
     pub payload: crate::types::FlexDeviceDisconnectedPayload,
+}
+impl<'de> ::serde::Deserialize<'de> for FlexDeviceDisconnectedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "property_id",
+            "device_id",
+            "site_id",
+            "device_type",
+            "payload",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FlexDeviceDisconnectedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FlexDeviceDisconnectedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    crate::types::FlexDeviceDisconnectedPayload,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(FlexDeviceDisconnectedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    property_id: crate::de::required(f1, FIELDS[1usize])?,
+                    device_id: crate::de::required(f2, FIELDS[2usize])?,
+                    site_id: crate::de::required(f3, FIELDS[3usize])?,
+                    device_type: crate::de::required(f4, FIELDS[4usize])?,
+                    payload: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct FlexDeviceDisconnectedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `flex_device.disconnected` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,7 +286,7 @@ impl ::std::convert::From<FlexDeviceDisconnectedV1> for FlexDeviceDisconnected {
 /// Payload of `flex_device.optimisation_created` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceOptimisationCreatedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -144,6 +300,87 @@ pub struct FlexDeviceOptimisationCreatedV1 {
     pub device_type: ::std::string::String,
     /// `payload` (`FlexDeviceOptimisationCreatedPayload`).
     pub payload: crate::types::FlexDeviceOptimisationCreatedPayload,
+}
+impl<'de> ::serde::Deserialize<'de> for FlexDeviceOptimisationCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "property_id",
+            "device_id",
+            "site_id",
+            "device_type",
+            "payload",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FlexDeviceOptimisationCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FlexDeviceOptimisationCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    crate::types::FlexDeviceOptimisationCreatedPayload,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(FlexDeviceOptimisationCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    property_id: crate::de::required(f1, FIELDS[1usize])?,
+                    device_id: crate::de::required(f2, FIELDS[2usize])?,
+                    site_id: crate::de::required(f3, FIELDS[3usize])?,
+                    device_type: crate::de::required(f4, FIELDS[4usize])?,
+                    payload: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct FlexDeviceOptimisationCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `flex_device.optimisation_created` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,7 +431,7 @@ for FlexDeviceOptimisationCreated {
 /// Payload of `flex_device.registered` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceRegisteredV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -207,10 +444,88 @@ pub struct FlexDeviceRegisteredV1 {
     /// `device_type` (string). From base FlexDevice.
     pub device_type: ::std::string::String,
     /// `payload` (free-form object).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+impl<'de> ::serde::Deserialize<'de> for FlexDeviceRegisteredV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "property_id",
+            "device_id",
+            "site_id",
+            "device_type",
+            "payload",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FlexDeviceRegisteredV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FlexDeviceRegisteredV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(FlexDeviceRegisteredV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    property_id: crate::de::required(f1, FIELDS[1usize])?,
+                    device_id: crate::de::required(f2, FIELDS[2usize])?,
+                    site_id: crate::de::required(f3, FIELDS[3usize])?,
+                    device_type: crate::de::required(f4, FIELDS[4usize])?,
+                    payload: f5.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct FlexDeviceRegisteredV1", FIELDS, Visitor)
+    }
 }
 /// Event type `flex_device.registered` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //!
 //! Events of industry processes of the electricity and gas markets (energisation, change of supply, export).
 /// Payload of `industry.electricity.change_of_energisation.unsolicited_message` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -11,6 +11,66 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     pub energisation_status: ::std::string::String,
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["mpan", "energisation_status", "effective_from"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
+                    mpan: crate::de::required(f0, FIELDS[0usize])?,
+                    energisation_status: crate::de::required(f1, FIELDS[1usize])?,
+                    effective_from: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.electricity.change_of_energisation.unsolicited_message` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +121,7 @@ for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     }
 }
 /// Payload of `industry.electricity.change_of_service.meter_deactivated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -69,6 +129,66 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     pub serial_number: ::std::string::String,
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["mpan", "serial_number", "effective_from"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryElectricityChangeOfServiceMeterDeactivatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
+                    mpan: crate::de::required(f0, FIELDS[0usize])?,
+                    serial_number: crate::de::required(f1, FIELDS[1usize])?,
+                    effective_from: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.electricity.change_of_service.meter_deactivated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,10 +237,58 @@ for IndustryElectricityChangeOfServiceMeterDeactivated {
     }
 }
 /// Payload of `industry.electricity.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["meter_point_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryElectricityChangeOfSupplyGainInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct IndustryElectricityChangeOfSupplyGainInitiatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryElectricityChangeOfSupplyGainInitiatedV1 {
+                    meter_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.electricity.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +337,7 @@ for IndustryElectricityChangeOfSupplyGainInitiated {
     }
 }
 /// Payload of `industry.electricity.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -179,6 +347,73 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     pub supply_end_date: ::std::string::String,
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for IndustryElectricityChangeOfSupplyLossCompleteV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "mpan",
+            "supply_end_date",
+            "new_supplier_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryElectricityChangeOfSupplyLossCompleteV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct IndustryElectricityChangeOfSupplyLossCompleteV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryElectricityChangeOfSupplyLossCompleteV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    mpan: crate::de::required(f1, FIELDS[1usize])?,
+                    supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
+                    new_supplier_id: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.electricity.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,7 +462,7 @@ for IndustryElectricityChangeOfSupplyLossComplete {
     }
 }
 /// Payload of `industry.electricity.export_installation.validated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityExportInstallationValidatedV1 {
     /// `import_mpan` (string).
     pub import_mpan: ::std::string::String,
@@ -246,12 +481,105 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
     /// `journey_identifier` (string).
     pub journey_identifier: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de>
+for IndustryElectricityExportInstallationValidatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "import_mpan",
+            "account_number",
+            "product_code",
+            "manual_declared_net_capacity",
+            "manual_technology_type",
+            "valid_mcs_installations",
+            "journey_identifier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryElectricityExportInstallationValidatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct IndustryElectricityExportInstallationValidatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::vec::Vec<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryElectricityExportInstallationValidatedV1 {
+                    import_mpan: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    product_code: crate::de::required(f2, FIELDS[2usize])?,
+                    manual_declared_net_capacity: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    manual_technology_type: crate::de::required(f4, FIELDS[4usize])?,
+                    valid_mcs_installations: crate::de::required(f5, FIELDS[5usize])?,
+                    journey_identifier: crate::de::required(f6, FIELDS[6usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryElectricityExportInstallationValidatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
+}
 /// Payload of `industry.electricity.export_installation.validated` version `v2` (Industry (electricity and gas)).
 ///
 /// The v1 fields plus the export MPAN (required).
 ///
 /// Holds the fields of `industry.electricity.export_installation.validated v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityExportInstallationValidatedV2 {
     /// `import_mpan` (string). From industry.electricity.export_installation.validated v1.
     pub import_mpan: ::std::string::String,
@@ -271,6 +599,105 @@ pub struct IndustryElectricityExportInstallationValidatedV2 {
     pub journey_identifier: ::std::string::String,
     /// `export_mpan` (string).
     pub export_mpan: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for IndustryElectricityExportInstallationValidatedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "import_mpan",
+            "account_number",
+            "product_code",
+            "manual_declared_net_capacity",
+            "manual_technology_type",
+            "valid_mcs_installations",
+            "journey_identifier",
+            "export_mpan",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryElectricityExportInstallationValidatedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct IndustryElectricityExportInstallationValidatedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::vec::Vec<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryElectricityExportInstallationValidatedV2 {
+                    import_mpan: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: crate::de::required(f1, FIELDS[1usize])?,
+                    product_code: crate::de::required(f2, FIELDS[2usize])?,
+                    manual_declared_net_capacity: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    manual_technology_type: crate::de::required(f4, FIELDS[4usize])?,
+                    valid_mcs_installations: crate::de::required(f5, FIELDS[5usize])?,
+                    journey_identifier: crate::de::required(f6, FIELDS[6usize])?,
+                    export_mpan: crate::de::required(f7, FIELDS[7usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryElectricityExportInstallationValidatedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.electricity.export_installation.validated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -338,10 +765,57 @@ for IndustryElectricityExportInstallationValidated {
     }
 }
 /// Payload of `industry.gas.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for IndustryGasChangeOfSupplyGainInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["meter_point_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryGasChangeOfSupplyGainInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct IndustryGasChangeOfSupplyGainInitiatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryGasChangeOfSupplyGainInitiatedV1 {
+                    meter_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryGasChangeOfSupplyGainInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.gas.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -390,7 +864,7 @@ for IndustryGasChangeOfSupplyGainInitiated {
     }
 }
 /// Payload of `industry.gas.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -400,6 +874,73 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     pub supply_end_date: ::std::string::String,
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for IndustryGasChangeOfSupplyLossCompleteV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "mprn",
+            "supply_end_date",
+            "new_supplier_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = IndustryGasChangeOfSupplyLossCompleteV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct IndustryGasChangeOfSupplyLossCompleteV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(IndustryGasChangeOfSupplyLossCompleteV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    mprn: crate::de::required(f1, FIELDS[1usize])?,
+                    supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
+                    new_supplier_id: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct IndustryGasChangeOfSupplyLossCompleteV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `industry.gas.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@
 /// Payload of `lifecycle.join-supplier.activation.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierActivationCompletedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -17,6 +17,82 @@ pub struct LifecycleJoinSupplierActivationCompletedV1 {
     pub activation_journey_type: ::std::string::String,
     /// `supply_point` (`ActivatedSupplyPoint`).
     pub supply_point: crate::types::ActivatedSupplyPoint,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierActivationCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "activation_journey_type",
+            "supply_point",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierActivationCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierActivationCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierActivationCompletedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    activation_journey_type: crate::de::required(f3, FIELDS[3usize])?,
+                    supply_point: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierActivationCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.activation.completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,7 +143,7 @@ for LifecycleJoinSupplierActivationCompleted {
 /// Payload of `lifecycle.join-supplier.activation.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -79,6 +155,84 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     pub activation_journey_type: ::std::string::String,
     /// `supply_point` (`ActivationInitiatedSupplyPoint`).
     pub supply_point: crate::types::ActivationInitiatedSupplyPoint,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierActivationInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "activation_journey_type",
+            "supply_point",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierActivationInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierActivationInitiatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    crate::types::ActivationInitiatedSupplyPoint,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierActivationInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    activation_journey_type: crate::de::required(f3, FIELDS[3usize])?,
+                    supply_point: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierActivationInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.activation.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,7 +283,7 @@ for LifecycleJoinSupplierActivationInitiated {
 /// Payload of `lifecycle.join-supplier.agreement.created` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -141,6 +295,84 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     pub agreements: ::std::vec::Vec<crate::types::JoinAgreement>,
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierAgreementCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "supply_point",
+            "agreements",
+            "contract_references",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierAgreementCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierAgreementCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::JoinAgreement>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<crate::types::ContractReferences> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierAgreementCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    agreements: crate::de::required(f3, FIELDS[3usize])?,
+                    contract_references: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierAgreementCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.agreement.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -191,7 +423,7 @@ for LifecycleJoinSupplierAgreementCreated {
 /// Payload of `lifecycle.join-supplier.await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -199,6 +431,73 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     pub join_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -251,7 +550,7 @@ for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
 /// Payload of `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -259,6 +558,73 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     pub join_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -311,7 +677,7 @@ for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
 /// Payload of `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -319,6 +685,73 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     pub join_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -369,7 +802,7 @@ for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
 /// Payload of `lifecycle.join-supplier.cancellation-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -379,6 +812,78 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCancellationRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierCancellationRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierCancellationRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierCancellationRequestedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierCancellationRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.cancellation-requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -429,7 +934,7 @@ for LifecycleJoinSupplierCancellationRequested {
 /// Payload of `lifecycle.join-supplier.cancelled` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierCancelledV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -439,6 +944,78 @@ pub struct LifecycleJoinSupplierCancelledV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCancelledV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierCancelledV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierCancelledV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierCancelledV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierCancelledV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.cancelled` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -489,7 +1066,7 @@ for LifecycleJoinSupplierCancelled {
 /// Payload of `lifecycle.join-supplier.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierCompletedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -499,6 +1076,78 @@ pub struct LifecycleJoinSupplierCompletedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `ActivatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCompletedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierCompletedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierCompletedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierCompletedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierCompletedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -549,7 +1198,7 @@ for LifecycleJoinSupplierCompleted {
 /// Payload of `lifecycle.join-supplier.requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -561,6 +1210,84 @@ pub struct LifecycleJoinSupplierRequestedV1 {
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
     /// `requested_at` (string).
     pub requested_at: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "supply_points",
+            "requested_at",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierRequestedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                    requested_at: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -611,7 +1338,7 @@ for LifecycleJoinSupplierRequested {
 /// Payload of `lifecycle.join-supplier.reversal-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierReversalRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -621,6 +1348,78 @@ pub struct LifecycleJoinSupplierReversalRequestedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierReversalRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierReversalRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierReversalRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierReversalRequestedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierReversalRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.reversal-requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -671,7 +1470,7 @@ for LifecycleJoinSupplierReversalRequested {
 /// Payload of `lifecycle.join-supplier.reversed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierReversedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -681,6 +1480,78 @@ pub struct LifecycleJoinSupplierReversedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierReversedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "subtype",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierReversedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierReversedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierReversedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierReversedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.reversed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -731,7 +1602,7 @@ for LifecycleJoinSupplierReversed {
 /// Payload of `lifecycle.join-supplier.supply-period.created` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -743,6 +1614,82 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     pub supply_period: crate::types::SupplyPeriodData,
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "supply_point",
+            "supply_period",
+            "contract_references",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierSupplyPeriodCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierSupplyPeriodCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<crate::types::SupplyPeriodData> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<crate::types::ContractReferences> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierSupplyPeriodCreatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    supply_period: crate::de::required(f3, FIELDS[3usize])?,
+                    contract_references: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierSupplyPeriodCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.supply-period.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -793,7 +1740,7 @@ for LifecycleJoinSupplierSupplyPeriodCreated {
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -803,6 +1750,79 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     pub supply_point: crate::types::ActivatedSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "supply_point",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    subtype: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -857,7 +1877,7 @@ impl ::std::convert::From<
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -867,6 +1887,79 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     pub supply_point: crate::types::JoinSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "join_supplier_process_number",
+            "supply_point",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::JoinSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    subtype: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -921,7 +2014,7 @@ impl ::std::convert::From<
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_completed` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -929,6 +2022,73 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     pub join_supplier_process_number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "join_supplier_process_id",
+            "join_supplier_process_number",
+            "account_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
+                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -981,7 +2141,7 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -989,6 +2149,73 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     pub join_supplier_process_number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "join_supplier_process_id",
+            "join_supplier_process_number",
+            "account_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
+                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    account_number: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1039,10 +2266,60 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     }
 }
 /// Payload of `lifecycle.join_supplier.security_deposits.created` version `v1` (Lifecycle: joining a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["join_supplier_process_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierSecurityDepositsCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierSecurityDepositsCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierSecurityDepositsCreatedV1 {
+                    join_supplier_process_number: crate::de::required(
+                        f0,
+                        FIELDS[0usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join_supplier.security_deposits.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1093,12 +2370,71 @@ for LifecycleJoinSupplierSecurityDepositsCreated {
 /// Payload of `lifecycle.join_supplier.terms-and-conditions.accepted` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "join_supplier_process_id",
+            "join_supplier_process_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleJoinSupplierTermsAndConditionsAcceptedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
+                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
+                    join_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.join_supplier.terms-and-conditions.accepted` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

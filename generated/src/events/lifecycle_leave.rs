@@ -3,7 +3,7 @@
 //!
 //! Events of the process of leaving the supplier, per process and per supply point.
 /// Payload of `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -11,6 +11,73 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +129,7 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     }
 }
 /// Payload of `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -70,6 +137,73 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,7 +254,7 @@ for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     }
 }
 /// Payload of `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -128,6 +262,73 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    subtype: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,7 +381,7 @@ for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
 /// Payload of `lifecycle.leave-supplier.cancellation-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -190,6 +391,78 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCancellationRequestedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_number",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierCancellationRequestedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierCancellationRequestedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierCancellationRequestedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierCancellationRequestedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.cancellation-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -240,7 +513,7 @@ for LifecycleLeaveSupplierCancellationRequested {
 /// Payload of `lifecycle.leave-supplier.cancelled` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierCancelledV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -250,6 +523,78 @@ pub struct LifecycleLeaveSupplierCancelledV2 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCancelledV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_number",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierCancelledV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierCancelledV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierCancelledV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierCancelledV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.cancelled` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -300,7 +645,7 @@ for LifecycleLeaveSupplierCancelled {
 /// Payload of `lifecycle.leave-supplier.completed` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// Only version v3 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierCompletedV3 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -312,6 +657,87 @@ pub struct LifecycleLeaveSupplierCompletedV3 {
     pub leave_supplier_process_subtype: ::std::string::String,
     /// `supply_points` (array of `TerminatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCompletedV3 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_number",
+            "leave_supplier_process_subtype",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierCompletedV3;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierCompletedV3")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierCompletedV3 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    supply_points: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierCompletedV3",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.completed` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -362,7 +788,7 @@ for LifecycleLeaveSupplierCompleted {
 /// Payload of `lifecycle.leave-supplier.requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// The oldest version listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -381,15 +807,117 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
     /// `is_passive` (boolean).
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierRequestedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_subtype",
+            "supply_points",
+            "requested_supply_end_at",
+            "requested_supply_end_date",
+            "requested_at",
+            "is_passive",
+            "passive_loss_instigated_supply_point_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierRequestedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierRequestedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierRequestedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
+                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
+                    requested_at: crate::de::required(f6, FIELDS[6usize])?,
+                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
+                    passive_loss_instigated_supply_point_id: f8.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierRequestedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Payload of `lifecycle.leave-supplier.requested` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// The v2 fields plus the process number (required).
 ///
 /// Holds the fields of `lifecycle.leave-supplier.requested v2`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `account_number` (string). From lifecycle.leave-supplier.requested v2.
     pub account_number: ::std::string::String,
@@ -408,10 +936,121 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `is_passive` (boolean). From lifecycle.leave-supplier.requested v2.
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer). From lifecycle.leave-supplier.requested v2.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierRequestedV3 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_subtype",
+            "supply_points",
+            "requested_supply_end_at",
+            "requested_supply_end_date",
+            "requested_at",
+            "is_passive",
+            "passive_loss_instigated_supply_point_id",
+            "leave_supplier_process_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierRequestedV3;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierRequestedV3")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierRequestedV3 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
+                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
+                    requested_at: crate::de::required(f6, FIELDS[6usize])?,
+                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
+                    passive_loss_instigated_supply_point_id: f8.flatten(),
+                    leave_supplier_process_number: crate::de::required(
+                        f9,
+                        FIELDS[9usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierRequestedV3",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -481,7 +1120,7 @@ for LifecycleLeaveSupplierRequested {
 /// Payload of `lifecycle.leave-supplier.reversal-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -491,6 +1130,78 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierReversalRequestedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_number",
+            "supply_points",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierReversalRequestedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierReversalRequestedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierReversalRequestedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierReversalRequestedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.reversal-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -539,7 +1250,7 @@ for LifecycleLeaveSupplierReversalRequested {
     }
 }
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -549,6 +1260,79 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     pub supply_point: crate::types::TerminatedSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "supply_point",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::TerminatedSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    subtype: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -601,7 +1385,7 @@ impl ::std::convert::From<
     }
 }
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -611,6 +1395,79 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     pub supply_point: crate::types::LeaveSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "supply_point",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::LeaveSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    subtype: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -666,7 +1523,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
     }
 }
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -676,6 +1533,79 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     pub supply_point: crate::types::LeaveSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "supply_point",
+            "subtype",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<crate::types::LeaveSupplyPoint> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
+                    subtype: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -730,7 +1660,7 @@ impl ::std::convert::From<
 /// Payload of `lifecycle.leave-supplier.termination.confirmed` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -742,6 +1672,85 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     pub leave_supplier_process_subtype: ::std::string::String,
     /// `supply_point` (`TerminatedSupplyPoint`).
     pub supply_point: crate::types::TerminatedSupplyPoint,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierTerminationConfirmedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_number",
+            "leave_supplier_process_subtype",
+            "supply_point",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierTerminationConfirmedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierTerminationConfirmedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<crate::types::TerminatedSupplyPoint> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierTerminationConfirmedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f3,
+                        FIELDS[3usize],
+                    )?,
+                    supply_point: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierTerminationConfirmedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.termination.confirmed` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -790,7 +1799,7 @@ for LifecycleLeaveSupplierTerminationConfirmed {
     }
 }
 /// Payload of `lifecycle.leave-supplier.termination.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -800,6 +1809,81 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     pub leave_supplier_process_subtype: ::std::string::String,
     /// `supply_point` (`TerminationInitiatedSupplyPoint`).
     pub supply_point: crate::types::TerminationInitiatedSupplyPoint,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierTerminationInitiatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_number",
+            "leave_supplier_process_subtype",
+            "supply_point",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierTerminationInitiatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierTerminationInitiatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    crate::types::TerminationInitiatedSupplyPoint,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierTerminationInitiatedV1 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_number: crate::de::required(
+                        f1,
+                        FIELDS[1usize],
+                    )?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_point: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierTerminationInitiatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.termination.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -850,7 +1934,7 @@ for LifecycleLeaveSupplierTerminationInitiated {
 /// Payload of `lifecycle.leave-supplier.updated` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// The fields of `lifecycle.leave-supplier.requested` v2, with `updated_at` in place of `requested_at`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierUpdatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -869,15 +1953,117 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
     /// `is_passive` (boolean).
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierUpdatedV2 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_subtype",
+            "supply_points",
+            "requested_supply_end_at",
+            "requested_supply_end_date",
+            "updated_at",
+            "is_passive",
+            "passive_loss_instigated_supply_point_id",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierUpdatedV2;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierUpdatedV2")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierUpdatedV2 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
+                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
+                    updated_at: crate::de::required(f6, FIELDS[6usize])?,
+                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
+                    passive_loss_instigated_supply_point_id: f8.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierUpdatedV2",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Payload of `lifecycle.leave-supplier.updated` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// The v2 fields plus the process number (required).
 ///
 /// Holds the fields of `lifecycle.leave-supplier.updated v2`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `account_number` (string). From lifecycle.leave-supplier.updated v2.
     pub account_number: ::std::string::String,
@@ -896,10 +2082,121 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `is_passive` (boolean). From lifecycle.leave-supplier.updated v2.
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer). From lifecycle.leave-supplier.updated v2.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierUpdatedV3 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_number",
+            "leave_supplier_process_id",
+            "leave_supplier_process_subtype",
+            "supply_points",
+            "requested_supply_end_at",
+            "requested_supply_end_date",
+            "updated_at",
+            "is_passive",
+            "passive_loss_instigated_supply_point_id",
+            "leave_supplier_process_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LifecycleLeaveSupplierUpdatedV3;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleLeaveSupplierUpdatedV3")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(LifecycleLeaveSupplierUpdatedV3 {
+                    account_number: crate::de::required(f0, FIELDS[0usize])?,
+                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
+                    leave_supplier_process_subtype: crate::de::required(
+                        f2,
+                        FIELDS[2usize],
+                    )?,
+                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
+                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
+                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
+                    updated_at: crate::de::required(f6, FIELDS[6usize])?,
+                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
+                    passive_loss_instigated_supply_point_id: f8.flatten(),
+                    leave_supplier_process_number: crate::de::required(
+                        f9,
+                        FIELDS[9usize],
+                    )?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct LifecycleLeaveSupplierUpdatedV3",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `lifecycle.leave-supplier.updated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

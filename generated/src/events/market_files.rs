@@ -3,10 +3,58 @@
 //!
 //! Events about market flow files and invoices of the electricity and gas markets, and Spanish supply points.
 /// Payload of `electricity-flow-file.cancellation-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileCancellationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for ElectricityFlowFileCancellationInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElectricityFlowFileCancellationInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElectricityFlowFileCancellationInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ElectricityFlowFileCancellationInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ElectricityFlowFileCancellationInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `electricity-flow-file.cancellation-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,10 +103,58 @@ for ElectricityFlowFileCancellationInvoiceProcessed {
     }
 }
 /// Payload of `electricity-flow-file.complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElectricityFlowFileComplementaryInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElectricityFlowFileComplementaryInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ElectricityFlowFileComplementaryInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ElectricityFlowFileComplementaryInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `electricity-flow-file.complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,10 +203,58 @@ for ElectricityFlowFileComplementaryInvoiceProcessed {
     }
 }
 /// Payload of `electricity-flow-file.rectification-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRectificationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for ElectricityFlowFileRectificationInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElectricityFlowFileRectificationInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElectricityFlowFileRectificationInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ElectricityFlowFileRectificationInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ElectricityFlowFileRectificationInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `electricity-flow-file.rectification-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -159,10 +303,58 @@ for ElectricityFlowFileRectificationInvoiceProcessed {
     }
 }
 /// Payload of `electricity-flow-file.regularizer-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElectricityFlowFileRegularizerInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElectricityFlowFileRegularizerInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ElectricityFlowFileRegularizerInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ElectricityFlowFileRegularizerInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `electricity-flow-file.regularizer-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,10 +403,60 @@ for ElectricityFlowFileRegularizerInvoiceProcessed {
     }
 }
 /// Payload of `electricity_flow_file.billable_concepts_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de>
+for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElectricityFlowFileBillableConceptsInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `electricity_flow_file.billable_concepts_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -263,10 +505,57 @@ for ElectricityFlowFileBillableConceptsInvoiceProcessed {
     }
 }
 /// Payload of `electricity_flow_file.regular_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for ElectricityFlowFileRegularInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElectricityFlowFileRegularInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElectricityFlowFileRegularInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ElectricityFlowFileRegularInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct ElectricityFlowFileRegularInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `electricity_flow_file.regular_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -315,7 +604,7 @@ for ElectricityFlowFileRegularInvoiceProcessed {
     }
 }
 /// Payload of `esp-supply-points.enrichment-data.sent` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EspSupplyPointsEnrichmentDataSentV1 {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::std::string::String,
@@ -325,6 +614,73 @@ pub struct EspSupplyPointsEnrichmentDataSentV1 {
     pub atr: ::std::string::String,
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for EspSupplyPointsEnrichmentDataSentV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "supply_point_identifier",
+            "province_code",
+            "atr",
+            "valid_from",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EspSupplyPointsEnrichmentDataSentV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EspSupplyPointsEnrichmentDataSentV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(EspSupplyPointsEnrichmentDataSentV1 {
+                    supply_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    province_code: crate::de::required(f1, FIELDS[1usize])?,
+                    atr: crate::de::required(f2, FIELDS[2usize])?,
+                    valid_from: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct EspSupplyPointsEnrichmentDataSentV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `esp-supply-points.enrichment-data.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -373,7 +729,7 @@ for EspSupplyPointsEnrichmentDataSent {
     }
 }
 /// Payload of `esp_supply_points.atr_snapshot.sent` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EspSupplyPointsAtrSnapshotSentV1 {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::std::string::String,
@@ -385,6 +741,79 @@ pub struct EspSupplyPointsAtrSnapshotSentV1 {
     pub effective_datetime: ::std::string::String,
     /// `insert_datetime` (string).
     pub insert_datetime: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for EspSupplyPointsAtrSnapshotSentV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "supply_point_identifier",
+            "market",
+            "atr",
+            "effective_datetime",
+            "insert_datetime",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EspSupplyPointsAtrSnapshotSentV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EspSupplyPointsAtrSnapshotSentV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(EspSupplyPointsAtrSnapshotSentV1 {
+                    supply_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
+                    market: crate::de::required(f1, FIELDS[1usize])?,
+                    atr: crate::de::required(f2, FIELDS[2usize])?,
+                    effective_datetime: crate::de::required(f3, FIELDS[3usize])?,
+                    insert_datetime: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct EspSupplyPointsAtrSnapshotSentV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `esp_supply_points.atr_snapshot.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -433,12 +862,67 @@ for EspSupplyPointsAtrSnapshotSent {
     }
 }
 /// Payload of `gas-bill-flow-details.annulment-with-substituent-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de>
+for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -489,12 +973,64 @@ for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     }
 }
 /// Payload of `gas-bill-flow-details.cancellation-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasBillFlowDetailsCancellationInvoiceCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasBillFlowDetailsCancellationInvoiceCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasBillFlowDetailsCancellationInvoiceCreatedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-bill-flow-details.cancellation-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -543,12 +1079,64 @@ for GasBillFlowDetailsCancellationInvoiceCreated {
     }
 }
 /// Payload of `gas-bill-flow-details.complementary-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasBillFlowDetailsComplementaryInvoiceCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasBillFlowDetailsComplementaryInvoiceCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-bill-flow-details.complementary-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -597,12 +1185,64 @@ for GasBillFlowDetailsComplementaryInvoiceCreated {
     }
 }
 /// Payload of `gas-bill-flow-details.rectification-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasBillFlowDetailsRectificationInvoiceCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasBillFlowDetailsRectificationInvoiceCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasBillFlowDetailsRectificationInvoiceCreatedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-bill-flow-details.rectification-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -651,12 +1291,64 @@ for GasBillFlowDetailsRectificationInvoiceCreated {
     }
 }
 /// Payload of `gas-bill-flow-details.regular-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsRegularInvoiceCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasBillFlowDetailsRegularInvoiceCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasBillFlowDetailsRegularInvoiceCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasBillFlowDetailsRegularInvoiceCreatedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-bill-flow-details.regular-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -705,12 +1397,64 @@ for GasBillFlowDetailsRegularInvoiceCreated {
     }
 }
 /// Payload of `gas-flow-file.b7033-complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasFlowFileB7033ComplementaryInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasFlowFileB7033ComplementaryInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-flow-file.b7033-complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -759,12 +1503,64 @@ for GasFlowFileB7033ComplementaryInvoiceProcessed {
     }
 }
 /// Payload of `gas-flow-file.b7033-regular-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for GasFlowFileB7033RegularInvoiceProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasFlowFileB7033RegularInvoiceProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasFlowFileB7033RegularInvoiceProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasFlowFileB7033RegularInvoiceProcessedV1 {
+                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
+                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasFlowFileB7033RegularInvoiceProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-flow-file.b7033-regular-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -813,25 +1609,110 @@ for GasFlowFileB7033RegularInvoiceProcessed {
     }
 }
 /// Payload of `gas-supply-point.inspection-results.received` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasSupplyPointInspectionResultsReceivedV1 {
     /// `cups` (string).
     pub cups: ::std::string::String,
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `property_id` (integer).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub property_id: ::std::option::Option<i64>,
     /// `inspection_result` (string).
     pub inspection_result: ::std::string::String,
     /// `inspection_datetime` (string).
     pub inspection_datetime: ::std::string::String,
     /// `defects` (free-form object).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub defects: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+impl<'de> ::serde::Deserialize<'de> for GasSupplyPointInspectionResultsReceivedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "cups",
+            "account_number",
+            "property_id",
+            "inspection_result",
+            "inspection_datetime",
+            "defects",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GasSupplyPointInspectionResultsReceivedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GasSupplyPointInspectionResultsReceivedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<
+                    ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(GasSupplyPointInspectionResultsReceivedV1 {
+                    cups: crate::de::required(f0, FIELDS[0usize])?,
+                    account_number: f1.flatten(),
+                    property_id: f2.flatten(),
+                    inspection_result: crate::de::required(f3, FIELDS[3usize])?,
+                    inspection_datetime: crate::de::required(f4, FIELDS[4usize])?,
+                    defects: f5.flatten(),
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct GasSupplyPointInspectionResultsReceivedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `gas-supply-point.inspection-results.received` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -880,7 +1761,7 @@ for GasSupplyPointInspectionResultsReceived {
     }
 }
 /// Payload of `markets.esp.bill-flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspBillFlowFileProcessedV1 {
     /// `bill_details_id` (string).
     pub bill_details_id: ::std::string::String,
@@ -894,6 +1775,85 @@ pub struct MarketsEspBillFlowFileProcessedV1 {
     pub billing_period_from: ::std::string::String,
     /// `billing_period_to` (string).
     pub billing_period_to: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MarketsEspBillFlowFileProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "bill_details_id",
+            "market",
+            "bill_type",
+            "cups",
+            "billing_period_from",
+            "billing_period_to",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MarketsEspBillFlowFileProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MarketsEspBillFlowFileProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MarketsEspBillFlowFileProcessedV1 {
+                    bill_details_id: crate::de::required(f0, FIELDS[0usize])?,
+                    market: crate::de::required(f1, FIELDS[1usize])?,
+                    bill_type: crate::de::required(f2, FIELDS[2usize])?,
+                    cups: crate::de::required(f3, FIELDS[3usize])?,
+                    billing_period_from: crate::de::required(f4, FIELDS[4usize])?,
+                    billing_period_to: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MarketsEspBillFlowFileProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `markets.esp.bill-flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -942,7 +1902,7 @@ for MarketsEspBillFlowFileProcessed {
     }
 }
 /// Payload of `markets.esp.flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspFlowFileProcessedV1 {
     /// `market` (string).
     pub market: ::std::string::String,
@@ -952,6 +1912,64 @@ pub struct MarketsEspFlowFileProcessedV1 {
     pub cups: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MarketsEspFlowFileProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["market", "flow_type", "cups", "account_number"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MarketsEspFlowFileProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MarketsEspFlowFileProcessedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MarketsEspFlowFileProcessedV1 {
+                    market: crate::de::required(f0, FIELDS[0usize])?,
+                    flow_type: crate::de::required(f1, FIELDS[1usize])?,
+                    cups: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct MarketsEspFlowFileProcessedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `markets.esp.flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1000,7 +2018,7 @@ for MarketsEspFlowFileProcessed {
     }
 }
 /// Payload of `markets.esp_industry_gasbillflowdetails.inspection.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -1008,6 +2026,65 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     pub billable_items: ::std::vec::Vec<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+impl<'de> ::serde::Deserialize<'de>
+for MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["id", "billable_items"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str(
+                    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::vec::Vec<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
+                    id: crate::de::required(f0, FIELDS[0usize])?,
+                    billable_items: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `markets.esp_industry_gasbillflowdetails.inspection.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1056,12 +2133,60 @@ for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     }
 }
 /// Payload of `markets.gas-supply-point.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsGasSupplyPointCreatedV1 {
     /// `cups` (string).
     pub cups: ::std::string::String,
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for MarketsGasSupplyPointCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["cups", "supply_point_id"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MarketsGasSupplyPointCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MarketsGasSupplyPointCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MarketsGasSupplyPointCreatedV1 {
+                    cups: crate::de::required(f0, FIELDS[0usize])?,
+                    supply_point_id: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct MarketsGasSupplyPointCreatedV1", FIELDS, Visitor)
+    }
 }
 /// Event type `markets.gas-supply-point.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -1110,7 +2235,7 @@ for MarketsGasSupplyPointCreated {
     }
 }
 /// Payload of `markets.network-operator.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsNetworkOperatorCreatedV1 {
     /// `network_operator_id` (integer).
     pub network_operator_id: i64,
@@ -1122,6 +2247,79 @@ pub struct MarketsNetworkOperatorCreatedV1 {
     pub ree_code: ::std::string::String,
     /// `market` (string).
     pub market: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MarketsNetworkOperatorCreatedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "network_operator_id",
+            "name",
+            "cif",
+            "ree_code",
+            "market",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MarketsNetworkOperatorCreatedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MarketsNetworkOperatorCreatedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MarketsNetworkOperatorCreatedV1 {
+                    network_operator_id: crate::de::required(f0, FIELDS[0usize])?,
+                    name: crate::de::required(f1, FIELDS[1usize])?,
+                    cif: crate::de::required(f2, FIELDS[2usize])?,
+                    ree_code: crate::de::required(f3, FIELDS[3usize])?,
+                    market: crate::de::required(f4, FIELDS[4usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MarketsNetworkOperatorCreatedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `markets.network-operator.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

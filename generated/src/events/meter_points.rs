@@ -3,7 +3,7 @@
 //!
 //! Events about gas and electricity meter points: registrations, backfills, meter asset managers (MAM), change of supply, and disputed closing readings. The catalogue's listing is truncated after `meterpoint.gas.disputed_closing_reading.queried.by_us` v1; events listed after it are not shown.
 /// Payload of `meterpoint.elec.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -19,6 +19,91 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     pub is_migrated: bool,
     /// `is_export` (boolean).
     pub is_export: bool,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointElecCosGainRegistrationRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mpan",
+            "supply_start_date",
+            "supplier_mpid",
+            "account_number",
+            "is_internal_transfer",
+            "is_migrated",
+            "is_export",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointElecCosGainRegistrationRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointElecCosGainRegistrationRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointElecCosGainRegistrationRequestedV1 {
+                    mpan: crate::de::required(f0, FIELDS[0usize])?,
+                    supply_start_date: crate::de::required(f1, FIELDS[1usize])?,
+                    supplier_mpid: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                    is_internal_transfer: crate::de::required(f4, FIELDS[4usize])?,
+                    is_migrated: crate::de::required(f5, FIELDS[5usize])?,
+                    is_export: crate::de::required(f6, FIELDS[6usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointElecCosGainRegistrationRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.elec.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,7 +152,7 @@ for MeterpointElecCosGainRegistrationRequested {
     }
 }
 /// Payload of `meterpoint.gas.api_backfill` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasApiBackfillV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -81,6 +166,81 @@ pub struct MeterpointGasApiBackfillV1 {
     pub nomination_shipper_ref: ::std::string::String,
     /// `supply_end_date` (string).
     pub supply_end_date: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasApiBackfillV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "supplier",
+            "supply_start_date",
+            "meter_reading_factor",
+            "nomination_shipper_ref",
+            "supply_end_date",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasApiBackfillV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasApiBackfillV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasApiBackfillV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    supplier: crate::de::required(f1, FIELDS[1usize])?,
+                    supply_start_date: crate::de::required(f2, FIELDS[2usize])?,
+                    meter_reading_factor: crate::de::required(f3, FIELDS[3usize])?,
+                    nomination_shipper_ref: crate::de::required(f4, FIELDS[4usize])?,
+                    supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct MeterpointGasApiBackfillV1", FIELDS, Visitor)
+    }
 }
 /// Event type `meterpoint.gas.api_backfill` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,7 +288,7 @@ impl ::std::convert::From<MeterpointGasApiBackfillV1> for MeterpointGasApiBackfi
 /// Payload of `meterpoint.gas.appoint_mam.requested` version `v1` (Meter points (gas and electricity)).
 ///
 /// Holds the fields of base `MB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasAppointMamRequestedV1 {
     /// `mprn` (string). From base MB.
     pub mprn: ::std::string::String,
@@ -154,6 +314,123 @@ pub struct MeterpointGasAppointMamRequestedV1 {
     pub meter_type: ::std::string::String,
     /// `meter_mechanism` (string). From base MB.
     pub meter_mechanism: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasAppointMamRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "mam_to_appoint",
+            "force_appointment",
+            "owner",
+            "model",
+            "manufacturer",
+            "manufactured_year",
+            "location",
+            "location_description",
+            "status",
+            "meter_type",
+            "meter_mechanism",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasAppointMamRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasAppointMamRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::option::Option::Some(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        ::std::option::Option::Some(11usize) => {
+                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasAppointMamRequestedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    mam_to_appoint: crate::de::required(f1, FIELDS[1usize])?,
+                    force_appointment: crate::de::required(f2, FIELDS[2usize])?,
+                    owner: crate::de::required(f3, FIELDS[3usize])?,
+                    model: crate::de::required(f4, FIELDS[4usize])?,
+                    manufacturer: crate::de::required(f5, FIELDS[5usize])?,
+                    manufactured_year: crate::de::required(f6, FIELDS[6usize])?,
+                    location: crate::de::required(f7, FIELDS[7usize])?,
+                    location_description: crate::de::required(f8, FIELDS[8usize])?,
+                    status: crate::de::required(f9, FIELDS[9usize])?,
+                    meter_type: crate::de::required(f10, FIELDS[10usize])?,
+                    meter_mechanism: crate::de::required(f11, FIELDS[11usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasAppointMamRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.appoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,7 +479,7 @@ for MeterpointGasAppointMamRequested {
     }
 }
 /// Payload of `meterpoint.gas.backfill` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasBackfillV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -249,6 +526,177 @@ pub struct MeterpointGasBackfillV1 {
     /// `cohort` (string).
     pub cohort: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasBackfillV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "supplier",
+            "supply_start_date",
+            "sub_building_name",
+            "building_name",
+            "building_number",
+            "dependent_street",
+            "principal_street",
+            "double_dependent_locality",
+            "dependent_locality",
+            "post_town",
+            "county",
+            "postcode",
+            "meter_serial_number",
+            "meter_digits",
+            "meter_mechanism",
+            "meter_is_imperial",
+            "meter_reading_factor",
+            "last_reading",
+            "last_reading_on",
+            "nomination_shipper_ref",
+            "cohort",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasBackfillV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasBackfillV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f12: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f13: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f14: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f16: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f17: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f18: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f19: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f20: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f21: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::option::Option::Some(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        ::std::option::Option::Some(11usize) => {
+                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
+                        }
+                        ::std::option::Option::Some(12usize) => {
+                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
+                        }
+                        ::std::option::Option::Some(13usize) => {
+                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
+                        }
+                        ::std::option::Option::Some(14usize) => {
+                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
+                        }
+                        ::std::option::Option::Some(15usize) => {
+                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
+                        }
+                        ::std::option::Option::Some(16usize) => {
+                            crate::de::set(&mut f16, &mut map, FIELDS[16usize])?
+                        }
+                        ::std::option::Option::Some(17usize) => {
+                            crate::de::set(&mut f17, &mut map, FIELDS[17usize])?
+                        }
+                        ::std::option::Option::Some(18usize) => {
+                            crate::de::set(&mut f18, &mut map, FIELDS[18usize])?
+                        }
+                        ::std::option::Option::Some(19usize) => {
+                            crate::de::set(&mut f19, &mut map, FIELDS[19usize])?
+                        }
+                        ::std::option::Option::Some(20usize) => {
+                            crate::de::set(&mut f20, &mut map, FIELDS[20usize])?
+                        }
+                        ::std::option::Option::Some(21usize) => {
+                            crate::de::set(&mut f21, &mut map, FIELDS[21usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasBackfillV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    supplier: crate::de::required(f1, FIELDS[1usize])?,
+                    supply_start_date: crate::de::required(f2, FIELDS[2usize])?,
+                    sub_building_name: crate::de::required(f3, FIELDS[3usize])?,
+                    building_name: crate::de::required(f4, FIELDS[4usize])?,
+                    building_number: crate::de::required(f5, FIELDS[5usize])?,
+                    dependent_street: crate::de::required(f6, FIELDS[6usize])?,
+                    principal_street: crate::de::required(f7, FIELDS[7usize])?,
+                    double_dependent_locality: crate::de::required(f8, FIELDS[8usize])?,
+                    dependent_locality: crate::de::required(f9, FIELDS[9usize])?,
+                    post_town: crate::de::required(f10, FIELDS[10usize])?,
+                    county: crate::de::required(f11, FIELDS[11usize])?,
+                    postcode: crate::de::required(f12, FIELDS[12usize])?,
+                    meter_serial_number: crate::de::required(f13, FIELDS[13usize])?,
+                    meter_digits: crate::de::required(f14, FIELDS[14usize])?,
+                    meter_mechanism: crate::de::required(f15, FIELDS[15usize])?,
+                    meter_is_imperial: crate::de::required(f16, FIELDS[16usize])?,
+                    meter_reading_factor: crate::de::required(f17, FIELDS[17usize])?,
+                    last_reading: crate::de::required(f18, FIELDS[18usize])?,
+                    last_reading_on: crate::de::required(f19, FIELDS[19usize])?,
+                    nomination_shipper_ref: crate::de::required(f20, FIELDS[20usize])?,
+                    cohort: crate::de::required(f21, FIELDS[21usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct("struct MeterpointGasBackfillV1", FIELDS, Visitor)
+    }
+}
 /// Event type `meterpoint.gas.backfill` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -293,12 +741,64 @@ impl ::std::convert::From<MeterpointGasBackfillV1> for MeterpointGasBackfill {
     }
 }
 /// Payload of `meterpoint.gas.change_of_cohort.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasChangeOfCohortRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
     /// `cohort` (string).
     pub cohort: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasChangeOfCohortRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["mprn", "cohort"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasChangeOfCohortRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasChangeOfCohortRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasChangeOfCohortRequestedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    cohort: crate::de::required(f1, FIELDS[1usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasChangeOfCohortRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.change_of_cohort.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -349,7 +849,7 @@ for MeterpointGasChangeOfCohortRequested {
 /// Payload of `meterpoint.gas.change_of_mam.requested` version `v1` (Meter points (gas and electricity)).
 ///
 /// Holds the fields of base `MB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasChangeOfMamRequestedV1 {
     /// `mprn` (string). From base MB.
     pub mprn: ::std::string::String,
@@ -379,6 +879,135 @@ pub struct MeterpointGasChangeOfMamRequestedV1 {
     pub effective_from_date: ::std::string::String,
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasChangeOfMamRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "mam_to_appoint",
+            "force_appointment",
+            "owner",
+            "model",
+            "manufacturer",
+            "manufactured_year",
+            "location",
+            "location_description",
+            "status",
+            "meter_type",
+            "meter_mechanism",
+            "effective_from_date",
+            "current_mam",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasChangeOfMamRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasChangeOfMamRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f12: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f13: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::option::Option::Some(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        ::std::option::Option::Some(11usize) => {
+                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
+                        }
+                        ::std::option::Option::Some(12usize) => {
+                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
+                        }
+                        ::std::option::Option::Some(13usize) => {
+                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasChangeOfMamRequestedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    mam_to_appoint: crate::de::required(f1, FIELDS[1usize])?,
+                    force_appointment: crate::de::required(f2, FIELDS[2usize])?,
+                    owner: crate::de::required(f3, FIELDS[3usize])?,
+                    model: crate::de::required(f4, FIELDS[4usize])?,
+                    manufacturer: crate::de::required(f5, FIELDS[5usize])?,
+                    manufactured_year: crate::de::required(f6, FIELDS[6usize])?,
+                    location: crate::de::required(f7, FIELDS[7usize])?,
+                    location_description: crate::de::required(f8, FIELDS[8usize])?,
+                    status: crate::de::required(f9, FIELDS[9usize])?,
+                    meter_type: crate::de::required(f10, FIELDS[10usize])?,
+                    meter_mechanism: crate::de::required(f11, FIELDS[11usize])?,
+                    effective_from_date: crate::de::required(f12, FIELDS[12usize])?,
+                    current_mam: crate::de::required(f13, FIELDS[13usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasChangeOfMamRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.change_of_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -427,7 +1056,7 @@ for MeterpointGasChangeOfMamRequested {
     }
 }
 /// Payload of `meterpoint.gas.cos_gain.mtd_received` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -458,7 +1087,7 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `meter_reading_factor` (integer).
     pub meter_reading_factor: i64,
     /// `meter_link_code` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub meter_link_code: ::std::option::Option<::std::string::String>,
     /// `owner` (string).
     pub owner: ::std::string::String,
@@ -490,6 +1119,231 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     pub last_reading: i64,
     /// `last_reading_on` (string).
     pub last_reading_on: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainMtdReceivedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "building_name",
+            "building_number",
+            "dependent_street",
+            "principle_street",
+            "dependent_locality",
+            "post_town",
+            "county",
+            "meter_serial_number",
+            "meter_digits",
+            "meter_mechanism",
+            "meter_type",
+            "meter_is_imperial",
+            "meter_reading_factor",
+            "meter_link_code",
+            "owner",
+            "model",
+            "manufacturer",
+            "manufactured_year",
+            "location",
+            "location_description",
+            "instructions",
+            "status",
+            "pulse_value",
+            "correction_factor",
+            "bypass_fitted",
+            "collar_fitted",
+            "last_inspection_on",
+            "last_reading",
+            "last_reading_on",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasCosGainMtdReceivedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasCosGainMtdReceivedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f12: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f13: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f14: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f16: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f17: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f18: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f19: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f20: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f21: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f22: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f23: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f24: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f25: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f26: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f27: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f28: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f29: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::option::Option::Some(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        ::std::option::Option::Some(11usize) => {
+                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
+                        }
+                        ::std::option::Option::Some(12usize) => {
+                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
+                        }
+                        ::std::option::Option::Some(13usize) => {
+                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
+                        }
+                        ::std::option::Option::Some(14usize) => {
+                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
+                        }
+                        ::std::option::Option::Some(15usize) => {
+                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
+                        }
+                        ::std::option::Option::Some(16usize) => {
+                            crate::de::set(&mut f16, &mut map, FIELDS[16usize])?
+                        }
+                        ::std::option::Option::Some(17usize) => {
+                            crate::de::set(&mut f17, &mut map, FIELDS[17usize])?
+                        }
+                        ::std::option::Option::Some(18usize) => {
+                            crate::de::set(&mut f18, &mut map, FIELDS[18usize])?
+                        }
+                        ::std::option::Option::Some(19usize) => {
+                            crate::de::set(&mut f19, &mut map, FIELDS[19usize])?
+                        }
+                        ::std::option::Option::Some(20usize) => {
+                            crate::de::set(&mut f20, &mut map, FIELDS[20usize])?
+                        }
+                        ::std::option::Option::Some(21usize) => {
+                            crate::de::set(&mut f21, &mut map, FIELDS[21usize])?
+                        }
+                        ::std::option::Option::Some(22usize) => {
+                            crate::de::set(&mut f22, &mut map, FIELDS[22usize])?
+                        }
+                        ::std::option::Option::Some(23usize) => {
+                            crate::de::set(&mut f23, &mut map, FIELDS[23usize])?
+                        }
+                        ::std::option::Option::Some(24usize) => {
+                            crate::de::set(&mut f24, &mut map, FIELDS[24usize])?
+                        }
+                        ::std::option::Option::Some(25usize) => {
+                            crate::de::set(&mut f25, &mut map, FIELDS[25usize])?
+                        }
+                        ::std::option::Option::Some(26usize) => {
+                            crate::de::set(&mut f26, &mut map, FIELDS[26usize])?
+                        }
+                        ::std::option::Option::Some(27usize) => {
+                            crate::de::set(&mut f27, &mut map, FIELDS[27usize])?
+                        }
+                        ::std::option::Option::Some(28usize) => {
+                            crate::de::set(&mut f28, &mut map, FIELDS[28usize])?
+                        }
+                        ::std::option::Option::Some(29usize) => {
+                            crate::de::set(&mut f29, &mut map, FIELDS[29usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasCosGainMtdReceivedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    building_name: crate::de::required(f1, FIELDS[1usize])?,
+                    building_number: crate::de::required(f2, FIELDS[2usize])?,
+                    dependent_street: crate::de::required(f3, FIELDS[3usize])?,
+                    principle_street: crate::de::required(f4, FIELDS[4usize])?,
+                    dependent_locality: crate::de::required(f5, FIELDS[5usize])?,
+                    post_town: crate::de::required(f6, FIELDS[6usize])?,
+                    county: crate::de::required(f7, FIELDS[7usize])?,
+                    meter_serial_number: crate::de::required(f8, FIELDS[8usize])?,
+                    meter_digits: crate::de::required(f9, FIELDS[9usize])?,
+                    meter_mechanism: crate::de::required(f10, FIELDS[10usize])?,
+                    meter_type: crate::de::required(f11, FIELDS[11usize])?,
+                    meter_is_imperial: crate::de::required(f12, FIELDS[12usize])?,
+                    meter_reading_factor: crate::de::required(f13, FIELDS[13usize])?,
+                    meter_link_code: f14.flatten(),
+                    owner: crate::de::required(f15, FIELDS[15usize])?,
+                    model: crate::de::required(f16, FIELDS[16usize])?,
+                    manufacturer: crate::de::required(f17, FIELDS[17usize])?,
+                    manufactured_year: crate::de::required(f18, FIELDS[18usize])?,
+                    location: crate::de::required(f19, FIELDS[19usize])?,
+                    location_description: crate::de::required(f20, FIELDS[20usize])?,
+                    instructions: crate::de::required(f21, FIELDS[21usize])?,
+                    status: crate::de::required(f22, FIELDS[22usize])?,
+                    pulse_value: crate::de::required(f23, FIELDS[23usize])?,
+                    correction_factor: crate::de::required(f24, FIELDS[24usize])?,
+                    bypass_fitted: crate::de::required(f25, FIELDS[25usize])?,
+                    collar_fitted: crate::de::required(f26, FIELDS[26usize])?,
+                    last_inspection_on: crate::de::required(f27, FIELDS[27usize])?,
+                    last_reading: crate::de::required(f28, FIELDS[28usize])?,
+                    last_reading_on: crate::de::required(f29, FIELDS[29usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasCosGainMtdReceivedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.cos_gain.mtd_received` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -538,7 +1392,7 @@ for MeterpointGasCosGainMtdReceived {
     }
 }
 /// Payload of `meterpoint.gas.cos_gain.registration.confirmed` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -548,6 +1402,68 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     pub is_domestic: bool,
     /// `is_igt_mam` (boolean).
     pub is_igt_mam: bool,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainRegistrationConfirmedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["mprn", "previous_mam", "is_domestic", "is_igt_mam"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasCosGainRegistrationConfirmedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasCosGainRegistrationConfirmedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasCosGainRegistrationConfirmedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    previous_mam: crate::de::required(f1, FIELDS[1usize])?,
+                    is_domestic: crate::de::required(f2, FIELDS[2usize])?,
+                    is_igt_mam: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasCosGainRegistrationConfirmedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.cos_gain.registration.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -596,7 +1512,7 @@ for MeterpointGasCosGainRegistrationConfirmed {
     }
 }
 /// Payload of `meterpoint.gas.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -606,6 +1522,73 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     pub supplier_mpid: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainRegistrationRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "supply_start_date",
+            "supplier_mpid",
+            "account_number",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasCosGainRegistrationRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasCosGainRegistrationRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasCosGainRegistrationRequestedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    supply_start_date: crate::de::required(f1, FIELDS[1usize])?,
+                    supplier_mpid: crate::de::required(f2, FIELDS[2usize])?,
+                    account_number: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasCosGainRegistrationRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -654,7 +1637,7 @@ for MeterpointGasCosGainRegistrationRequested {
     }
 }
 /// Payload of `meterpoint.gas.cos_loss.confirmed` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosLossConfirmedV1 {
     /// `account_id` (integer).
     pub account_id: i64,
@@ -676,6 +1659,112 @@ pub struct MeterpointGasCosLossConfirmedV1 {
     pub meter_reading_factor: f64,
     /// `new_supplier` (string).
     pub new_supplier: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosLossConfirmedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "account_id",
+            "mprn",
+            "supply_end_date",
+            "meter_exists",
+            "meter_serial_number",
+            "meter_digits",
+            "meter_mechanism",
+            "meter_imperial_metric_indicator",
+            "meter_reading_factor",
+            "new_supplier",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasCosLossConfirmedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasCosLossConfirmedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasCosLossConfirmedV1 {
+                    account_id: crate::de::required(f0, FIELDS[0usize])?,
+                    mprn: crate::de::required(f1, FIELDS[1usize])?,
+                    supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
+                    meter_exists: crate::de::required(f3, FIELDS[3usize])?,
+                    meter_serial_number: crate::de::required(f4, FIELDS[4usize])?,
+                    meter_digits: crate::de::required(f5, FIELDS[5usize])?,
+                    meter_mechanism: crate::de::required(f6, FIELDS[6usize])?,
+                    meter_imperial_metric_indicator: crate::de::required(
+                        f7,
+                        FIELDS[7usize],
+                    )?,
+                    meter_reading_factor: crate::de::required(f8, FIELDS[8usize])?,
+                    new_supplier: crate::de::required(f9, FIELDS[9usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasCosLossConfirmedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.cos_loss.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -724,7 +1813,7 @@ for MeterpointGasCosLossConfirmed {
     }
 }
 /// Payload of `meterpoint.gas.deappoint_mam.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasDeappointMamRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -738,6 +1827,85 @@ pub struct MeterpointGasDeappointMamRequestedV1 {
     pub new_supplier: ::std::string::String,
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
+}
+impl<'de> ::serde::Deserialize<'de> for MeterpointGasDeappointMamRequestedV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "mprn",
+            "mam_to_deappoint",
+            "effective_to_date",
+            "is_cos_loss",
+            "new_supplier",
+            "current_mam",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasDeappointMamRequestedV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasDeappointMamRequestedV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasDeappointMamRequestedV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    mam_to_deappoint: crate::de::required(f1, FIELDS[1usize])?,
+                    effective_to_date: crate::de::required(f2, FIELDS[2usize])?,
+                    is_cos_loss: crate::de::required(f3, FIELDS[3usize])?,
+                    new_supplier: crate::de::required(f4, FIELDS[4usize])?,
+                    current_mam: crate::de::required(f5, FIELDS[5usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasDeappointMamRequestedV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.deappoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -998,13 +2166,70 @@ impl ::std::convert::From<
 /// The catalogue shows only `mprn` and says the event's further fields are not shown. Fields it does not list are kept as they arrive (see `additional_fields`), never dropped or rejected.
 ///
 /// Incomplete: the catalogue does not show every field of this payload; fields it does not list are kept in `additional_fields`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came.
     #[serde(flatten)]
     pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de>
+for MeterpointGasDisputedClosingReadingQueriedByUsV1 {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["mprn"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MeterpointGasDisputedClosingReadingQueriedByUsV1;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MeterpointGasDisputedClosingReadingQueriedByUsV1")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut additional_fields = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::KeyOrName(FIELDS),
+                )? {
+                    match key {
+                        ::std::result::Result::Ok(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::result::Result::Err(other) => {
+                            additional_fields
+                                .insert(
+                                    other,
+                                    ::serde::de::MapAccess::next_value(&mut map)?,
+                                );
+                        }
+                        ::std::result::Result::Ok(_) => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(MeterpointGasDisputedClosingReadingQueriedByUsV1 {
+                    mprn: crate::de::required(f0, FIELDS[0usize])?,
+                    additional_fields,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
+                FIELDS,
+                Visitor,
+            )
+    }
 }
 /// Event type `meterpoint.gas.disputed_closing_reading.queried.by_us` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,7 +20,7 @@ pub struct Account(pub ::serde_json::Map<::std::string::String, ::serde_json::Va
 #[serde(transparent)]
 pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
 /// A link to a related resource.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Link {
     /// The absolute URL of the linked resource.
     pub href: ::std::string::String,
@@ -29,22 +29,139 @@ pub struct Link {
     /// The relation (`self` occurs).
     pub rel: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de> for Link {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["href", "method", "rel"];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Link;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Link")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(Link {
+                    href: crate::de::required(f0, FIELDS[0usize])?,
+                    method: crate::de::required(f1, FIELDS[1usize])?,
+                    rel: crate::de::required(f2, FIELDS[2usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct Link", FIELDS, Visitor)
+    }
+}
 /// The paginated list envelope of every list response. When there are more records than `page_size` (usually 100), the client must request the next page explicitly, with the URL given in `next`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Page<T> {
     /// The number of records reported for the response (all pages).
     pub count: i64,
     /// The URL of the next page; `null` when there is no further page.
-    #[serde(default)]
     pub next: ::std::option::Option<::std::string::String>,
     /// The URL of the previous page; `null` on the first page.
-    #[serde(default)]
     pub previous: ::std::option::Option<::std::string::String>,
     /// The records of this page.
     pub results: ::std::vec::Vec<T>,
 }
+impl<'de, T: ::serde::Deserialize<'de>> ::serde::Deserialize<'de> for Page<T> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["count", "next", "previous", "results"];
+        struct Visitor<T>(::std::marker::PhantomData<T>);
+        impl<'de, T: ::serde::Deserialize<'de>> ::serde::de::Visitor<'de>
+        for Visitor<T> {
+            type Value = Page<T>;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Page")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::vec::Vec<T>> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(Page {
+                    count: crate::de::required(f0, FIELDS[0usize])?,
+                    next: f1.flatten(),
+                    previous: f2.flatten(),
+                    results: crate::de::required(f3, FIELDS[3usize])?,
+                })
+            }
+        }
+        deserializer
+            .deserialize_struct(
+                "struct Page",
+                FIELDS,
+                Visitor(::std::marker::PhantomData),
+            )
+    }
+}
 /// A product, as an element of the products list.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Product {
     /// The product code, used in paths as `<product_code>`.
     pub code: ::std::string::String,
@@ -67,12 +184,10 @@ pub struct Product {
     /// Whether the product is restricted.
     pub is_restricted: bool,
     /// The product's fixed term; `null` when the product has no fixed term. Decision: the type of a set term is not shown; real responses carry a whole number of months (`12`), so it is an integer.
-    #[serde(default)]
     pub term: ::std::option::Option<i64>,
     /// When the product became available (ISO 8601, with time zone).
     pub available_from: ::jiff::Timestamp,
     /// When the product stops being available; `null` when open-ended.
-    #[serde(default)]
     pub available_to: ::std::option::Option<::jiff::Timestamp>,
     /// Links to related resources; the `self` link leads to the single-product response.
     pub links: ::std::vec::Vec<crate::rest::Link>,
@@ -81,8 +196,144 @@ pub struct Product {
     /// The product's direction (`IMPORT` occurs; real responses show `EXPORT` too).
     pub direction: ::std::string::String,
 }
+impl<'de> ::serde::Deserialize<'de> for Product {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "code",
+            "full_name",
+            "display_name",
+            "description",
+            "is_variable",
+            "is_green",
+            "is_tracker",
+            "is_prepay",
+            "is_business",
+            "is_restricted",
+            "term",
+            "available_from",
+            "available_to",
+            "links",
+            "brand",
+            "direction",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Product;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Product")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut f11: ::std::option::Option<::jiff::Timestamp> = ::std::option::Option::None;
+                let mut f12: ::std::option::Option<
+                    ::std::option::Option<::jiff::Timestamp>,
+                > = ::std::option::Option::None;
+                let mut f13: ::std::option::Option<::std::vec::Vec<crate::rest::Link>> = ::std::option::Option::None;
+                let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::option::Option::Some(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::option::Option::Some(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::option::Option::Some(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::option::Option::Some(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::option::Option::Some(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::option::Option::Some(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        ::std::option::Option::Some(11usize) => {
+                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
+                        }
+                        ::std::option::Option::Some(12usize) => {
+                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
+                        }
+                        ::std::option::Option::Some(13usize) => {
+                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
+                        }
+                        ::std::option::Option::Some(14usize) => {
+                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
+                        }
+                        ::std::option::Option::Some(15usize) => {
+                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(Product {
+                    code: crate::de::required(f0, FIELDS[0usize])?,
+                    full_name: crate::de::required(f1, FIELDS[1usize])?,
+                    display_name: crate::de::required(f2, FIELDS[2usize])?,
+                    description: crate::de::required(f3, FIELDS[3usize])?,
+                    is_variable: crate::de::required(f4, FIELDS[4usize])?,
+                    is_green: crate::de::required(f5, FIELDS[5usize])?,
+                    is_tracker: crate::de::required(f6, FIELDS[6usize])?,
+                    is_prepay: crate::de::required(f7, FIELDS[7usize])?,
+                    is_business: crate::de::required(f8, FIELDS[8usize])?,
+                    is_restricted: crate::de::required(f9, FIELDS[9usize])?,
+                    term: f10.flatten(),
+                    available_from: crate::de::required(f11, FIELDS[11usize])?,
+                    available_to: f12.flatten(),
+                    links: crate::de::required(f13, FIELDS[13usize])?,
+                    brand: crate::de::required(f14, FIELDS[14usize])?,
+                    direction: crate::de::required(f15, FIELDS[15usize])?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct Product", FIELDS, Visitor)
+    }
+}
 /// The single-product response of `GET /v1/products/<product_code>/`. Decision: its fields are not shown; it carries the product fields, without `direction` (absent from real single-product responses, so optional here), and everything else it contains (tariffs by region, sample quotes, ...) is kept as it arrives in `additional_fields`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ProductDetail {
     /// The product code, used in paths as `<product_code>`.
     pub code: ::std::string::String,
@@ -105,26 +356,171 @@ pub struct ProductDetail {
     /// Whether the product is restricted.
     pub is_restricted: bool,
     /// The product's fixed term; `null` when the product has no fixed term. Decision: the type of a set term is not shown; real responses carry a whole number of months (`12`), so it is an integer.
-    #[serde(default)]
     pub term: ::std::option::Option<i64>,
     /// When the product became available (ISO 8601, with time zone).
     pub available_from: ::jiff::Timestamp,
     /// When the product stops being available; `null` when open-ended.
-    #[serde(default)]
     pub available_to: ::std::option::Option<::jiff::Timestamp>,
     /// Links to related resources; the `self` link leads to the single-product response.
     pub links: ::std::vec::Vec<crate::rest::Link>,
     /// The brand code.
     pub brand: ::std::string::String,
     /// The product's direction, when the response carries it.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub direction: ::std::option::Option<::std::string::String>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came.
     #[serde(flatten)]
     pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl<'de> ::serde::Deserialize<'de> for ProductDetail {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "code",
+            "full_name",
+            "display_name",
+            "description",
+            "is_variable",
+            "is_green",
+            "is_tracker",
+            "is_prepay",
+            "is_business",
+            "is_restricted",
+            "term",
+            "available_from",
+            "available_to",
+            "links",
+            "brand",
+            "direction",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProductDetail;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProductDetail")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f8: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f9: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut f10: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut f11: ::std::option::Option<::jiff::Timestamp> = ::std::option::Option::None;
+                let mut f12: ::std::option::Option<
+                    ::std::option::Option<::jiff::Timestamp>,
+                > = ::std::option::Option::None;
+                let mut f13: ::std::option::Option<::std::vec::Vec<crate::rest::Link>> = ::std::option::Option::None;
+                let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut f15: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                let mut additional_fields = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::KeyOrName(FIELDS),
+                )? {
+                    match key {
+                        ::std::result::Result::Ok(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::result::Result::Ok(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::result::Result::Ok(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::result::Result::Ok(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::result::Result::Ok(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        ::std::result::Result::Ok(5usize) => {
+                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
+                        }
+                        ::std::result::Result::Ok(6usize) => {
+                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
+                        }
+                        ::std::result::Result::Ok(7usize) => {
+                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
+                        }
+                        ::std::result::Result::Ok(8usize) => {
+                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
+                        }
+                        ::std::result::Result::Ok(9usize) => {
+                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
+                        }
+                        ::std::result::Result::Ok(10usize) => {
+                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
+                        }
+                        ::std::result::Result::Ok(11usize) => {
+                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
+                        }
+                        ::std::result::Result::Ok(12usize) => {
+                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
+                        }
+                        ::std::result::Result::Ok(13usize) => {
+                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
+                        }
+                        ::std::result::Result::Ok(14usize) => {
+                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
+                        }
+                        ::std::result::Result::Ok(15usize) => {
+                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
+                        }
+                        ::std::result::Result::Err(other) => {
+                            additional_fields
+                                .insert(
+                                    other,
+                                    ::serde::de::MapAccess::next_value(&mut map)?,
+                                );
+                        }
+                        ::std::result::Result::Ok(_) => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(ProductDetail {
+                    code: crate::de::required(f0, FIELDS[0usize])?,
+                    full_name: crate::de::required(f1, FIELDS[1usize])?,
+                    display_name: crate::de::required(f2, FIELDS[2usize])?,
+                    description: crate::de::required(f3, FIELDS[3usize])?,
+                    is_variable: crate::de::required(f4, FIELDS[4usize])?,
+                    is_green: crate::de::required(f5, FIELDS[5usize])?,
+                    is_tracker: crate::de::required(f6, FIELDS[6usize])?,
+                    is_prepay: crate::de::required(f7, FIELDS[7usize])?,
+                    is_business: crate::de::required(f8, FIELDS[8usize])?,
+                    is_restricted: crate::de::required(f9, FIELDS[9usize])?,
+                    term: f10.flatten(),
+                    available_from: crate::de::required(f11, FIELDS[11usize])?,
+                    available_to: f12.flatten(),
+                    links: crate::de::required(f13, FIELDS[13usize])?,
+                    brand: crate::de::required(f14, FIELDS[14usize])?,
+                    direction: f15.flatten(),
+                    additional_fields,
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct ProductDetail", FIELDS, Visitor)
+    }
+}
 /// A standard unit rate of an electricity tariff. In the list, results come latest `valid_from` first (descending). For half-hourly tariffs each rate covers 30 minutes: `valid_to` is 30 minutes after `valid_from`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct StandardUnitRate {
     /// The rate excluding VAT; may be negative.
     pub value_exc_vat: f64,
@@ -133,11 +529,82 @@ pub struct StandardUnitRate {
     /// The start of the validity period (UTC).
     pub valid_from: ::jiff::Timestamp,
     /// The end of the validity period (UTC). Decision: the document gives a date-time, but real responses send `null` for a rate that is still valid, so `null` is accepted and means open-ended.
-    #[serde(default)]
     pub valid_to: ::std::option::Option<::jiff::Timestamp>,
     /// The payment method the rate applies to, or `null`. Decision: real responses also omit the field; absent and `null` both mean "not stated".
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payment_method: ::std::option::Option<::std::string::String>,
+}
+impl<'de> ::serde::Deserialize<'de> for StandardUnitRate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "value_exc_vat",
+            "value_inc_vat",
+            "valid_from",
+            "valid_to",
+            "payment_method",
+        ];
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = StandardUnitRate;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StandardUnitRate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Self::Value, A::Error> {
+                let mut f0: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f1: ::std::option::Option<f64> = ::std::option::Option::None;
+                let mut f2: ::std::option::Option<::jiff::Timestamp> = ::std::option::Option::None;
+                let mut f3: ::std::option::Option<
+                    ::std::option::Option<::jiff::Timestamp>,
+                > = ::std::option::Option::None;
+                let mut f4: ::std::option::Option<
+                    ::std::option::Option<::std::string::String>,
+                > = ::std::option::Option::None;
+                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
+                    &mut map,
+                    crate::de::Key(FIELDS),
+                )? {
+                    match key {
+                        ::std::option::Option::Some(0usize) => {
+                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
+                        }
+                        ::std::option::Option::Some(1usize) => {
+                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
+                        }
+                        ::std::option::Option::Some(2usize) => {
+                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
+                        }
+                        ::std::option::Option::Some(3usize) => {
+                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
+                        }
+                        ::std::option::Option::Some(4usize) => {
+                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
+                        }
+                        _ => {
+                            ::serde::de::MapAccess::next_value::<
+                                ::serde::de::IgnoredAny,
+                            >(&mut map)?;
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(StandardUnitRate {
+                    value_exc_vat: crate::de::required(f0, FIELDS[0usize])?,
+                    value_inc_vat: crate::de::required(f1, FIELDS[1usize])?,
+                    valid_from: crate::de::required(f2, FIELDS[2usize])?,
+                    valid_to: f3.flatten(),
+                    payment_method: f4.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("struct StandardUnitRate", FIELDS, Visitor)
+    }
 }
 /// The body of an error response.
 pub type ErrorResponse = crate::rest::ApiError;

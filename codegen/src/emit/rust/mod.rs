@@ -31,6 +31,7 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     );
     files.insert("src/lib.rs".to_owned(), format_file(lib_rs(model))?);
     files.insert("src/types.rs".to_owned(), format_file(types_rs(model))?);
+    files.insert("src/de.rs".to_owned(), format_file(support::de())?);
     for (path, tokens) in events::files(model) {
         files.insert(path, format_file(tokens)?);
     }
@@ -122,6 +123,7 @@ fn lib_rs(model: &Model) -> TokenStream {
         pub mod types;
         pub mod events;
         pub mod rest;
+        mod de;
 
         pub use events::{DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind};
     }
@@ -225,8 +227,9 @@ fn field_doc(f: &Field) -> String {
     doc
 }
 
-/// A struct with serde derives. Optional fields are `Option` and skipped when absent; unknown fields are
-/// ignored, or kept in `additional_fields` when the struct is incomplete.
+/// A struct with serde: a derived `Serialize`, and a compact `Deserialize` (see [`deserialize_impl`]).
+/// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
+/// `additional_fields` when the struct is incomplete.
 pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let doc = doc_attrs(&s.doc);
@@ -250,23 +253,20 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
             let json = &f.name;
             quote!(#[serde(rename = #json)])
         });
-        let (ty, attrs) = if f.optional {
+        let (ty, skip) = if f.optional {
             (
                 quote!(::std::option::Option<#value>),
-                quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+                quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]),
             )
         } else if f.nullable {
-            (
-                quote!(::std::option::Option<#value>),
-                quote!(#[serde(default)]),
-            )
+            (quote!(::std::option::Option<#value>), quote!())
         } else {
             (value, quote!())
         };
         quote! {
             #doc
             #rename
-            #attrs
+            #skip
             pub #id: #ty,
         }
     });
@@ -277,12 +277,128 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
             pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         }
     });
+    let deserialize = deserialize_impl(s, home);
     quote! {
         #doc
-        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
         pub struct #name #generics {
             #(#fields)*
             #additional
+        }
+        #deserialize
+    }
+}
+
+/// `Deserialize` written out for one struct: a single map visitor that finds each key's field through a
+/// table lookup shared by every struct (`crate::de`), instead of serde_derive's field enum, key visitor
+/// and sequence visitor per struct. It accepts and rejects exactly what the derive would (the same
+/// "missing field", "duplicate field" and type errors), and compiles to a fraction of the code.
+fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
+    let name = format_ident!("{}", s.rust_name);
+    let expecting = format!("struct {}", s.rust_name);
+    let json_names = s.fields.iter().map(|f| f.name.as_str());
+    let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
+    let indices = 0..s.fields.len();
+    let inits = s
+        .fields
+        .iter()
+        .zip(&slots)
+        .enumerate()
+        .map(|(i, (f, slot))| {
+            let id = ident(&f.rust_name);
+            if f.is_option() {
+                quote!(#id: #slot.flatten())
+            } else {
+                quote!(#id: crate::de::required(#slot, FIELDS[#i])?)
+            }
+        });
+    let slot_types = s.fields.iter().map(|f| {
+        let value = value_type(&f.ty, f.format, home, f.boxed);
+        if f.is_option() {
+            quote!(::std::option::Option<::std::option::Option<#value>>)
+        } else {
+            quote!(::std::option::Option<#value>)
+        }
+    });
+    let (key_seed, other_arm, additional_init, additional_decl) = if s.incomplete {
+        (
+            quote!(crate::de::KeyOrName(FIELDS)),
+            quote! {
+                ::std::result::Result::Err(other) => {
+                    additional_fields.insert(other, ::serde::de::MapAccess::next_value(&mut map)?);
+                }
+                ::std::result::Result::Ok(_) => {
+                    ::serde::de::MapAccess::next_value::<::serde::de::IgnoredAny>(&mut map)?;
+                }
+            },
+            quote!(additional_fields,),
+            quote!(let mut additional_fields = ::serde_json::Map::new();),
+        )
+    } else {
+        (
+            quote!(crate::de::Key(FIELDS)),
+            quote!(_ => {
+                ::serde::de::MapAccess::next_value::<::serde::de::IgnoredAny>(&mut map)?;
+            }),
+            quote!(),
+            quote!(),
+        )
+    };
+    let known = |i: usize| {
+        if s.incomplete {
+            quote!(::std::result::Result::Ok(#i))
+        } else {
+            quote!(::std::option::Option::Some(#i))
+        }
+    };
+    let known_arms = indices.map(|i| {
+        let pattern = known(i);
+        let slot = &slots[i];
+        quote!(#pattern => crate::de::set(&mut #slot, &mut map, FIELDS[#i])?,)
+    });
+    let (impl_generics, type_generics, visitor_decl, visitor_value) = match &s.generic {
+        Some(g) => {
+            let g = format_ident!("{}", g);
+            (
+                quote!(<'de, #g: ::serde::Deserialize<'de>>),
+                quote!(<#g>),
+                quote!(struct Visitor<#g>(::std::marker::PhantomData<#g>);),
+                quote!(Visitor(::std::marker::PhantomData)),
+            )
+        }
+        None => (
+            quote!(<'de>),
+            quote!(),
+            quote!(
+                struct Visitor;
+            ),
+            quote!(Visitor),
+        ),
+    };
+    quote! {
+        impl #impl_generics ::serde::Deserialize<'de> for #name #type_generics {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                const FIELDS: &[&str] = &[#(#json_names),*];
+                #visitor_decl
+                impl #impl_generics ::serde::de::Visitor<'de> for Visitor #type_generics {
+                    type Value = #name #type_generics;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<Self::Value, A::Error> {
+                        #(let mut #slots: #slot_types = ::std::option::Option::None;)*
+                        #additional_decl
+                        while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(&mut map, #key_seed)? {
+                            match key {
+                                #(#known_arms)*
+                                #other_arm
+                            }
+                        }
+                        ::std::result::Result::Ok(#name { #(#inits,)* #additional_init })
+                    }
+                }
+                deserializer.deserialize_struct(#expecting, FIELDS, #visitor_value)
+            }
         }
     }
 }

@@ -417,3 +417,75 @@ pub(super) fn rest_endpoint() -> TokenStream {
         }
     }
 }
+
+/// `src/de.rs`: the pieces every generated `Deserialize` shares, the same for every schema.
+pub(super) fn de() -> TokenStream {
+    quote! {
+        #![doc = " Shared pieces of the generated `Deserialize` impls: one field-name lookup for every struct."]
+
+                /// Reads a map key as the index of a known field name; an unknown name is `None` (and not kept).
+        #[allow(dead_code, reason = "a schema, or a set of features, may have no struct that needs it")]
+        pub(crate) struct Key(pub(crate) &'static [&'static str]);
+
+        impl<'de> ::serde::de::DeserializeSeed<'de> for Key {
+            type Value = ::std::option::Option<usize>;
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Self::Value, D::Error> {
+                deserializer.deserialize_identifier(self)
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for Key {
+            type Value = ::std::option::Option<usize>;
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: ::serde::de::Error>(self, name: &str) -> ::std::result::Result<Self::Value, E> {
+                ::std::result::Result::Ok(self.0.iter().position(|known| *known == name))
+            }
+            fn visit_bytes<E: ::serde::de::Error>(self, name: &[u8]) -> ::std::result::Result<Self::Value, E> {
+                ::std::result::Result::Ok(self.0.iter().position(|known| known.as_bytes() == name))
+            }
+        }
+
+        /// Reads a map key as the index of a known field name, or the name itself when unknown (for the
+        /// `additional_fields` of an incomplete struct).
+                #[allow(dead_code, reason = "a schema, or a set of features, may have no incomplete struct")]
+        pub(crate) struct KeyOrName(pub(crate) &'static [&'static str]);
+
+
+        impl<'de> ::serde::de::DeserializeSeed<'de> for KeyOrName {
+            type Value = ::std::result::Result<usize, ::std::string::String>;
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Self::Value, D::Error> {
+                deserializer.deserialize_identifier(self)
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for KeyOrName {
+            type Value = ::std::result::Result<usize, ::std::string::String>;
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: ::serde::de::Error>(self, name: &str) -> ::std::result::Result<Self::Value, E> {
+                ::std::result::Result::Ok(self.0.iter().position(|known| *known == name).ok_or_else(|| name.to_owned()))
+            }
+        }
+
+        /// Reads the value of a field into its slot; a field seen twice is an error, as with serde_derive.
+        pub(crate) fn set<'de, A: ::serde::de::MapAccess<'de>, T: ::serde::Deserialize<'de>>(
+            slot: &mut ::std::option::Option<T>,
+            map: &mut A,
+            name: &'static str,
+        ) -> ::std::result::Result<(), A::Error> {
+            if slot.is_some() {
+                return ::std::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(name));
+            }
+            *slot = ::std::option::Option::Some(map.next_value()?);
+            ::std::result::Result::Ok(())
+        }
+
+        /// The value of a required field, or the "missing field" error.
+        pub(crate) fn required<T, E: ::serde::de::Error>(slot: ::std::option::Option<T>, name: &'static str) -> ::std::result::Result<T, E> {
+            slot.ok_or_else(|| E::missing_field(name))
+        }
+    }
+}
