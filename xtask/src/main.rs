@@ -2,7 +2,10 @@
 #![forbid(unsafe_code)]
 
 mod codegen;
+mod docs;
 mod test;
+mod tools;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -24,6 +27,8 @@ enum Command {
     Codegen(codegen::CodegenArgs),
     /// Run every test: the workspace's tests, then the third-party validators of the documents.
     Test(test::TestArgs),
+    /// Render the OpenAPI and AsyncAPI documents as static HTML pages in `target/docs/`.
+    Docs(docs::DocsArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +36,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Codegen(args) => codegen::run(&args),
         Command::Test(args) => test::run(&args),
+        Command::Docs(args) => docs::run(&args),
     }
 }
 
