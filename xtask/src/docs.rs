@@ -156,7 +156,8 @@ pub(crate) fn check(root: &Path) -> Result<(), String> {
     build(root, &model, &tools, &out, true)?;
 
     let index = rendered_texts(&dump_dom(&chromium, &out.join("index.html"), root)?);
-    missing_from(&index, &[openapi::OPENAPI_VERSION, asyncapi::TITLE], "index.html")
+    let rest_title = model.rest.as_ref().map_or("REST API", |r| r.title.as_str());
+    missing_from(&index, &[rest_title, asyncapi::TITLE], "index.html")
         .map_err(|e| format!("{e}\n(the index page does not render)"))?;
 
     let rest_expected = rest_expectations(&model);
