@@ -173,15 +173,20 @@ fn every_event_version_agrees_with_its_schemas() {
                 "no message `{}` in asyncapi.yaml",
                 v.id
             );
-            let in_document = document.validator(&format!("#/components/messages/{}/payload", v.id));
-            let file: Value = serde_json::from_str(&read_generated(&format!(
-                "schemas/events/{}.json",
-                v.id
-            )))
-            .expect("schema files are JSON");
-            assert_eq!(file["$schema"], "https://json-schema.org/draft/2020-12/schema");
+            let in_document =
+                document.validator(&format!("#/components/messages/{}/payload", v.id));
+            let file: Value =
+                serde_json::from_str(&read_generated(&format!("schemas/events/{}.json", v.id)))
+                    .expect("schema files are JSON");
+            assert_eq!(
+                file["$schema"],
+                "https://json-schema.org/draft/2020-12/schema"
+            );
             let in_file = standalone(&file);
-            let schemas = [("asyncapi.yaml", &in_document), ("the JSON Schema file", &in_file)];
+            let schemas = [
+                ("asyncapi.yaml", &in_document),
+                ("the JSON Schema file", &in_file),
+            ];
 
             for optionals in [Optionals::All, Optionals::None] {
                 let sample = event_payload(&model, v, optionals);
@@ -282,7 +287,13 @@ fn every_rest_resource_agrees_with_its_schema() {
         covered, schema_names,
         "every schema of openapi.yaml has its Rust type in this test"
     );
-    let resource = |name: &str| rest_model.resources.iter().find(|r| r.name == name).cloned();
+    let resource = |name: &str| {
+        rest_model
+            .resources
+            .iter()
+            .find(|r| r.name == name)
+            .cloned()
+    };
     let mut failures = Vec::new();
     let mut rejected = 0;
     for (name, through) in types {
@@ -328,7 +339,10 @@ fn every_rest_resource_agrees_with_its_schema() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(rejected >= 40, "mutations of every resource, found {rejected}");
+    assert!(
+        rejected >= 40,
+        "mutations of every resource, found {rejected}"
+    );
 }
 
 /// The response schema of an endpoint in the OpenAPI document, and its Rust response type.
@@ -392,7 +406,11 @@ fn real_responses_agree_with_their_endpoints_schemas() {
     check_responses::<rest::ListProducts>(
         &openapi,
         &document,
-        &["products_list_1.json", "products_list_2.json", "products_list_3.json"],
+        &[
+            "products_list_1.json",
+            "products_list_2.json",
+            "products_list_3.json",
+        ],
         &mut failures,
     );
     check_responses::<rest::GetProduct>(
@@ -442,7 +460,13 @@ fn a_real_response_with_a_broken_field_is_rejected_by_both() {
     assert!(!page.is_valid(&value), "an impossible date-time");
     assert!(through::<rest::Page<rest::StandardUnitRate>>(&value).is_err());
     value["results"][0]["valid_from"] = json!("2021-03-01T00:00:00Z");
-    value["results"][0].as_object_mut().expect("a rate").remove("value_inc_vat");
-    assert!(!page.is_valid(&value), "a required field of a record removed");
+    value["results"][0]
+        .as_object_mut()
+        .expect("a rate")
+        .remove("value_inc_vat");
+    assert!(
+        !page.is_valid(&value),
+        "a required field of a record removed"
+    );
     assert!(through::<rest::Page<rest::StandardUnitRate>>(&value).is_err());
 }

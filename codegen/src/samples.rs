@@ -62,7 +62,12 @@ pub fn struct_value(model: &Model, s: &Struct, optionals: Optionals, depth: usiz
 
 /// A sample value of a REST resource; `arg` is the type argument of a generic one (`Page<Product>`).
 /// An incomplete resource also carries a member the schema does not list, as the API sends it.
-pub fn resource_value(model: &Model, s: &Struct, arg: Option<&Type>, optionals: Optionals) -> Value {
+pub fn resource_value(
+    model: &Model,
+    s: &Struct,
+    arg: Option<&Type>,
+    optionals: Optionals,
+) -> Value {
     let scope = Scope {
         model,
         rest: true,

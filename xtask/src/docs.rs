@@ -65,7 +65,13 @@ fn load_model(root: &Path) -> Result<Model, String> {
 }
 
 /// Renders both documents into `out`, and the index page. `inline` embeds the renderer's script.
-fn build(root: &Path, model: &Model, tools: &Tools, out: &Path, inline: bool) -> Result<(), String> {
+fn build(
+    root: &Path,
+    model: &Model,
+    tools: &Tools,
+    out: &Path,
+    inline: bool,
+) -> Result<(), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let rest_title = model
         .rest
@@ -253,9 +259,11 @@ fn find_chromium() -> Result<PathBuf, String> {
             }
         }
     }
-    Err("headless Chromium is needed to check the docs pages: install the Debian package \
+    Err(
+        "headless Chromium is needed to check the docs pages: install the Debian package \
          `chromium` (`apt-get install chromium`), or set CHROMIUM to a Chromium executable"
-        .to_owned())
+            .to_owned(),
+    )
 }
 
 /// A headless Chromium command with a fresh profile, on a closed network.
@@ -339,7 +347,11 @@ fn rendered_texts(dom: &str) -> BTreeSet<String> {
     while let Some(open) = rest.find('<') {
         push_text(&mut texts, &rest[..open]);
         rest = &rest[open..];
-        let lower: String = rest.chars().take(7).collect::<String>().to_ascii_lowercase();
+        let lower: String = rest
+            .chars()
+            .take(7)
+            .collect::<String>()
+            .to_ascii_lowercase();
         let skip_to = if lower.starts_with("<script") {
             Some("</script>")
         } else if lower.starts_with("<style") {
@@ -388,6 +400,9 @@ mod tests {
             <script>const d = {"paths": "/v1/hidden/"}; "<div>fake</div>"</script><p>a &amp; b &lt;c&gt;</p></body></html>"#;
         let texts = rendered_texts(dom);
         let expected: Vec<&str> = vec!["/v1/a/{b}/", "a & b <c>", "get"];
-        assert_eq!(texts.iter().map(String::as_str).collect::<Vec<_>>(), expected);
+        assert_eq!(
+            texts.iter().map(String::as_str).collect::<Vec<_>>(),
+            expected
+        );
     }
 }

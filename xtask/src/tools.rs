@@ -55,7 +55,9 @@ impl Tools {
 
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
-        command.current_dir(&self.dir).envs(QUIET_ENV.iter().copied());
+        command
+            .current_dir(&self.dir)
+            .envs(QUIET_ENV.iter().copied());
         command
     }
 
@@ -65,7 +67,9 @@ impl Tools {
         if std::fs::read(&stamp).ok().as_deref() == Some(lock.as_slice()) {
             return Ok(());
         }
-        eprintln!("installing the npm validators (npm ci --ignore-scripts) into {DIR}/node_modules");
+        eprintln!(
+            "installing the npm validators (npm ci --ignore-scripts) into {DIR}/node_modules"
+        );
         let mut npm = self.command("npm");
         npm.args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]);
         run_logged(npm, "npm ci", Duration::from_secs(900))?;

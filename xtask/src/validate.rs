@@ -36,7 +36,9 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     let model = energy_codegen::build_model(&root.join("schema"))
         .map_err(|f| format!("the schema does not load:\n{}", f.render(false)))?;
     let tools = Tools::install(root)?;
-    let openapi = root.join("generated").join(energy_codegen::emit::openapi::PATH);
+    let openapi = root
+        .join("generated")
+        .join(energy_codegen::emit::openapi::PATH);
     let asyncapi = root
         .join("generated")
         .join(energy_codegen::emit::asyncapi::PATH);

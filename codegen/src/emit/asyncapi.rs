@@ -119,7 +119,11 @@ fn document(model: &Model) -> Result<Map, String> {
                 format!(
                     "Events of type `{}`, payload {} {}.",
                     event.name,
-                    if versions.len() == 1 { "version" } else { "versions" },
+                    if versions.len() == 1 {
+                        "version"
+                    } else {
+                        "versions"
+                    },
                     versions.join(", ")
                 ),
             );
@@ -187,21 +191,39 @@ fn operation_description(section: &Section, event: &EventType) -> String {
 }
 
 fn info_description(model: &Model) -> String {
-    format!(
-        "The events the energy supply platform emits to its event bus: {} event types in {} payload \
-         versions, in {} sections of the catalogue.\n\n\
-         Each event has an event type (`agreement.updated`) and a payload version (`v1`, `v2`, …; one \
-         event uses `1.0.0`). Each type is a channel addressed by the type, and each (type, version) is a \
-         message whose id is `<type>.<version>` (`agreement.updated.v2`). A payload is a JSON object; a \
-         field not listed in `required` may be absent, and members a schema does not list may occur \
-         (decoders ignore them, so payloads with fields added later still decode).\n\n\
+    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut text = format!(
+        "The events the platform emits to its event bus: {} in {}, in {} of the catalogue.",
+        plural(event_types, "event type", "event types"),
+        plural(model.version_count(), "payload version", "payload versions"),
+        plural(model.sections.len(), "section", "sections"),
+    );
+    // An example from the catalogue itself: the first event type with several versions, else the first.
+    let example = model
+        .events()
+        .map(|(_, e)| e)
+        .find(|e| e.versions.len() > 1)
+        .or_else(|| model.events().map(|(_, e)| e).next());
+    if let Some(e) = example
+        && let Some(v) = e.versions.last()
+    {
+        text.push_str(&format!(
+            "\n\nEach event has an event type (`{}`) and a payload version (`{}`). Each type is a channel \
+             addressed by the type, with one message per version whose id is `<type>.<version>` (`{}`).",
+            e.name, v.label, v.id
+        ));
+    }
+    text.push_str(
+        "\n\nA payload is a JSON object. A field not listed in `required` may be absent, and members a \
+         schema does not list may occur: decoders ignore them, so payloads with fields added later still \
+         decode.\n\n\
          Not shown by the spec: the bus itself, the envelope around a payload, delivery guarantees, \
-         ordering, retries, the trigger of each event, the formats of date-time strings and the allowed \
-         values of string fields. Date and date-time fields are plain strings.",
-        model.sections.iter().map(|s| s.events.len()).sum::<usize>(),
-        model.version_count(),
-        model.sections.len(),
-    )
+         ordering, retries, the trigger of each event, the formats of date and date-time strings (plain \
+         strings here) and the allowed values of string fields.",
+    );
+    text
 }
 
 fn section_tags(model: &Model) -> Map {

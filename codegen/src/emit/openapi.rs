@@ -48,7 +48,10 @@ fn document(rest: &Rest) -> Result<Map, String> {
         .with("url", "{base_url}")
         .with(
             "description",
-            "The platform's API host. Every path starts with the API version (`/v1/`); HTTPS only.",
+            format!(
+                "The platform's API host. Every path starts with the API version (`/{}/`); HTTPS only.",
+                rest.version
+            ),
         )
         .with(
             "variables",
@@ -73,10 +76,7 @@ fn document(rest: &Rest) -> Result<Map, String> {
     }
     let mut components = Map::new().with("schemas", schemas(rest)?);
     if let Some(error) = &rest.error_response {
-        components.set(
-            "responses",
-            Map::new().with("Error", error_response(error)),
-        );
+        components.set("responses", Map::new().with("Error", error_response(error)));
     }
     if !rest.auth.is_empty() {
         components.set("securitySchemes", security_schemes(rest));
@@ -95,16 +95,16 @@ fn tag(rest: &Rest, e: &Endpoint) -> (String, String) {
     let first = e
         .path
         .split('/')
-        .filter(|s| !s.is_empty() && *s != rest.version && !s.starts_with('{'))
-        .next()
+        .find(|s| !s.is_empty() && *s != rest.version && !s.starts_with('{'))
         .unwrap_or("api");
     let mut name: Vec<char> = first.replace(['-', '_'], " ").chars().collect();
     if let Some(c) = name.first_mut() {
         *c = c.to_ascii_uppercase();
     }
-    let prefix = match rest.version.is_empty() {
-        true => format!("/{first}/"),
-        false => format!("/{}/{first}/", rest.version),
+    let prefix = if rest.version.is_empty() {
+        format!("/{first}/")
+    } else {
+        format!("/{}/{first}/", rest.version)
     };
     (name.into_iter().collect(), prefix)
 }
@@ -151,16 +151,31 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
     for f in &e.query {
         parameters.push(Node::Map(parameter(f, "query")));
     }
-    let auth = match (e.auth_required, rest.auth.len()) {
-        (false, _) => "No authentication.".to_owned(),
-        (true, 1) => "Requires authentication.".to_owned(),
-        (true, _) => "Requires authentication, by any one of the security schemes.".to_owned(),
+    let auth = if e.auth_required {
+        let ways: Vec<String> = rest
+            .auth
+            .iter()
+            .map(|a| match a.kind {
+                AuthKind::Basic => {
+                    format!("HTTP Basic with the API key as user name (`{}`)", a.name)
+                }
+                AuthKind::AuthorizationHeader => {
+                    format!("a token in the `Authorization` header (`{}`)", a.name)
+                }
+            })
+            .collect();
+        format!("Authentication: {}.", ways.join(", or "))
+    } else {
+        "Authentication: none.".to_owned()
     };
     let mut responses = Map::new().with(
         "200",
         Map::new()
             .with("description", format!("OK: {}.", e.response.describe()))
-            .with("content", json_content(SCHEMAS.type_schema(&e.response, None, None))),
+            .with(
+                "content",
+                json_content(SCHEMAS.type_schema(&e.response, None, None)),
+            ),
     );
     if rest.error_response.is_some() {
         for range in ["4XX", "5XX"] {

@@ -163,7 +163,10 @@ fn nullable(schema: Map) -> Map {
         _ if schema.is_empty() => schema,
         _ => Map::new().with(
             "oneOf",
-            vec![Node::Map(schema), Node::Map(Map::new().with("type", "null"))],
+            vec![
+                Node::Map(schema),
+                Node::Map(Map::new().with("type", "null")),
+            ],
         ),
     }
 }

@@ -237,7 +237,9 @@ fn block_scalar(s: &str) -> Option<&'static str> {
     };
     let exact = !body.ends_with('\n')
         && !body.starts_with([' ', '\n'])
-        && body.chars().all(|c| c == '\n' || !needs_escape(c) && c != '\t')
+        && body
+            .chars()
+            .all(|c| c == '\n' || !needs_escape(c) && c != '\t')
         && body.lines().all(|l| !l.ends_with(' '));
     exact.then_some(indicator)
 }
@@ -380,10 +382,16 @@ mod tests {
             .with("trailing_newline", "one\ntwo\n")
             .with("trailing_space", "one \ntwo")
             .with("separator", "a\u{2028}b")
-            .with("200", Map::new().with("$ref", "#/components/responses/Error"))
+            .with(
+                "200",
+                Map::new().with("$ref", "#/components/responses/Error"),
+            )
             .with("type", vec!["string", "null"])
             .with("flow_unsafe", vec!["a,b", "c"])
-            .with("nested", vec![Node::Seq(vec![Node::Map(Map::new().with("k", 1))])])
+            .with(
+                "nested",
+                vec![Node::Seq(vec![Node::Map(Map::new().with("k", 1))])],
+            )
             .with(
                 "list",
                 vec![
@@ -401,7 +409,8 @@ mod tests {
     fn yaml_reads_back_as_the_same_tree() {
         let yaml = to_yaml("# header\n", &sample());
         let read: serde_json::Value = serde_saphyr::from_str(&yaml).expect("valid YAML");
-        let json: serde_json::Value = serde_json::from_str(&to_json(&sample())).expect("valid JSON");
+        let json: serde_json::Value =
+            serde_json::from_str(&to_json(&sample())).expect("valid JSON");
         assert_eq!(read, json, "YAML:\n{yaml}");
     }
 
@@ -429,6 +438,9 @@ mod tests {
     #[test]
     fn json_keeps_insertion_order() {
         let json = to_json(&Map::new().with("b", 1).with("a", Map::new().with("z", "x")));
-        assert_eq!(json, "{\n  \"b\": 1,\n  \"a\": {\n    \"z\": \"x\"\n  }\n}\n");
+        assert_eq!(
+            json,
+            "{\n  \"b\": 1,\n  \"a\": {\n    \"z\": \"x\"\n  }\n}\n"
+        );
     }
 }

@@ -34,7 +34,10 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
         files.insert(path, format_file(tokens)?);
     }
     files.insert("src/rest.rs".to_owned(), format_file(rest::file(model))?);
-    files.insert("src/documents.rs".to_owned(), format_file(documents_rs(model))?);
+    files.insert(
+        "src/documents.rs".to_owned(),
+        format_file(documents_rs(model))?,
+    );
     Ok(files)
 }
 
@@ -99,9 +102,13 @@ fn lib_rs(model: &Model) -> TokenStream {
         model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
     );
     let reexport = if model.rest.is_some() {
-        quote!(pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};)
+        quote!(
+            pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};
+        )
     } else {
-        quote!(pub use documents::ASYNCAPI_YAML;)
+        quote!(
+            pub use documents::ASYNCAPI_YAML;
+        )
     };
     quote! {
         #![doc = " Types of the energy supply platform's public interface, generated from its YAML schemas."]
