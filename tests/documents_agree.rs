@@ -234,6 +234,7 @@ fn every_event_version_agrees_with_its_schemas() {
         failures.len(),
         failures.join("\n")
     );
+    eprintln!("{versions} versions, {payloads} payloads, {rejected} mutations rejected");
     assert_eq!(versions, 288, "every event version of the catalogue");
     assert_eq!(payloads, 2 * 288);
     assert!(
@@ -339,6 +340,7 @@ fn every_rest_resource_agrees_with_its_schema() {
         failures.len(),
         failures.join("\n")
     );
+    eprintln!("{rejected} mutations of REST resources rejected");
     assert!(
         rejected >= 40,
         "mutations of every resource, found {rejected}"
