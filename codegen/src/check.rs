@@ -751,6 +751,32 @@ impl<'s> Resolver<'s> {
                 }
             }
         }
+        // Payload structs and shared types share one namespace in the AsyncAPI document's
+        // `components/schemas` (in Rust they live in different modules).
+        for section in sections {
+            for event in &section.events {
+                for v in event.versions.iter().filter(|v| v.alias_of.is_none()) {
+                    let name = &v.payload.rust_name;
+                    let (Some(shared), Some(span)) =
+                        (self.shared.get(name.as_str()), name_span(&event.name))
+                    else {
+                        continue;
+                    };
+                    let d = Diagnostic::new(
+                        "name-collision",
+                        span,
+                        format!(
+                            "payload `{} {}` and shared type `{name}` are both named `{name}` in the AsyncAPI document",
+                            event.name, v.label
+                        ),
+                    )
+                    .label("this event's payload")
+                    .with_secondary(shared.name.span, "the shared type")
+                    .with_help("rename the shared type, or give the event type a `rust_name:`");
+                    self.error(d);
+                }
+            }
+        }
         let mut modules: BTreeMap<String, Span> = BTreeMap::new();
         for file in &schema.sections {
             let module = naming::module_ident(&file.stem.text);

@@ -120,5 +120,17 @@ pub fn generate(schema_dir: &Path) -> Result<BTreeMap<String, String>, Failure> 
 
 /// Every output of the model. An error here is a bug of the generator, not of the schema.
 pub fn emit_all(model: &Model) -> Result<BTreeMap<String, String>, String> {
-    emit::rust::emit(model)
+    let mut files = emit::rust::emit(model)?;
+    for more in [
+        emit::openapi::emit(model)?,
+        emit::asyncapi::emit(model)?,
+        emit::jsonschema::emit(model)?,
+    ] {
+        for (path, contents) in more {
+            if files.insert(path.clone(), contents).is_some() {
+                return Err(format!("two emitters write `{path}`"));
+            }
+        }
+    }
+    Ok(files)
 }

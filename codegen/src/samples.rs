@@ -27,8 +27,65 @@ pub fn event_payload(model: &Model, version: &EventVersion, optionals: Optionals
     value
 }
 
-/// A sample value of a struct.
+/// Where the named types of a sample are looked up: event payloads use the shared types, REST resources
+/// the other resources (the two may use one name for different types, such as `Product`).
+#[derive(Clone, Copy)]
+struct Scope<'m> {
+    model: &'m Model,
+    rest: bool,
+    /// The type argument of the generic resource being sampled.
+    arg: Option<&'m Type>,
+}
+
+impl<'m> Scope<'m> {
+    fn named(&self, name: &str) -> Option<&'m Struct> {
+        if self.rest {
+            self.model
+                .rest
+                .as_ref()
+                .and_then(|r| r.resources.iter().find(|s| s.name == name))
+        } else {
+            self.model.shared_type(name)
+        }
+    }
+}
+
+/// A sample value of a struct of the events (a shared type or a payload).
 pub fn struct_value(model: &Model, s: &Struct, optionals: Optionals, depth: usize) -> Value {
+    let scope = Scope {
+        model,
+        rest: false,
+        arg: None,
+    };
+    scope_struct_value(scope, s, optionals, depth)
+}
+
+/// A sample value of a REST resource; `arg` is the type argument of a generic one (`Page<Product>`).
+/// An incomplete resource also carries a member the schema does not list, as the API sends it.
+pub fn resource_value(
+    model: &Model,
+    s: &Struct,
+    arg: Option<&Type>,
+    optionals: Optionals,
+) -> Value {
+    let scope = Scope {
+        model,
+        rest: true,
+        arg,
+    };
+    if s.free_form {
+        return json!({"number": "A-1B2C3D4E", "properties": [{"id": 1_234_567, "postcode": "SW1A 1AA"}]});
+    }
+    let mut value = scope_struct_value(scope, s, optionals, 0);
+    if s.incomplete
+        && let Value::Object(map) = &mut value
+    {
+        map.insert("unlisted_field".to_owned(), json!("kept as it arrived"));
+    }
+    value
+}
+
+fn scope_struct_value(scope: Scope<'_>, s: &Struct, optionals: Optionals, depth: usize) -> Value {
     let mut map = Map::new();
     for (index, f) in s.fields.iter().enumerate() {
         if f.optional && (optionals == Optionals::None || depth > 2) {
@@ -37,7 +94,7 @@ pub fn struct_value(model: &Model, s: &Struct, optionals: Optionals, depth: usiz
         let value = if f.nullable && optionals == Optionals::None {
             Value::Null
         } else {
-            type_value(model, &f.name, &f.ty, f.format, optionals, depth, index)
+            type_value(scope, &f.name, &f.ty, f.format, optionals, depth, index)
         };
         map.insert(f.name.clone(), value);
     }
@@ -45,7 +102,7 @@ pub fn struct_value(model: &Model, s: &Struct, optionals: Optionals, depth: usiz
 }
 
 fn type_value(
-    model: &Model,
+    scope: Scope<'_>,
     name: &str,
     ty: &Type,
     format: Option<Format>,
@@ -74,7 +131,7 @@ fn type_value(
         Type::Array(inner) => {
             let item = |i: usize| {
                 type_value(
-                    model,
+                    scope,
                     singular(name),
                     inner,
                     None,
@@ -85,11 +142,29 @@ fn type_value(
             };
             json!([item(0), item(1)])
         }
-        Type::Named(r) => match model.shared_type(&r.name) {
-            Some(s) => struct_value(model, s, optionals, depth + 1),
+        Type::Named(r) => match scope.named(&r.name) {
+            Some(s) if s.free_form => obj_value(name),
+            Some(s) => {
+                let inner = Scope {
+                    arg: r.arg.as_deref(),
+                    ..scope
+                };
+                scope_struct_value(inner, s, optionals, depth + 1)
+            }
             None => json!({}),
         },
-        Type::Param(_) => json!({}),
+        Type::Param(_) => match scope.arg {
+            Some(arg) => type_value(
+                Scope { arg: None, ..scope },
+                name,
+                arg,
+                format,
+                optionals,
+                depth,
+                seed,
+            ),
+            None => json!({}),
+        },
     }
 }
 

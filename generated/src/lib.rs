@@ -4,7 +4,8 @@
 //! - [`types`]: payload types shared by several events;
 //! - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to
 //!   decode any payload by (event type, version);
-//! - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint.
+//! - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;
+//! - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text.
 //!
 //! Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode.
 //!
@@ -14,6 +15,8 @@ pub mod types;
 pub mod events;
 pub mod rest;
 mod de;
+pub mod documents;
 pub use events::{
     DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind,
 };
+pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};

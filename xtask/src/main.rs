@@ -2,8 +2,11 @@
 #![forbid(unsafe_code)]
 
 mod codegen;
+mod docs;
 mod fuzz;
 mod test;
+mod tools;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -27,6 +30,8 @@ enum Command {
     Test(test::TestArgs),
     /// Fuzz the schema loader and the event decoder for a given time (needs `cargo install cargo-fuzz`).
     Fuzz(fuzz::FuzzArgs),
+    /// Render the OpenAPI and AsyncAPI documents as static HTML pages in `target/docs/`.
+    Docs(docs::DocsArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +40,7 @@ fn main() -> ExitCode {
         Command::Codegen(args) => codegen::run(&args),
         Command::Test(args) => test::run(&args),
         Command::Fuzz(args) => fuzz::run(&args),
+        Command::Docs(args) => docs::run(&args),
     }
 }
 

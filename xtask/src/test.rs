@@ -1,6 +1,20 @@
 //! `cargo xtask test`: every test of the project, in the order that fails fastest.
 
+use std::path::Path;
 use std::process::{Command, ExitCode};
+
+/// Steps after the workspace's tests, in order: each a function of the workspace root.
+type Step = fn(&Path) -> Result<(), String>;
+const FURTHER_STEPS: &[(&str, Step)] = &[
+    (
+        "third-party validators of openapi.yaml and asyncapi.yaml",
+        crate::validate::run,
+    ),
+    (
+        "docs site (cargo xtask docs) rendered in headless Chromium",
+        crate::docs::check,
+    ),
+];
 
 /// Arguments of `cargo xtask test`.
 #[derive(clap::Args)]
@@ -36,6 +50,13 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
                 eprintln!("error: cannot run {name}: {e}");
                 return ExitCode::FAILURE;
             }
+        }
+    }
+    for (name, step) in FURTHER_STEPS {
+        eprintln!("==> {name}");
+        if let Err(e) = step(&root) {
+            eprintln!("error: {name} failed:\n{e}");
+            return ExitCode::FAILURE;
         }
     }
     eprintln!("all tests passed");

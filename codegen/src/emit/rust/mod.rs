@@ -45,6 +45,10 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
             format_file(support::rest_endpoint())?,
         );
     }
+    files.insert(
+        "src/documents.rs".to_owned(),
+        format_file(documents_rs(model))?,
+    );
     Ok(files)
 }
 
@@ -107,13 +111,23 @@ fn lib_rs(model: &Model) -> TokenStream {
         model.rest.as_ref().map_or(0, |r| r.resources.len()),
         model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
     );
+    let reexport = if model.rest.is_some() {
+        quote!(
+            pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};
+        )
+    } else {
+        quote!(
+            pub use documents::ASYNCAPI_YAML;
+        )
+    };
     quote! {
         #![doc = " Types of the energy supply platform's public interface, generated from its YAML schemas."]
         #![doc = ""]
         #![doc = " - [`types`]: payload types shared by several events;"]
         #![doc = " - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to"]
         #![doc = "   decode any payload by (event type, version);"]
-        #![doc = " - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint."]
+        #![doc = " - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;"]
+        #![doc = " - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text."]
         #![doc = ""]
         #![doc = " Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode."]
         #![doc = ""]
@@ -124,8 +138,28 @@ fn lib_rs(model: &Model) -> TokenStream {
         pub mod events;
         pub mod rest;
         mod de;
+        pub mod documents;
 
         pub use events::{DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind};
+        #reexport
+    }
+}
+
+/// `src/documents.rs`: the OpenAPI and AsyncAPI documents, embedded, so that a service can serve them.
+fn documents_rs(model: &Model) -> TokenStream {
+    let asyncapi_path = format!("../{}", crate::emit::asyncapi::PATH);
+    let openapi_path = format!("../{}", crate::emit::openapi::PATH);
+    let openapi = model.rest.is_some().then(|| {
+        quote! {
+            /// The REST API as an OpenAPI 3.1.0 document (YAML), as in `openapi.yaml`.
+            pub const OPENAPI_YAML: &str = include_str!(#openapi_path);
+        }
+    });
+    quote! {
+        #![doc = " The interface's documents, generated from the same model as the Rust types, embedded as text."]
+        #openapi
+        /// The events catalogue as an AsyncAPI 3.0.0 document (YAML), as in `asyncapi.yaml`.
+        pub const ASYNCAPI_YAML: &str = include_str!(#asyncapi_path);
     }
 }
 

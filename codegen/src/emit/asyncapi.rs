@@ -1,0 +1,284 @@
+//! `asyncapi.yaml`: the events catalogue as an AsyncAPI 3.0.0 document.
+//!
+//! The document describes the platform, which sends events:
+//! - one server, `event_bus`: the spec says only that events go to an event bus, so its host is a
+//!   variable and its protocol is written `unspecified` (no broker, transport or envelope is invented);
+//! - one channel per event type, addressed by the type (`agreement.updated`), holding one message per
+//!   payload version, and one `send` operation per channel (`send.agreement.updated`): a reader finds an
+//!   event by its type in both lists;
+//! - one message per (type, version), keyed and named by its stable id (`agreement.updated.v2`), titled
+//!   `agreement.updated v2`, with `x-event-type` and `x-payload-version`;
+//! - payload schemas in `components/schemas` (named as the Rust structs, `AgreementUpdatedV2`), with
+//!   `$ref`s to the shared types beside them; a version whose payload is a shared type refers to it.
+//!
+//! Sections of the catalogue are tags.
+
+use super::schema::{Dialect, INCOMPLETE_NOTE, Schemas};
+use super::tree::{Map, Node, reference, to_yaml};
+use crate::model::{EventType, EventVersion, Model, Section};
+use std::collections::BTreeMap;
+
+/// Where the document is written, relative to `generated/`.
+pub const PATH: &str = "asyncapi.yaml";
+
+/// The document's own version of AsyncAPI.
+pub const ASYNCAPI_VERSION: &str = "3.0.0";
+
+/// The title of the document.
+pub const TITLE: &str = "Energy Supply Platform Events";
+
+const SCHEMAS: Schemas<'static> = Schemas {
+    ref_prefix: "#/components/schemas/",
+    dialect: Dialect::Draft07,
+};
+
+/// The AsyncAPI document.
+pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
+    let mut files = BTreeMap::new();
+    files.insert(
+        PATH.to_owned(),
+        to_yaml(&super::header("#"), &document(model)?),
+    );
+    Ok(files)
+}
+
+/// The id of the operation that sends an event type.
+pub fn operation_id(event: &EventType) -> String {
+    format!("send.{}", event.name)
+}
+
+fn document(model: &Model) -> Result<Map, String> {
+    let info = Map::new()
+        .with("title", TITLE)
+        .with("version", "1.0.0")
+        .with("description", info_description(model))
+        .with(
+            "tags",
+            model
+                .sections
+                .iter()
+                .map(|s| Node::Map(tag_reference(s)))
+                .collect::<Vec<_>>(),
+        );
+    let server = Map::new()
+        .with("host", "{bus_host}")
+        .with("protocol", "unspecified")
+        .with(
+            "description",
+            "The event bus the platform emits its events to. The spec does not show the bus, its \
+             protocol, the envelope around a payload, delivery guarantees or ordering; this server stands \
+             for it, with its host as a variable.",
+        )
+        .with(
+            "variables",
+            Map::new().with(
+                "bus_host",
+                Map::new().with("description", "The host of the event bus (not shown in the spec)."),
+            ),
+        );
+    let mut channels = Map::new();
+    let mut operations = Map::new();
+    let mut messages = Map::new();
+    let mut schemas = Map::new();
+    for t in &model.shared_types {
+        schemas.set(&t.name, SCHEMAS.struct_schema(t, &t.doc));
+    }
+    for (section, event) in model.events() {
+        let mut channel_messages = Map::new();
+        let mut operation_messages = Vec::new();
+        for v in &event.versions {
+            channel_messages.set(&v.id, reference(format!("#/components/messages/{}", v.id)));
+            operation_messages.push(Node::Map(reference(format!(
+                "#/channels/{}/messages/{}",
+                event.name, v.id
+            ))));
+            let payload = match &v.alias_of {
+                Some(shared) => SCHEMAS.reference(shared),
+                None => {
+                    let name = &v.payload.rust_name;
+                    if schemas.get(name).is_some() {
+                        return Err(format!(
+                            "the payload schema name `{name}` of `{}` is already taken",
+                            v.id
+                        ));
+                    }
+                    let description = version_description(section, event, v);
+                    schemas.set(name, SCHEMAS.struct_schema(&v.payload, &description));
+                    reference(format!("#/components/schemas/{name}"))
+                }
+            };
+            messages.set(&v.id, message(section, event, v, payload));
+        }
+        let tags = vec![Node::Map(tag_reference(section))];
+        let versions: Vec<&str> = event.versions.iter().map(|v| v.label.as_str()).collect();
+        let mut channel = Map::new()
+            .with("address", &event.name)
+            .with("title", &event.name)
+            .with(
+                "summary",
+                format!(
+                    "Events of type `{}`, payload {} {}.",
+                    event.name,
+                    if versions.len() == 1 {
+                        "version"
+                    } else {
+                        "versions"
+                    },
+                    versions.join(", ")
+                ),
+            );
+        if let Some(d) = &event.description {
+            channel.set("description", d);
+        }
+        channels.set(
+            &event.name,
+            channel
+                .with("messages", channel_messages)
+                .with("tags", tags.clone()),
+        );
+        operations.set(
+            operation_id(event),
+            Map::new()
+                .with("action", "send")
+                .with("channel", reference(format!("#/channels/{}", event.name)))
+                .with("title", format!("Send {}", event.name))
+                .with(
+                    "summary",
+                    format!("The platform emits `{}` to the event bus.", event.name),
+                )
+                .with("description", operation_description(section, event))
+                .with("messages", operation_messages)
+                .with("tags", tags),
+        );
+    }
+    Ok(Map::new()
+        .with("asyncapi", ASYNCAPI_VERSION)
+        .with("info", info)
+        .with("defaultContentType", "application/json")
+        .with("servers", Map::new().with("event_bus", server))
+        .with("channels", channels)
+        .with("operations", operations)
+        .with(
+            "components",
+            Map::new()
+                .with("schemas", schemas)
+                .with("messages", messages)
+                .with("tags", section_tags(model)),
+        ))
+}
+
+/// Sections are tags defined once under `components/tags` (by module name) and referred to elsewhere.
+fn tag_reference(section: &Section) -> Map {
+    reference(format!("#/components/tags/{}", section.module))
+}
+
+fn operation_description(section: &Section, event: &EventType) -> String {
+    let versions: Vec<String> = event
+        .versions
+        .iter()
+        .map(|v| format!("`{}` (message `{}`)", v.label, v.id))
+        .collect();
+    let mut text = format!(
+        "Emitted by the platform ({}), with one payload shape per version: {}. The trigger is not shown \
+         in the spec.",
+        section.title,
+        versions.join(", ")
+    );
+    if let Some(d) = &event.description {
+        text = format!("{d}\n\n{text}");
+    }
+    text
+}
+
+fn info_description(model: &Model) -> String {
+    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut text = format!(
+        "The events the platform emits to its event bus: {} in {}, in {} of the catalogue.",
+        plural(event_types, "event type", "event types"),
+        plural(model.version_count(), "payload version", "payload versions"),
+        plural(model.sections.len(), "section", "sections"),
+    );
+    // An example from the catalogue itself: the first event type with several versions, else the first.
+    let example = model
+        .events()
+        .map(|(_, e)| e)
+        .find(|e| e.versions.len() > 1)
+        .or_else(|| model.events().map(|(_, e)| e).next());
+    if let Some(e) = example
+        && let Some(v) = e.versions.last()
+    {
+        text.push_str(&format!(
+            "\n\nEach event has an event type (`{}`) and a payload version (`{}`). Each type is a channel \
+             addressed by the type, with one message per version whose id is `<type>.<version>` (`{}`).",
+            e.name, v.label, v.id
+        ));
+    }
+    text.push_str(
+        "\n\nA payload is a JSON object. A field not listed in `required` may be absent, and members a \
+         schema does not list may occur: decoders ignore them, so payloads with fields added later still \
+         decode.\n\n\
+         Not shown by the spec: the bus itself, the envelope around a payload, delivery guarantees, \
+         ordering, retries, the trigger of each event, the formats of date and date-time strings (plain \
+         strings here) and the allowed values of string fields.",
+    );
+    text
+}
+
+fn section_tags(model: &Model) -> Map {
+    let mut tags = Map::new();
+    for s in &model.sections {
+        tags.set(
+            &s.module,
+            Map::new()
+                .with("name", &s.title)
+                .with_opt("description", (!s.doc.is_empty()).then_some(&s.doc)),
+        );
+    }
+    tags
+}
+
+fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map) -> Map {
+    Map::new()
+        .with("name", &v.id)
+        .with("title", format!("{} {}", event.name, v.label))
+        .with(
+            "summary",
+            format!("Payload version `{}` of `{}`.", v.label, event.name),
+        )
+        .with("description", version_description(section, event, v))
+        .with("contentType", "application/json")
+        .with("payload", payload)
+        .with("tags", vec![Node::Map(tag_reference(section))])
+        .with("x-event-type", &event.name)
+        .with("x-payload-version", &v.label)
+}
+
+/// What a payload version is: the event's and the version's descriptions, where its fields come from,
+/// and whether the catalogue lists them all. Shared with the JSON Schema files.
+pub fn version_description(section: &Section, event: &EventType, v: &EventVersion) -> String {
+    let mut parts = vec![format!(
+        "Payload of `{}` version `{}` ({}).",
+        event.name, v.label, section.title
+    )];
+    parts.extend(event.description.iter().cloned());
+    parts.extend(v.description.iter().cloned());
+    let mut from = Vec::new();
+    if let Some(e) = &v.extends {
+        from.push(format!("the fields of `{e}`"));
+    }
+    for b in &v.bases {
+        from.push(format!("the fields of base `{b}`"));
+    }
+    if !from.is_empty() {
+        parts.push(format!("Holds {}, then its own.", from.join(" and ")));
+    }
+    if let Some(t) = &v.alias_of {
+        parts.push(format!("The payload is the shared type `{}`.", t.name));
+    }
+    if v.payload.incomplete {
+        parts.push(INCOMPLETE_NOTE.to_owned());
+    }
+    parts.join("\n\n")
+}

@@ -1,0 +1,349 @@
+//! `openapi.yaml`: the REST API as an OpenAPI 3.1.0 document.
+//!
+//! Decisions the spec leaves open, each written into the document too:
+//! - one server, `{base_url}`, whose variable is the platform's base URL (paths carry `/v1/` and the
+//!   trailing slash the real API uses);
+//! - the paginated envelope is the reusable schema `Page` (results of any type); each list response
+//!   refers to a specialisation such as `ProductPage`, `allOf` the envelope and its typed `results`;
+//! - the two ways to authenticate are `http`/`basic` (API key as user name, empty password) and an
+//!   `apiKey` in the `Authorization` header (the token is sent as given: the spec does not show a
+//!   `Bearer` prefix), either of which the account endpoint requires; public endpoints say `security: []`;
+//! - errors are the shared response `Error`, under `4XX` and `5XX` (the spec shows no status codes), with
+//!   the schema's error body.
+
+use super::schema::{Dialect, Schemas, component_name};
+use super::tree::{Map, Node, reference, to_yaml};
+use crate::model::{AuthKind, Endpoint, Field, Model, NamedRef, Rest, Type};
+use std::collections::BTreeMap;
+
+/// Where the document is written, relative to `generated/`.
+pub const PATH: &str = "openapi.yaml";
+
+/// The document's own version of OpenAPI.
+pub const OPENAPI_VERSION: &str = "3.1.0";
+
+const SCHEMAS: Schemas<'static> = Schemas {
+    ref_prefix: "#/components/schemas/",
+    dialect: Dialect::SiblingsAllowed,
+};
+
+/// The OpenAPI document, when the model has a REST API.
+pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
+    let mut files = BTreeMap::new();
+    if let Some(rest) = &model.rest {
+        files.insert(
+            PATH.to_owned(),
+            to_yaml(&super::header("#"), &document(rest)?),
+        );
+    }
+    Ok(files)
+}
+
+fn document(rest: &Rest) -> Result<Map, String> {
+    let info = Map::new()
+        .with("title", &rest.title)
+        .with("version", &rest.version)
+        .with("description", &rest.doc);
+    let server = Map::new()
+        .with("url", "{base_url}")
+        .with(
+            "description",
+            format!(
+                "The platform's API host. Every path starts with the API version (`/{}/`); HTTPS only.",
+                rest.version
+            ),
+        )
+        .with(
+            "variables",
+            Map::new().with(
+                "base_url",
+                Map::new().with("default", "https://api.example.com").with(
+                    "description",
+                    "The platform's base URL, scheme and host without a trailing slash (the spec \
+                     writes it `{base_url}` and does not give it; the default is a placeholder).",
+                ),
+            ),
+        );
+    let mut paths = Map::new();
+    for e in &rest.endpoints {
+        let method = e.method.to_ascii_lowercase();
+        let mut item = match paths.get(&e.path) {
+            Some(Node::Map(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        item.set(method, operation(rest, e));
+        paths.set(&e.path, item);
+    }
+    let mut components = Map::new().with("schemas", schemas(rest)?);
+    if let Some(error) = &rest.error_response {
+        components.set("responses", Map::new().with("Error", error_response(error)));
+    }
+    if !rest.auth.is_empty() {
+        components.set("securitySchemes", security_schemes(rest));
+    }
+    Ok(Map::new()
+        .with("openapi", OPENAPI_VERSION)
+        .with("info", info)
+        .with("servers", vec![server])
+        .with("tags", tags(rest))
+        .with("paths", paths)
+        .with("components", components))
+}
+
+/// The tag of an endpoint: the first path segment after the version (`/v1/products/…` → `Products`).
+fn tag(rest: &Rest, e: &Endpoint) -> (String, String) {
+    let first = e
+        .path
+        .split('/')
+        .find(|s| !s.is_empty() && *s != rest.version && !s.starts_with('{'))
+        .unwrap_or("api");
+    let mut name: Vec<char> = first.replace(['-', '_'], " ").chars().collect();
+    if let Some(c) = name.first_mut() {
+        *c = c.to_ascii_uppercase();
+    }
+    let prefix = if rest.version.is_empty() {
+        format!("/{first}/")
+    } else {
+        format!("/{}/{first}/", rest.version)
+    };
+    (name.into_iter().collect(), prefix)
+}
+
+fn tags(rest: &Rest) -> Vec<Node> {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for e in &rest.endpoints {
+        let (name, prefix) = tag(rest, e);
+        seen.entry(name).or_insert(prefix);
+    }
+    seen.into_iter()
+        .map(|(name, prefix)| {
+            Node::Map(
+                Map::new()
+                    .with("name", name)
+                    .with("description", format!("Endpoints under `{prefix}`.")),
+            )
+        })
+        .collect()
+}
+
+/// The first sentence of a text, for a summary.
+fn first_sentence(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.find(". ") {
+        Some(end) => line[..=end].to_owned(),
+        None => line.to_owned(),
+    }
+}
+
+fn operation(rest: &Rest, e: &Endpoint) -> Map {
+    let security: Vec<Node> = if e.auth_required {
+        rest.auth
+            .iter()
+            .map(|a| Node::Map(Map::new().with(&a.name, Vec::<Node>::new())))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut parameters: Vec<Node> = Vec::new();
+    for f in &e.path_parameters {
+        parameters.push(Node::Map(parameter(f, "path")));
+    }
+    for f in &e.query {
+        parameters.push(Node::Map(parameter(f, "query")));
+    }
+    let auth = if e.auth_required {
+        let ways: Vec<String> = rest
+            .auth
+            .iter()
+            .map(|a| match a.kind {
+                AuthKind::Basic => {
+                    format!("HTTP Basic with the API key as user name (`{}`)", a.name)
+                }
+                AuthKind::AuthorizationHeader => {
+                    format!("a token in the `Authorization` header (`{}`)", a.name)
+                }
+            })
+            .collect();
+        format!("Authentication: {}.", ways.join(", or "))
+    } else {
+        "Authentication: none.".to_owned()
+    };
+    let mut responses = Map::new().with(
+        "200",
+        Map::new()
+            .with("description", format!("OK: {}.", e.response.describe()))
+            .with(
+                "content",
+                json_content(SCHEMAS.type_schema(&e.response, None, None)),
+            ),
+    );
+    if rest.error_response.is_some() {
+        for range in ["4XX", "5XX"] {
+            responses.set(range, reference("#/components/responses/Error"));
+        }
+    }
+    let mut op = Map::new()
+        .with("operationId", &e.name)
+        .with("tags", vec![tag(rest, e).0])
+        .with("summary", first_sentence(&e.doc))
+        .with("description", format!("{}\n\n{auth}", e.doc.trim_end()))
+        .with("security", security);
+    if !parameters.is_empty() {
+        op.set("parameters", parameters);
+    }
+    op.with("responses", responses)
+}
+
+fn parameter(f: &Field, location: &str) -> Map {
+    let format = f.format.map(|fmt| fmt.keyword());
+    let schema = SCHEMAS.type_schema(&f.ty, format, None);
+    let description = super::schema::field_description(f)
+        .unwrap_or_else(|| format!("`{}` ({}).", f.name, f.ty.describe()));
+    Map::new()
+        .with("name", &f.name)
+        .with("in", location)
+        .with("required", location == "path" || !f.optional)
+        .with("description", description)
+        .with("schema", schema)
+}
+
+fn json_content(schema: Map) -> Map {
+    Map::new().with("application/json", Map::new().with("schema", schema))
+}
+
+fn error_response(body: &Type) -> Map {
+    Map::new()
+        .with(
+            "description",
+            "An error: any 4xx or 5xx status. The spec shows neither the status codes nor the body; a JSON \
+             body is described by the schema, and a client keeps any other body as it came.",
+        )
+        .with("content", json_content(SCHEMAS.type_schema(body, None, None)))
+}
+
+fn security_schemes(rest: &Rest) -> Map {
+    let mut schemes = Map::new();
+    for a in &rest.auth {
+        let scheme = match a.kind {
+            AuthKind::Basic => Map::new().with("type", "http").with("scheme", "basic"),
+            AuthKind::AuthorizationHeader => Map::new()
+                .with("type", "apiKey")
+                .with("in", "header")
+                .with("name", "Authorization"),
+        };
+        schemes.set(&a.name, scheme.with("description", &a.doc));
+    }
+    schemes
+}
+
+/// Every resource, and a specialisation of each generic resource per type argument used, by name.
+fn schemas(rest: &Rest) -> Result<Map, String> {
+    let mut used = Vec::new();
+    for e in &rest.endpoints {
+        applied(&e.response, &mut used);
+    }
+    for r in &rest.resources {
+        for f in &r.fields {
+            applied(&f.ty, &mut used);
+        }
+    }
+    if let Some(t) = &rest.error_response {
+        applied(t, &mut used);
+    }
+    let mut all: BTreeMap<String, Map> = BTreeMap::new();
+    for r in &rest.resources {
+        let mut doc = r.doc.trim_end().to_owned();
+        if let Some(param) = &r.generic {
+            let names: Vec<String> = used
+                .iter()
+                .filter(|u| u.name == r.name)
+                .map(|u| format!("`{}`", component_name(u)))
+                .collect();
+            if !doc.is_empty() {
+                doc.push_str("\n\n");
+            }
+            doc.push_str(&format!("Generic: `{param}` is the type of the records."));
+            if !names.is_empty() {
+                doc.push_str(&format!(" Responses use {}.", names.join(", ")));
+            }
+        }
+        all.insert(r.name.clone(), SCHEMAS.struct_schema(r, &doc));
+    }
+    for applied in used {
+        let name = component_name(applied);
+        let Some(arg) = &applied.arg else { continue };
+        if all.contains_key(&name) {
+            return Err(format!(
+                "the OpenAPI schema name `{name}` of {} is already the name of a resource",
+                applied_text(applied)
+            ));
+        }
+        let Some(generic) = rest.resources.iter().find(|r| r.name == applied.name) else {
+            return Err(format!("unknown resource `{}`", applied.name));
+        };
+        let mut properties = Map::new();
+        for f in generic.fields.iter().filter(|f| mentions_param(&f.ty)) {
+            properties.set(&f.name, SCHEMAS.field_schema(f, Some(arg)));
+        }
+        let envelope = NamedRef {
+            arg: None,
+            ..applied.clone()
+        };
+        let schema = Map::new()
+            .with(
+                "description",
+                format!(
+                    "{}: the `{}` schema with its `{}` typed.",
+                    applied_text(applied),
+                    generic.name,
+                    generic.generic.as_deref().unwrap_or_default()
+                ),
+            )
+            .with(
+                "allOf",
+                vec![
+                    Node::Map(SCHEMAS.reference(&envelope)),
+                    Node::Map(
+                        Map::new()
+                            .with("type", "object")
+                            .with("properties", properties),
+                    ),
+                ],
+            );
+        all.insert(name, schema);
+    }
+    let mut out = Map::new();
+    for (name, schema) in all {
+        out.set(name, schema);
+    }
+    Ok(out)
+}
+
+fn applied_text(r: &NamedRef) -> String {
+    Type::Named(r.clone()).describe()
+}
+
+/// Generic resources applied to an argument, in `ty`, innermost first.
+fn applied<'m>(ty: &'m Type, out: &mut Vec<&'m NamedRef>) {
+    match ty {
+        Type::Array(inner) => applied(inner, out),
+        Type::Named(r) => {
+            if let Some(arg) = &r.arg {
+                applied(arg, out);
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mentions_param(ty: &Type) -> bool {
+    match ty {
+        Type::Param(_) => true,
+        Type::Array(inner) => mentions_param(inner),
+        Type::Named(r) => r.arg.as_deref().is_some_and(mentions_param),
+        _ => false,
+    }
+}

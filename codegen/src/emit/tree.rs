@@ -1,0 +1,446 @@
+//! An ordered document tree, and deterministic YAML and JSON writers for it.
+//!
+//! The documents keep their keys in the order the emitters insert them (`openapi`, `info`, `paths`, …),
+//! which no hash map and no sorted map gives; and the same bytes come out on every run and platform.
+
+use std::fmt::Write as _;
+
+/// A JSON-compatible value whose maps keep insertion order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A map, in insertion order.
+    Map(Map),
+}
+
+/// A map that keeps its keys in insertion order. Setting a key twice replaces its value in place.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Map(Vec<(String, Node)>);
+
+impl Map {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `key` (in place when present, else at the end).
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<Node>) -> &mut Self {
+        let key = key.into();
+        let value = value.into();
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.0.push((key, value)),
+        }
+        self
+    }
+
+    /// Builder form of [`Map::set`].
+    #[must_use]
+    pub fn with(mut self, key: impl Into<String>, value: impl Into<Node>) -> Self {
+        self.set(key, value);
+        self
+    }
+
+    /// Sets `key` only when `value` is `Some`.
+    #[must_use]
+    pub fn with_opt(self, key: impl Into<String>, value: Option<impl Into<Node>>) -> Self {
+        match value {
+            Some(v) => self.with(key, v),
+            None => self,
+        }
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Entries in order.
+    pub fn entries(&self) -> &[(String, Node)] {
+        &self.0
+    }
+
+    /// No entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<Map> for Node {
+    fn from(m: Map) -> Self {
+        Node::Map(m)
+    }
+}
+impl From<&str> for Node {
+    fn from(s: &str) -> Self {
+        Node::Str(s.to_owned())
+    }
+}
+impl From<String> for Node {
+    fn from(s: String) -> Self {
+        Node::Str(s)
+    }
+}
+impl From<&String> for Node {
+    fn from(s: &String) -> Self {
+        Node::Str(s.clone())
+    }
+}
+impl From<bool> for Node {
+    fn from(b: bool) -> Self {
+        Node::Bool(b)
+    }
+}
+impl From<i64> for Node {
+    fn from(i: i64) -> Self {
+        Node::Int(i)
+    }
+}
+impl<T: Into<Node>> From<Vec<T>> for Node {
+    fn from(items: Vec<T>) -> Self {
+        Node::Seq(items.into_iter().map(Into::into).collect())
+    }
+}
+
+/// A `{"$ref": target}` map.
+pub fn reference(target: impl Into<String>) -> Map {
+    Map::new().with("$ref", target.into())
+}
+
+// ---------------------------------------------------------------------------------------------------
+// YAML
+
+/// The YAML text of a document: `header` lines first (each already a `#` comment), then the tree in block
+/// style. Short lists of scalars are written in flow style (`[a, b]`), multi-line strings as literal blocks.
+pub fn to_yaml(header: &str, root: &Map) -> String {
+    let mut out = String::from(header);
+    write_map_body(&mut out, root, 0);
+    out
+}
+
+const INDENT: usize = 2;
+/// A flow sequence longer than this is written as a block sequence instead.
+const FLOW_WIDTH: usize = 100;
+
+fn pad(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+/// Writes the entries of a non-empty map, each on its own line at `indent`.
+fn write_map_body(out: &mut String, map: &Map, indent: usize) {
+    for (i, (key, value)) in map.entries().iter().enumerate() {
+        if i > 0 {
+            pad(out, indent);
+        }
+        out.push_str(&yaml_key(key));
+        out.push(':');
+        write_value_after_key(out, value, indent);
+    }
+}
+
+/// Writes a value that follows `key:` on the same line (scalars, flow forms) or on the next lines.
+fn write_value_after_key(out: &mut String, value: &Node, indent: usize) {
+    match value {
+        Node::Map(m) if !m.is_empty() => {
+            out.push('\n');
+            pad(out, indent + INDENT);
+            write_map_body(out, m, indent + INDENT);
+        }
+        Node::Seq(items) if !items.is_empty() && flow_seq(items).is_none() => {
+            out.push('\n');
+            write_block_seq(out, items, indent + INDENT);
+        }
+        Node::Str(s) if block_scalar(s).is_some() => {
+            out.push(' ');
+            write_block_scalar(out, s, indent + INDENT);
+        }
+        _ => {
+            out.push(' ');
+            out.push_str(&inline(value));
+            out.push('\n');
+        }
+    }
+}
+
+fn write_block_seq(out: &mut String, items: &[Node], indent: usize) {
+    for item in items {
+        pad(out, indent);
+        out.push('-');
+        match item {
+            Node::Map(m) if !m.is_empty() => {
+                out.push(' ');
+                write_map_body(out, m, indent + INDENT);
+            }
+            Node::Seq(inner) if !inner.is_empty() && flow_seq(inner).is_none() => {
+                out.push('\n');
+                write_block_seq(out, inner, indent + INDENT);
+            }
+            Node::Str(s) if block_scalar(s).is_some() => {
+                out.push(' ');
+                write_block_scalar(out, s, indent + INDENT);
+            }
+            _ => {
+                out.push(' ');
+                out.push_str(&inline(item));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A value written on one line: a scalar, `{}`, `[]`, or a short flow sequence of scalars.
+fn inline(value: &Node) -> String {
+    match value {
+        Node::Null => "null".to_owned(),
+        Node::Bool(b) => b.to_string(),
+        Node::Int(i) => i.to_string(),
+        Node::Str(s) => yaml_scalar(s, false),
+        Node::Map(_) => "{}".to_owned(),
+        Node::Seq(items) => flow_seq(items).unwrap_or_else(|| "[]".to_owned()),
+    }
+}
+
+/// `[a, b]` when every item is a scalar and the line stays short.
+fn flow_seq(items: &[Node]) -> Option<String> {
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        parts.push(match item {
+            Node::Null => "null".to_owned(),
+            Node::Bool(b) => b.to_string(),
+            Node::Int(i) => i.to_string(),
+            Node::Str(s) if !s.contains('\n') => yaml_scalar(s, true),
+            Node::Map(m) if m.is_empty() => "{}".to_owned(),
+            _ => return None,
+        });
+    }
+    let text = format!("[{}]", parts.join(", "));
+    (text.len() <= FLOW_WIDTH).then_some(text)
+}
+
+/// The header of a literal block scalar for `s` (`|-` or `|`), when `s` can be written as one exactly.
+fn block_scalar(s: &str) -> Option<&'static str> {
+    if !s.contains('\n') {
+        return None;
+    }
+    let (body, indicator) = match s.strip_suffix('\n') {
+        Some(body) => (body, "|"),
+        None => (s, "|-"),
+    };
+    let exact = !body.ends_with('\n')
+        && !body.starts_with([' ', '\n'])
+        && body
+            .chars()
+            .all(|c| c == '\n' || !needs_escape(c) && c != '\t')
+        && body.lines().all(|l| !l.ends_with(' '));
+    exact.then_some(indicator)
+}
+
+fn write_block_scalar(out: &mut String, s: &str, indent: usize) {
+    let indicator = block_scalar(s).unwrap_or("|-");
+    out.push_str(indicator);
+    out.push('\n');
+    for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
+        if !line.is_empty() {
+            pad(out, indent);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+}
+
+fn yaml_key(key: &str) -> String {
+    yaml_scalar(key, false)
+}
+
+/// A one-line string: plain when that reads back as the same string in YAML 1.1 and 1.2 parsers, else
+/// double-quoted.
+fn yaml_scalar(s: &str, in_flow: bool) -> String {
+    if plain_is_safe(s, in_flow) {
+        s.to_owned()
+    } else {
+        double_quoted(s)
+    }
+}
+
+/// Conservative: plain only for text that no YAML 1.1 or 1.2 parser reads as anything but this string.
+fn plain_is_safe(s: &str, in_flow: bool) -> bool {
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    // Numbers, dates, `.inf`, `-x`, `+1` and every indicator character start differently.
+    let first_ok = first.is_alphabetic() || matches!(first, '/' | '$' | '_' | '(');
+    const WORDS: [&str; 11] = [
+        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "=",
+    ];
+    let lower = s.to_ascii_lowercase();
+    first_ok
+        && !WORDS.contains(&lower.as_str())
+        && !s.ends_with([' ', ':'])
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.contains('\t')
+        && !(in_flow && s.contains([',', '[', ']', '{', '}']))
+        && s.chars().all(|c| !needs_escape(c))
+}
+
+/// Characters that a YAML document must not carry unescaped (control characters, line separators
+/// that YAML 1.1 reads as line breaks, the byte order mark).
+fn needs_escape(c: char) -> bool {
+    (c.is_control() && c != '\t') || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+/// A YAML double-quoted scalar. JSON's escapes are YAML's, plus the separators YAML 1.1 would break on.
+fn double_quoted(s: &str) -> String {
+    let json = json_string(s);
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------------
+// JSON
+
+/// Pretty JSON text (two-space indent, one member per line) with a final newline.
+pub fn to_json(root: &Map) -> String {
+    let mut out = String::new();
+    write_json(&mut out, &Node::Map(root.clone()), 0);
+    out.push('\n');
+    out
+}
+
+fn write_json(out: &mut String, node: &Node, indent: usize) {
+    match node {
+        Node::Null => out.push_str("null"),
+        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Str(s) => out.push_str(&json_string(s)),
+        Node::Seq(items) if items.is_empty() => out.push_str("[]"),
+        Node::Map(m) if m.is_empty() => out.push_str("{}"),
+        Node::Seq(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                pad(out, indent + INDENT);
+                write_json(out, item, indent + INDENT);
+            }
+            out.push('\n');
+            pad(out, indent);
+            out.push(']');
+        }
+        Node::Map(m) => {
+            out.push('{');
+            for (i, (key, value)) in m.entries().iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                pad(out, indent + INDENT);
+                out.push_str(&json_string(key));
+                out.push_str(": ");
+                write_json(out, value, indent + INDENT);
+            }
+            out.push('\n');
+            pad(out, indent);
+            out.push('}');
+        }
+    }
+}
+
+fn json_string(s: &str) -> String {
+    // Serialising a `&str` cannot fail; the fallback keeps this function total anyway.
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Map {
+        Map::new()
+            .with("openapi", "3.1.0")
+            .with("plain", "List products.")
+            .with("empty", "")
+            .with("looks_true", "yes")
+            .with("date", "2024-03-01")
+            .with("colon", "a: b")
+            .with("hash", "a #b")
+            .with("lead", "-x")
+            .with("multi", "line one\n\n  indented\nlast")
+            .with("trailing_newline", "one\ntwo\n")
+            .with("trailing_space", "one \ntwo")
+            .with("separator", "a\u{2028}b")
+            .with(
+                "200",
+                Map::new().with("$ref", "#/components/responses/Error"),
+            )
+            .with("type", vec!["string", "null"])
+            .with("flow_unsafe", vec!["a,b", "c"])
+            .with(
+                "nested",
+                vec![Node::Seq(vec![Node::Map(Map::new().with("k", 1))])],
+            )
+            .with(
+                "list",
+                vec![
+                    Node::Map(Map::new().with("name", "x").with("in", "query")),
+                    Node::Map(Map::new()),
+                    Node::Seq(vec![]),
+                    Node::Null,
+                ],
+            )
+            .with("empty_map", Map::new())
+            .with("flag", true)
+    }
+
+    #[test]
+    fn yaml_reads_back_as_the_same_tree() {
+        let yaml = to_yaml("# header\n", &sample());
+        let read: serde_json::Value = serde_saphyr::from_str(&yaml).expect("valid YAML");
+        let json: serde_json::Value =
+            serde_json::from_str(&to_json(&sample())).expect("valid JSON");
+        assert_eq!(read, json, "YAML:\n{yaml}");
+    }
+
+    #[test]
+    fn yaml_is_conventional() {
+        let yaml = to_yaml("", &sample());
+        for line in [
+            "openapi: \"3.1.0\"\n",
+            "plain: List products.\n",
+            "looks_true: \"yes\"\n",
+            "date: \"2024-03-01\"\n",
+            "multi: |-\n  line one\n\n    indented\n  last\n",
+            "trailing_newline: |\n  one\n  two\n",
+            "trailing_space: \"one \\ntwo\"\n",
+            "separator: \"a\\u2028b\"\n",
+            "\"200\":\n  $ref: \"#/components/responses/Error\"\n",
+            "type: [string, \"null\"]\n",
+            "flow_unsafe: [\"a,b\", c]\n",
+            "list:\n  - name: x\n    in: query\n  - {}\n  - []\n  - null\n",
+        ] {
+            assert!(yaml.contains(line), "missing {line:?} in\n{yaml}");
+        }
+    }
+
+    #[test]
+    fn json_keeps_insertion_order() {
+        let json = to_json(&Map::new().with("b", 1).with("a", Map::new().with("z", "x")));
+        assert_eq!(
+            json,
+            "{\n  \"b\": 1,\n  \"a\": {\n    \"z\": \"x\"\n  }\n}\n"
+        );
+    }
+}

@@ -1,0 +1,474 @@
+//! The documents agree with the Rust types, because both come from one model: what the generated Rust
+//! types produce validates against the schemas of the emitted AsyncAPI and OpenAPI documents and of the
+//! per-version JSON Schema files, and what they reject the schemas reject too.
+//!
+//! - every one of the 288 event versions: sample payloads (optional fields present, and absent) decoded
+//!   into the generated Rust values, serialised again, validated against the version's payload schema
+//!   in `asyncapi.yaml` and against `schemas/events/<id>.json`;
+//! - every REST resource the same way against `openapi.yaml`, and the real API responses of
+//!   `tests/fixtures/real-responses/` against the schema of their endpoint's response;
+//! - mutations (each required field removed, each field given a value of the wrong type, a required field
+//!   of a nested shared type removed) rejected by the Rust decoder and by every schema.
+//!
+//! The schemas are validated with formats asserted (`date-time`, `uri`), so the documents' formats agree
+//! with `jiff::Timestamp` too. The AsyncAPI schemas are read as JSON Schema draft-07 (AsyncAPI 3.0's
+//! schema format is a draft-07 superset); the OpenAPI 3.1 schemas and the files as draft 2020-12.
+
+use energy_api::Event;
+use energy_api::rest::{self, Endpoint};
+use energy_codegen::model::{Field, Format, Model, Struct, Type};
+use energy_codegen::samples::{Optionals, event_payload, resource_value};
+use jsonschema::{Draft, Registry, Validator};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+fn model() -> Model {
+    energy_codegen::build_model(&energy_tests::schema_dir()).expect("the real schema is valid")
+}
+
+fn read_generated(relative: &str) -> String {
+    let path = energy_tests::generated_dir().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A YAML document as JSON.
+fn yaml_document(text: &str) -> Value {
+    serde_saphyr::from_str(text).expect("the document is valid YAML")
+}
+
+/// A document's schemas, by JSON pointer, with formats asserted and no network.
+struct Document {
+    registry: Registry<'static>,
+    uri: &'static str,
+    draft: Draft,
+}
+
+impl Document {
+    fn new(uri: &'static str, contents: Value, draft: Draft) -> Self {
+        let registry = Registry::new()
+            .draft(draft)
+            .add(uri, contents)
+            .and_then(|b| b.prepare())
+            .expect("the document is a valid resource");
+        Document {
+            registry,
+            uri,
+            draft,
+        }
+    }
+
+    /// A validator of the schema at `pointer` (`#/components/schemas/Link`).
+    fn validator(&self, pointer: &str) -> Validator {
+        jsonschema::options()
+            .with_draft(self.draft)
+            .should_validate_formats(true)
+            .with_registry(&self.registry)
+            .build(&json!({"$ref": format!("{}{pointer}", self.uri)}))
+            .unwrap_or_else(|e| panic!("{}{pointer} does not compile: {e}", self.uri))
+    }
+}
+
+fn standalone(schema: &Value) -> Validator {
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap_or_else(|e| panic!("schema does not compile: {e}"))
+}
+
+fn errors(validator: &Validator, value: &Value) -> Vec<String> {
+    validator
+        .iter_errors(value)
+        .map(|e| format!("at `{}`: {e}", e.instance_path()))
+        .collect()
+}
+
+/// A value of the wrong JSON type for a field (or, for a date-time, a string that is none).
+fn wrong_value(f: &Field) -> Value {
+    match &f.ty {
+        Type::Str if f.format == Some(Format::DateTime) => json!("the day after tomorrow"),
+        Type::Str => json!(12345),
+        Type::Int => json!("12345"),
+        Type::Num => json!("1.5"),
+        Type::Bool => json!("true"),
+        Type::Obj | Type::Array(_) | Type::Named(_) | Type::Param(_) => json!("a string"),
+    }
+}
+
+/// Mutations of a sample object, each with what it does: every required field removed (a nullable one
+/// only where `null` is not the Rust default), every field of the wrong type, and a required field of a
+/// nested struct removed.
+fn mutations(
+    sample: &Value,
+    s: &Struct,
+    nested: &dyn Fn(&str) -> Option<Struct>,
+) -> Vec<(String, Value)> {
+    let Value::Object(map) = sample else {
+        return vec![("a string instead of the object".to_owned(), json!("x"))];
+    };
+    let mut out = Vec::new();
+    for f in &s.fields {
+        if !map.contains_key(&f.name) {
+            continue;
+        }
+        if !f.optional && !f.nullable {
+            let mut m = map.clone();
+            m.remove(&f.name);
+            out.push((format!("`{}` removed", f.name), Value::Object(m)));
+        }
+        let mut m = map.clone();
+        m.insert(f.name.clone(), wrong_value(f));
+        out.push((format!("`{}` of the wrong type", f.name), Value::Object(m)));
+        if let Type::Named(r) = &f.ty
+            && let Some(inner) = nested(&r.name)
+            && let Some(Value::Object(inner_map)) = map.get(&f.name)
+            && let Some(required) = inner
+                .fields
+                .iter()
+                .find(|g| !g.optional && !g.nullable && inner_map.contains_key(&g.name))
+        {
+            let mut inner_map = inner_map.clone();
+            inner_map.remove(&required.name);
+            let mut m = map.clone();
+            m.insert(f.name.clone(), Value::Object(inner_map));
+            out.push((
+                format!("`{}.{}` removed", f.name, required.name),
+                Value::Object(m),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_embedded_documents_are_the_generated_files() {
+    assert_eq!(energy_api::OPENAPI_YAML, read_generated("openapi.yaml"));
+    assert_eq!(energy_api::ASYNCAPI_YAML, read_generated("asyncapi.yaml"));
+    assert!(energy_api::OPENAPI_YAML.starts_with("# @generated by `cargo xtask codegen`"));
+    let asyncapi = yaml_document(energy_api::ASYNCAPI_YAML);
+    assert_eq!(asyncapi["asyncapi"], "3.0.0");
+    assert_eq!(yaml_document(energy_api::OPENAPI_YAML)["openapi"], "3.1.0");
+}
+
+#[test]
+fn every_event_version_agrees_with_its_schemas() {
+    let model = model();
+    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
+    let messages = asyncapi["components"]["messages"]
+        .as_object()
+        .expect("messages")
+        .clone();
+    let document = Document::new("json-schema:///asyncapi.yaml", asyncapi, Draft::Draft7);
+    let shared = |name: &str| model.shared_type(name).cloned();
+    let mut versions = 0;
+    let mut payloads = 0;
+    let mut rejected = 0;
+    let mut failures = Vec::new();
+    for (_, event) in model.events() {
+        for v in &event.versions {
+            versions += 1;
+            assert!(
+                messages.contains_key(&v.id),
+                "no message `{}` in asyncapi.yaml",
+                v.id
+            );
+            let in_document =
+                document.validator(&format!("#/components/messages/{}/payload", v.id));
+            let file: Value =
+                serde_json::from_str(&read_generated(&format!("schemas/events/{}.json", v.id)))
+                    .expect("schema files are JSON");
+            assert_eq!(
+                file["$schema"],
+                "https://json-schema.org/draft/2020-12/schema"
+            );
+            let in_file = standalone(&file);
+            let schemas = [
+                ("asyncapi.yaml", &in_document),
+                ("the JSON Schema file", &in_file),
+            ];
+
+            for optionals in [Optionals::All, Optionals::None] {
+                let sample = event_payload(&model, v, optionals);
+                let bytes = serde_json::to_vec(&sample).expect("samples serialise");
+                let decoded = match Event::decode(&event.name, &v.label, &bytes) {
+                    Ok(decoded) => decoded,
+                    Err(e) => {
+                        failures.push(format!("{} ({optionals:?}) does not decode: {e}", v.id));
+                        continue;
+                    }
+                };
+                let serialised: Value = serde_json::from_slice(&decoded.to_payload_json())
+                    .expect("payload JSON parses");
+                for (name, schema) in schemas {
+                    let found = errors(schema, &serialised);
+                    if !found.is_empty() {
+                        failures.push(format!(
+                            "{} ({optionals:?}) from Rust, against {name}: {}",
+                            v.id,
+                            found.join("; ")
+                        ));
+                    }
+                }
+                payloads += 1;
+            }
+
+            let sample = event_payload(&model, v, Optionals::All);
+            for (what, mutated) in mutations(&sample, &v.payload, &shared) {
+                let bytes = serde_json::to_vec(&mutated).expect("mutations serialise");
+                if Event::decode(&event.name, &v.label, &bytes).is_ok() {
+                    failures.push(format!("{} with {what}: the Rust decoder accepts it", v.id));
+                }
+                for (name, schema) in schemas {
+                    if schema.is_valid(&mutated) {
+                        failures.push(format!("{} with {what}: {name} accepts it", v.id));
+                    }
+                }
+                rejected += 1;
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    eprintln!("{versions} versions, {payloads} payloads, {rejected} mutations rejected");
+    assert_eq!(versions, 288, "every event version of the catalogue");
+    assert_eq!(payloads, 2 * 288);
+    assert!(
+        rejected > 2 * 288,
+        "at least two mutations per version on average, found {rejected}"
+    );
+}
+
+/// Decodes a JSON value into `T` and serialises it again.
+fn through<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
+    let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    serde_json::to_value(&typed).map_err(|e| e.to_string())
+}
+
+type Through = fn(&Value) -> Result<Value, String>;
+
+/// The Rust type of every non-generic resource, and of each page the endpoints return.
+fn resource_types() -> Vec<(&'static str, Through)> {
+    vec![
+        ("Account", through::<rest::Account>),
+        ("ApiError", through::<rest::ApiError>),
+        ("Link", through::<rest::Link>),
+        ("Product", through::<rest::Product>),
+        ("ProductDetail", through::<rest::ProductDetail>),
+        ("StandardUnitRate", through::<rest::StandardUnitRate>),
+        ("ProductPage", through::<rest::Page<rest::Product>>),
+        (
+            "StandardUnitRatePage",
+            through::<rest::Page<rest::StandardUnitRate>>,
+        ),
+    ]
+}
+
+#[test]
+fn every_rest_resource_agrees_with_its_schema() {
+    let model = model();
+    let rest_model = model.rest.as_ref().expect("the schema has a REST API");
+    let openapi = yaml_document(&read_generated("openapi.yaml"));
+    let schema_names: Vec<String> = openapi["components"]["schemas"]
+        .as_object()
+        .expect("schemas")
+        .keys()
+        .cloned()
+        .collect();
+    let document = Document::new("json-schema:///openapi.yaml", openapi, Draft::Draft202012);
+    let types = resource_types();
+    let mut covered: Vec<&str> = types.iter().map(|(n, _)| *n).collect();
+    covered.push("Page");
+    covered.sort_unstable();
+    assert_eq!(
+        covered, schema_names,
+        "every schema of openapi.yaml has its Rust type in this test"
+    );
+    let resource = |name: &str| {
+        rest_model
+            .resources
+            .iter()
+            .find(|r| r.name == name)
+            .cloned()
+    };
+    let mut failures = Vec::new();
+    let mut rejected = 0;
+    for (name, through) in types {
+        let validator = document.validator(&format!("#/components/schemas/{name}"));
+        // A page is the generic envelope applied to the record type its name starts with.
+        let (s, arg) = match name.strip_suffix("Page") {
+            Some(item) => (
+                resource("Page").expect("Page"),
+                Some(Type::Named(energy_codegen::model::NamedRef {
+                    name: item.to_owned(),
+                    rust_name: item.to_owned(),
+                    arg: None,
+                })),
+            ),
+            None => (resource(name).expect("a resource"), None),
+        };
+        for optionals in [Optionals::All, Optionals::None] {
+            let sample = resource_value(&model, &s, arg.as_ref(), optionals);
+            match through(&sample) {
+                Ok(serialised) => {
+                    let found = errors(&validator, &serialised);
+                    if !found.is_empty() {
+                        failures.push(format!("{name} ({optionals:?}): {}", found.join("; ")));
+                    }
+                }
+                Err(e) => failures.push(format!("{name} ({optionals:?}) does not decode: {e}")),
+            }
+        }
+        let sample = resource_value(&model, &s, arg.as_ref(), Optionals::All);
+        for (what, mutated) in mutations(&sample, &s, &resource) {
+            if through(&mutated).is_ok() {
+                failures.push(format!("{name} with {what}: the Rust decoder accepts it"));
+            }
+            if validator.is_valid(&mutated) {
+                failures.push(format!("{name} with {what}: openapi.yaml accepts it"));
+            }
+            rejected += 1;
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    eprintln!("{rejected} mutations of REST resources rejected");
+    assert!(
+        rejected >= 40,
+        "mutations of every resource, found {rejected}"
+    );
+}
+
+/// The response schema of an endpoint in the OpenAPI document, and its Rust response type.
+fn check_responses<E>(
+    openapi: &Value,
+    document: &Document,
+    fixtures: &[&str],
+    failures: &mut Vec<String>,
+) where
+    E: Endpoint,
+    E::Response: Serialize,
+{
+    let operation = &openapi["paths"][E::PATH_TEMPLATE][E::METHOD.as_str().to_ascii_lowercase()];
+    assert_eq!(
+        operation["operationId"],
+        E::OPERATION,
+        "{} {}",
+        E::METHOD.as_str(),
+        E::PATH_TEMPLATE
+    );
+    assert_eq!(
+        operation["security"].as_array().is_some_and(Vec::is_empty),
+        !E::AUTH_REQUIRED,
+        "{}: `security: []` exactly on the public endpoints",
+        E::OPERATION
+    );
+    let target = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}: the response refers to a schema", E::OPERATION));
+    let validator = document.validator(target);
+    for fixture in fixtures {
+        let path = energy_tests::fixture(&format!("real-responses/{fixture}"));
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let raw: Value = serde_json::from_str(&text).expect("fixtures are JSON");
+        let found = errors(&validator, &raw);
+        if !found.is_empty() {
+            failures.push(format!("{fixture} as sent: {}", found.join("; ")));
+        }
+        match serde_json::from_str::<E::Response>(&text) {
+            Ok(typed) => {
+                let serialised = serde_json::to_value(&typed).expect("responses serialise");
+                let found = errors(&validator, &serialised);
+                if !found.is_empty() {
+                    failures.push(format!("{fixture} from Rust: {}", found.join("; ")));
+                }
+            }
+            Err(e) => failures.push(format!("{fixture} does not decode: {e}")),
+        }
+    }
+}
+
+#[test]
+fn real_responses_agree_with_their_endpoints_schemas() {
+    let openapi = yaml_document(&read_generated("openapi.yaml"));
+    let document = Document::new(
+        "json-schema:///openapi.yaml",
+        openapi.clone(),
+        Draft::Draft202012,
+    );
+    let mut failures = Vec::new();
+    check_responses::<rest::ListProducts>(
+        &openapi,
+        &document,
+        &[
+            "products_list_1.json",
+            "products_list_2.json",
+            "products_list_3.json",
+        ],
+        &mut failures,
+    );
+    check_responses::<rest::GetProduct>(
+        &openapi,
+        &document,
+        &[
+            "product_detail_1.json",
+            "product_detail_2.json",
+            "product_detail_3.json",
+            "product_detail_4.json",
+        ],
+        &mut failures,
+    );
+    check_responses::<rest::ListStandardUnitRates>(
+        &openapi,
+        &document,
+        &[
+            "standard_unit_rates_1.json",
+            "standard_unit_rates_2.json",
+            "standard_unit_rates_3.json",
+            "standard_unit_rates_4.json",
+            "day_unit_rates_1.json",
+        ],
+        &mut failures,
+    );
+    check_responses::<rest::GetAccount>(
+        &openapi,
+        &document,
+        &["account_1.json", "account_2.json"],
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_real_response_with_a_broken_field_is_rejected_by_both() {
+    let openapi = yaml_document(&read_generated("openapi.yaml"));
+    let document = Document::new("json-schema:///openapi.yaml", openapi, Draft::Draft202012);
+    let page = document.validator("#/components/schemas/StandardUnitRatePage");
+    let text = std::fs::read_to_string(energy_tests::fixture(
+        "real-responses/standard_unit_rates_1.json",
+    ))
+    .expect("fixture");
+    let mut value: Value = serde_json::from_str(&text).expect("JSON");
+    assert!(page.is_valid(&value));
+    value["results"][0]["valid_from"] = json!("2021-13-45T25:00:00Z");
+    assert!(!page.is_valid(&value), "an impossible date-time");
+    assert!(through::<rest::Page<rest::StandardUnitRate>>(&value).is_err());
+    value["results"][0]["valid_from"] = json!("2021-03-01T00:00:00Z");
+    value["results"][0]
+        .as_object_mut()
+        .expect("a rate")
+        .remove("value_inc_vat");
+    assert!(
+        !page.is_valid(&value),
+        "a required field of a record removed"
+    );
+    assert!(through::<rest::Page<rest::StandardUnitRate>>(&value).is_err());
+}

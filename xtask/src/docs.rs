@@ -1,0 +1,408 @@
+//! `cargo xtask docs`: the OpenAPI and AsyncAPI documents as self-contained static HTML pages in
+//! `target/docs/` (`redocly build-docs --inlineBundle`: the renderer's script is inside the page, so the
+//! pages work offline), with an index page linking them.
+//!
+//! [`check`] is a step of `cargo xtask test`: it opens the pages in headless Chromium and asserts that
+//! the endpoints and a sample of the event types and messages are rendered. Redocly prerenders only the
+//! page's frame; the operations and messages it checks are rendered by the page's script in the browser,
+//! and a page built without `--inlineBundle` (script from a CDN, unreachable here) must fail the check.
+
+use crate::tools::{Tools, output_text, run_with_timeout};
+use energy_codegen::Model;
+use energy_codegen::emit::{asyncapi, openapi};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+/// Arguments of `cargo xtask docs`.
+#[derive(clap::Args)]
+pub(crate) struct DocsArgs {
+    /// Also save screenshots of both pages under `docs/` (for the README).
+    #[arg(long)]
+    screenshots: bool,
+}
+
+/// Where the pages go, relative to the workspace root.
+const OUT: &str = "target/docs";
+
+/// How long Chromium may take for one page.
+const BROWSER_LIMIT: Duration = Duration::from_secs(120);
+
+pub(crate) fn run(args: &DocsArgs) -> ExitCode {
+    let root = crate::workspace_root();
+    let result = (|| {
+        let model = load_model(&root)?;
+        let tools = Tools::install(&root)?;
+        let out = root.join(OUT);
+        build(&root, &model, &tools, &out, true)?;
+        eprintln!("docs site written to {}/index.html", out.display());
+        if args.screenshots {
+            let chromium = find_chromium()?;
+            let shots = root.join("docs");
+            std::fs::create_dir_all(&shots)
+                .map_err(|e| format!("cannot create {}: {e}", shots.display()))?;
+            for page in ["openapi", "asyncapi"] {
+                let png = shots.join(format!("{page}.png"));
+                screenshot(&chromium, &out.join(format!("{page}.html")), &png, &root)?;
+                eprintln!("screenshot saved to {}", png.display());
+            }
+        }
+        Ok::<(), String>(())
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load_model(root: &Path) -> Result<Model, String> {
+    energy_codegen::build_model(&root.join("schema"))
+        .map_err(|f| format!("the schema does not load:\n{}", f.render(false)))
+}
+
+/// Renders both documents into `out`, and the index page. `inline` embeds the renderer's script.
+fn build(
+    root: &Path,
+    model: &Model,
+    tools: &Tools,
+    out: &Path,
+    inline: bool,
+) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let rest_title = model
+        .rest
+        .as_ref()
+        .map_or_else(|| "REST API".to_owned(), |r| r.title.clone());
+    for (document, page, title) in [
+        (openapi::PATH, "openapi.html", rest_title.as_str()),
+        (asyncapi::PATH, "asyncapi.html", asyncapi::TITLE),
+    ] {
+        let source = root.join("generated").join(document);
+        if !source.is_file() {
+            return Err(format!(
+                "{} is missing: run `cargo xtask codegen`",
+                source.display()
+            ));
+        }
+        let mut redocly = tools.npm_bin("redocly");
+        redocly
+            .arg("build-docs")
+            .arg(&source)
+            .arg("--output")
+            .arg(out.join(page))
+            .args(["--title", title]);
+        if inline {
+            redocly.arg("--inlineBundle");
+        }
+        let output = run_with_timeout(redocly, Duration::from_secs(300))?;
+        if !output.status.success() {
+            return Err(format!(
+                "redocly build-docs {document} failed ({}):\n{}",
+                output.status,
+                output_text(&output)
+            ));
+        }
+    }
+    let index = out.join("index.html");
+    std::fs::write(&index, index_html(model, &rest_title))
+        .map_err(|e| format!("cannot write {}: {e}", index.display()))
+}
+
+fn index_html(model: &Model, rest_title: &str) -> String {
+    let endpoints = model.rest.as_ref().map_or(0, |r| r.endpoints.len());
+    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    format!(
+        r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Energy Supply Platform interface</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5; color: #222; }}
+a {{ color: #0b5cad; }}
+li {{ margin: 0.75rem 0; }}
+</style>
+</head>
+<body>
+<h1>Energy Supply Platform interface</h1>
+<p>Generated from the YAML schemas by <code>cargo xtask codegen</code>, from the same model as the Rust types of the <code>energy-api</code> crate, and rendered by <code>cargo xtask docs</code>.</p>
+<ul>
+<li><a href="openapi.html">{rest_title}</a>: OpenAPI {oas}, {endpoints} endpoints.</li>
+<li><a href="asyncapi.html">{events_title}</a>: AsyncAPI {aas}, {event_types} event types in {versions} payload versions.</li>
+</ul>
+<p>One JSON Schema (draft 2020-12) per event payload version is in <code>generated/schemas/events/</code>.</p>
+</body>
+</html>
+"#,
+        rest_title = escape(rest_title),
+        oas = openapi::OPENAPI_VERSION,
+        events_title = escape(asyncapi::TITLE),
+        aas = asyncapi::ASYNCAPI_VERSION,
+        versions = model.version_count(),
+    )
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The docs step of `cargo xtask test`.
+pub(crate) fn check(root: &Path) -> Result<(), String> {
+    let model = load_model(root)?;
+    let tools = Tools::install(root)?;
+    let chromium = find_chromium()?;
+    let out = root.join(OUT);
+    build(root, &model, &tools, &out, true)?;
+
+    let index = rendered_texts(&dump_dom(&chromium, &out.join("index.html"), root)?);
+    let rest_title = model.rest.as_ref().map_or("REST API", |r| r.title.as_str());
+    missing_from(&index, &[rest_title, asyncapi::TITLE], "index.html")
+        .map_err(|e| format!("{e}\n(the index page does not render)"))?;
+
+    let rest_expected = rest_expectations(&model);
+    let rest_page = rendered_texts(&dump_dom(&chromium, &out.join("openapi.html"), root)?);
+    missing_from(&rest_page, &rest_expected, "openapi.html")?;
+    eprintln!(
+        "    ok: openapi.html renders all {} endpoints",
+        model.rest.as_ref().map_or(0, |r| r.endpoints.len())
+    );
+
+    let event_expected = event_expectations(&model);
+    let events_page = rendered_texts(&dump_dom(&chromium, &out.join("asyncapi.html"), root)?);
+    missing_from(&events_page, &event_expected, "asyncapi.html")?;
+    eprintln!(
+        "    ok: asyncapi.html renders a sample of {} event types and messages",
+        event_expected.len()
+    );
+
+    // The check must be able to fail: a page whose script cannot load (from the CDN) shows only its frame.
+    let canary = root.join("target/docs-canary");
+    build(root, &model, &tools, &canary, false)?;
+    let dead = rendered_texts(&dump_dom(&chromium, &canary.join("openapi.html"), root)?);
+    if missing_from(&dead, &rest_expected, "openapi.html (script from the CDN)").is_ok() {
+        return Err(
+            "a page built without --inlineBundle passed the rendering check, so the check proves nothing"
+                .to_owned(),
+        );
+    }
+    eprintln!("    ok: a page without its script fails the same check");
+    Ok(())
+}
+
+/// Texts the OpenAPI page renders: each endpoint's path (in its tag's list of operations).
+fn rest_expectations(model: &Model) -> Vec<String> {
+    let Some(rest) = &model.rest else {
+        return Vec::new();
+    };
+    rest.endpoints.iter().map(|e| e.path.clone()).collect()
+}
+
+/// Texts the AsyncAPI page renders: a sample of event types spread over the catalogue (the navigation),
+/// and the message titles of the first event types (their sections, rendered first).
+fn event_expectations(model: &Model) -> Vec<String> {
+    let events: Vec<_> = model.events().map(|(_, e)| e).collect();
+    let mut expected = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let odd_version = e.versions.iter().any(|v| !v.label.starts_with('v'));
+        if i % 20 == 0 || i + 1 == events.len() || odd_version {
+            expected.push(e.name.clone());
+        }
+    }
+    for e in events.iter().take(3) {
+        for v in &e.versions {
+            expected.push(format!("{} {}", e.name, v.label));
+        }
+    }
+    expected
+}
+
+fn missing_from(
+    rendered: &BTreeSet<String>,
+    expected: &[impl AsRef<str>],
+    page: &str,
+) -> Result<(), String> {
+    let missing: Vec<&str> = expected
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|t| !rendered.contains(*t))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{page} in headless Chromium does not show {} of {} expected texts: {}",
+            missing.len(),
+            expected.len(),
+            missing.join(", ")
+        ))
+    }
+}
+
+/// Chromium: `$CHROMIUM`, else the Debian package's `chromium`.
+fn find_chromium() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return Ok(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser"] {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(
+        "headless Chromium is needed to check the docs pages: install the Debian package \
+         `chromium` (`apt-get install chromium`), or set CHROMIUM to a Chromium executable"
+            .to_owned(),
+    )
+}
+
+/// A headless Chromium command with a fresh profile, on a closed network.
+fn chromium_command(chromium: &Path, profile: &Path) -> Command {
+    let mut command = Command::new(chromium);
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--no-first-run",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()));
+    command
+}
+
+fn profile_dir(root: &Path) -> Result<PathBuf, String> {
+    let dir = root
+        .join("target/tmp")
+        .join(format!("chromium-profile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn file_url(path: &Path) -> String {
+    format!("file://{}", path.display()).replace(' ', "%20")
+}
+
+/// The page's DOM after its scripts ran, in a window tall enough to render several sections.
+fn dump_dom(chromium: &Path, page: &Path, root: &Path) -> Result<String, String> {
+    let profile = profile_dir(root)?;
+    let mut command = chromium_command(chromium, &profile);
+    command
+        .args(["--window-size=1400,12000", "--dump-dom"])
+        .arg(file_url(page));
+    let output = run_with_timeout(command, BROWSER_LIMIT);
+    let _ = std::fs::remove_dir_all(&profile);
+    let output = output?;
+    if !output.status.success() || output.stdout.is_empty() {
+        return Err(format!(
+            "Chromium could not open {} ({}):\n{}",
+            page.display(),
+            output.status,
+            output_text(&output)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn screenshot(chromium: &Path, page: &Path, png: &Path, root: &Path) -> Result<(), String> {
+    let profile = profile_dir(root)?;
+    let mut command = chromium_command(chromium, &profile);
+    command
+        .args(["--window-size=1400,900", "--hide-scrollbars"])
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(file_url(page));
+    let output = run_with_timeout(command, BROWSER_LIMIT);
+    let _ = std::fs::remove_dir_all(&profile);
+    let output = output?;
+    if !output.status.success() || !png.is_file() {
+        return Err(format!(
+            "Chromium could not take a screenshot of {}:\n{}",
+            page.display(),
+            output_text(&output)
+        ));
+    }
+    Ok(())
+}
+
+/// The text nodes of a serialised DOM, trimmed, outside `<script>` and `<style>` (a page's script holds
+/// the whole document as data, which must not count as rendered).
+fn rendered_texts(dom: &str) -> BTreeSet<String> {
+    let mut texts = BTreeSet::new();
+    let mut rest = dom;
+    while let Some(open) = rest.find('<') {
+        push_text(&mut texts, &rest[..open]);
+        rest = &rest[open..];
+        let lower: String = rest
+            .chars()
+            .take(7)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let skip_to = if lower.starts_with("<script") {
+            Some("</script>")
+        } else if lower.starts_with("<style") {
+            Some("</style>")
+        } else if lower.starts_with("<!--") {
+            Some("-->")
+        } else {
+            None
+        };
+        let end = match skip_to {
+            Some(close) => rest.find(close).map(|i| i + close.len()),
+            None => rest.find('>').map(|i| i + 1),
+        };
+        match end {
+            Some(end) => rest = &rest[end..],
+            None => return texts,
+        }
+    }
+    push_text(&mut texts, rest);
+    texts
+}
+
+fn push_text(texts: &mut BTreeSet<String>, raw: &str) {
+    let text = raw.trim();
+    if text.is_empty() {
+        return;
+    }
+    let unescaped = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    texts.insert(unescaped);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rendered_texts;
+
+    #[test]
+    fn only_text_outside_scripts_counts_as_rendered() {
+        let dom = r#"<html><head><style>a{content:"x"}</style></head><body><div>get</div><span> /v1/a/{b}/ </span><!-- -->
+            <script>const d = {"paths": "/v1/hidden/"}; "<div>fake</div>"</script><p>a &amp; b &lt;c&gt;</p></body></html>"#;
+        let texts = rendered_texts(dom);
+        let expected: Vec<&str> = vec!["/v1/a/{b}/", "a & b <c>", "get"];
+        assert_eq!(
+            texts.iter().map(String::as_str).collect::<Vec<_>>(),
+            expected
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Third-party tools of the documents (`tools/validators/`): npm packages pinned by the committed
+//! `package-lock.json` and a Python venv pinned by `requirements.txt`, installed on first use into ignored
+//! folders and reinstalled only when a pin file changes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The folder of the tools, relative to the workspace root.
+const DIR: &str = "tools/validators";
+
+/// Environment of every tool run: no telemetry, no update checks (the tools phone home otherwise).
+const QUIET_ENV: &[(&str, &str)] = &[
+    ("REDOCLY_TELEMETRY", "off"),
+    ("SCARF_ANALYTICS", "false"),
+    ("DO_NOT_TRACK", "1"),
+    ("NO_UPDATE_NOTIFIER", "1"),
+    ("npm_config_update_notifier", "false"),
+    ("npm_config_fund", "false"),
+    ("npm_config_audit", "false"),
+    ("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
+];
+
+/// The installed tools.
+pub(crate) struct Tools {
+    dir: PathBuf,
+}
+
+impl Tools {
+    /// Installs what is missing or out of date, then gives the tools.
+    pub(crate) fn install(root: &Path) -> Result<Tools, String> {
+        let dir = root.join(DIR);
+        let tools = Tools { dir };
+        tools.install_npm()?;
+        tools.install_venv()?;
+        Ok(tools)
+    }
+
+    /// A command running an npm package's executable (`redocly`, `spectral`).
+    pub(crate) fn npm_bin(&self, name: &str) -> Command {
+        self.command(self.dir.join("node_modules/.bin").join(name))
+    }
+
+    /// A command running one of the folder's node scripts.
+    pub(crate) fn node_script(&self, script: &str) -> Command {
+        let mut command = self.command("node");
+        command.arg(self.dir.join(script));
+        command
+    }
+
+    /// A command running an executable of the Python venv (`openapi-spec-validator`).
+    pub(crate) fn venv_bin(&self, name: &str) -> Command {
+        self.command(self.dir.join(".venv/bin").join(name))
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(&self.dir)
+            .envs(QUIET_ENV.iter().copied());
+        command
+    }
+
+    fn install_npm(&self) -> Result<(), String> {
+        let lock = read(&self.dir.join("package-lock.json"))?;
+        let stamp = self.dir.join("node_modules/.installed-package-lock.json");
+        if std::fs::read(&stamp).ok().as_deref() == Some(lock.as_slice()) {
+            return Ok(());
+        }
+        eprintln!(
+            "installing the npm validators (npm ci --ignore-scripts) into {DIR}/node_modules"
+        );
+        let mut npm = self.command("npm");
+        npm.args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]);
+        run_logged(npm, "npm ci", Duration::from_secs(900))?;
+        write(&stamp, &lock)
+    }
+
+    fn install_venv(&self) -> Result<(), String> {
+        let requirements = read(&self.dir.join("requirements.txt"))?;
+        let venv = self.dir.join(".venv");
+        let stamp = venv.join(".installed-requirements.txt");
+        if std::fs::read(&stamp).ok().as_deref() == Some(requirements.as_slice()) {
+            return Ok(());
+        }
+        eprintln!("installing openapi-spec-validator (pip) into {DIR}/.venv");
+        if !venv.join("bin/python").exists() {
+            let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+            let mut create = self.command(&python);
+            create.args(["-m", "venv", ".venv"]);
+            run_logged(create, "python3 -m venv", Duration::from_secs(300))?;
+        }
+        let mut pip = self.command(venv.join("bin/python"));
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-input",
+            "-r",
+            "requirements.txt",
+        ]);
+        run_logged(pip, "pip install", Duration::from_secs(900))?;
+        write(&stamp, &requirements)
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Runs an installation command; on failure, its output is part of the error.
+fn run_logged(command: Command, what: &str, limit: Duration) -> Result<(), String> {
+    let output = run_with_timeout(command, limit).map_err(|e| format!("{what}: {e}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} failed ({}):\n{}",
+        output.status,
+        output_text(&output)
+    ))
+}
+
+/// Runs a command with its output captured, killing it after `limit`.
+pub(crate) fn run_with_timeout(mut command: Command, limit: Duration) -> Result<Output, String> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `{program}`: {e}"))?;
+    // Read both pipes on threads so that a chatty tool cannot block on a full pipe.
+    let stdout = child.stdout.take().map(drain);
+    let stderr = child.stderr.take().map(drain);
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("`{program}` did not finish within {limit:?}"));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("cannot wait for `{program}`: {e}")),
+        }
+    };
+    let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        h.map(|h| h.join().unwrap_or_default()).unwrap_or_default()
+    };
+    Ok(Output {
+        status,
+        stdout: join(stdout),
+        stderr: join(stderr),
+    })
+}
+
+fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// A command's stdout then stderr, as text.
+pub(crate) fn output_text(output: &Output) -> String {
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    text
+}

@@ -1,0 +1,229 @@
+//! The third-party validators of `generated/openapi.yaml` and `generated/asyncapi.yaml`, a step of
+//! `cargo xtask test`: `redocly lint` (both), `spectral lint` with `spectral:oas` and `spectral:asyncapi`
+//! (both), `@asyncapi/parser` (AsyncAPI) and `openapi-spec-validator` (OpenAPI).
+//!
+//! Each must pass with no error and no warning (the configs in `tools/validators/` switch rules off only
+//! with a reason). Each also runs on a copy of the document with one broken `$ref` and must fail naming
+//! it, so that a validator that checks nothing (a wrong path, a config that disables everything) fails
+//! this step instead of passing it.
+
+use crate::tools::{Tools, output_text, run_with_timeout};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The name the broken copies refer to.
+const MISSING: &str = "NoSuchSchema";
+
+/// How long one validator may take.
+const LIMIT: Duration = Duration::from_secs(300);
+
+enum Expect {
+    /// Succeeds, and its standard output, trimmed, is this (when given).
+    Pass(Option<String>),
+    /// Fails, and its output names the broken reference.
+    Fail,
+}
+
+struct Check {
+    name: String,
+    command: Command,
+    expect: Expect,
+}
+
+/// Runs every validator on both documents and on their broken copies.
+pub(crate) fn run(root: &Path) -> Result<(), String> {
+    let model = energy_codegen::build_model(&root.join("schema"))
+        .map_err(|f| format!("the schema does not load:\n{}", f.render(false)))?;
+    let tools = Tools::install(root)?;
+    let openapi = root
+        .join("generated")
+        .join(energy_codegen::emit::openapi::PATH);
+    let asyncapi = root
+        .join("generated")
+        .join(energy_codegen::emit::asyncapi::PATH);
+    let canary_dir = root.join("target/validator-canary");
+    let broken_openapi = broken_copy(&openapi, &canary_dir)?;
+    let broken_asyncapi = broken_copy(&asyncapi, &canary_dir)?;
+    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    let parsed = format!(
+        "{{\"version\":\"{}\",\"channels\":{event_types},\"operations\":{event_types},\"messages\":{}}}",
+        energy_codegen::emit::asyncapi::ASYNCAPI_VERSION,
+        model.version_count()
+    );
+
+    let mut checks = Vec::new();
+    for (openapi, asyncapi, expect_pass) in [
+        (&openapi, &asyncapi, true),
+        (&broken_openapi, &broken_asyncapi, false),
+    ] {
+        let expect = |output: Option<String>| {
+            if expect_pass {
+                Expect::Pass(output)
+            } else {
+                Expect::Fail
+            }
+        };
+        let which = if expect_pass { "" } else { " (broken copy)" };
+        for doc in [openapi, asyncapi] {
+            let mut redocly = tools.npm_bin("redocly");
+            redocly
+                .args(["lint", "--config", "redocly.yaml", "--max-problems", "50"])
+                .arg(doc);
+            checks.push(Check {
+                name: format!("redocly lint {}{which}", file_name(doc)),
+                command: redocly,
+                expect: expect(None),
+            });
+            let mut spectral = tools.npm_bin("spectral");
+            spectral
+                .args([
+                    "lint",
+                    "--ruleset",
+                    ".spectral.yaml",
+                    "--fail-severity",
+                    "warn",
+                ])
+                .arg(doc);
+            checks.push(Check {
+                name: format!("spectral lint {}{which}", file_name(doc)),
+                command: spectral,
+                expect: expect(None),
+            });
+        }
+        let mut parser = tools.node_script("asyncapi-parse.cjs");
+        parser.arg(asyncapi);
+        checks.push(Check {
+            name: format!("@asyncapi/parser {}{which}", file_name(asyncapi)),
+            command: parser,
+            expect: expect(Some(parsed.clone())),
+        });
+        let mut validator = tools.venv_bin("openapi-spec-validator");
+        validator.args(["--schema", "3.1"]).arg(openapi);
+        checks.push(Check {
+            name: format!("openapi-spec-validator {}{which}", file_name(openapi)),
+            command: validator,
+            expect: expect(None),
+        });
+    }
+    let failures = run_all(checks);
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n"))
+    }
+}
+
+/// Runs the checks two at a time (the machines have two cores); gives the failures.
+fn run_all(checks: Vec<Check>) -> Vec<String> {
+    let queue = std::sync::Mutex::new(checks.into_iter());
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).ok().flatten();
+                    let Some(check) = next else { break };
+                    let verdict = judge(check);
+                    if let Ok(mut r) = results.lock() {
+                        r.push(verdict);
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = Vec::new();
+    let mut verdicts = results.into_inner().unwrap_or_default();
+    verdicts.sort();
+    for (name, verdict) in verdicts {
+        match verdict {
+            Ok(()) => eprintln!("    ok: {name}"),
+            Err(e) => {
+                eprintln!("    FAILED: {name}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    failures
+}
+
+fn judge(check: Check) -> (String, Result<(), String>) {
+    let Check {
+        name,
+        command,
+        expect,
+    } = check;
+    let output = match run_with_timeout(command, LIMIT) {
+        Ok(output) => output,
+        Err(e) => return (name, Err(e)),
+    };
+    let text = output_text(&output);
+    let verdict = match expect {
+        Expect::Pass(_) if !output.status.success() => {
+            Err(format!("failed ({}):\n{}", output.status, clip(&text)))
+        }
+        Expect::Pass(Some(expected))
+            if String::from_utf8_lossy(&output.stdout).trim() != expected =>
+        {
+            Err(format!(
+                "resolved something else than the model: expected `{expected}`, got:\n{}",
+                clip(&text)
+            ))
+        }
+        Expect::Pass(_) => Ok(()),
+        Expect::Fail if output.status.success() => Err(format!(
+            "passed a document with a broken `$ref` (to `{MISSING}`): it checks nothing\n{}",
+            clip(&text)
+        )),
+        Expect::Fail if !text.contains(MISSING) => Err(format!(
+            "failed on the broken copy without naming the broken `$ref` (to `{MISSING}`):\n{}",
+            clip(&text)
+        )),
+        Expect::Fail => Ok(()),
+    };
+    (name, verdict)
+}
+
+/// At most the first 60 lines of a tool's output (openapi-spec-validator prints the whole document).
+fn clip(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(60)
+        .map(|l| l.chars().take(400).collect())
+        .collect();
+    if lines.len() > 60 {
+        out.push(format!("… ({} more lines)", lines.len() - 60));
+    }
+    out.join("\n")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A copy of `doc` whose first reference to a component schema points at a schema that does not exist.
+fn broken_copy(doc: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let text = std::fs::read_to_string(doc).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (run `cargo xtask codegen`)",
+            doc.display()
+        )
+    })?;
+    const TARGET: &str = "$ref: \"#/components/schemas/";
+    let start = text
+        .find(TARGET)
+        .map(|i| i + TARGET.len())
+        .ok_or_else(|| format!("{} refers to no component schema", doc.display()))?;
+    let end = start
+        + text[start..]
+            .find('"')
+            .ok_or_else(|| format!("{}: unterminated `$ref`", doc.display()))?;
+    let broken = format!("{}{MISSING}{}", &text[..start], &text[end..]);
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join(doc.file_name().unwrap_or_default());
+    std::fs::write(&path, broken).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
