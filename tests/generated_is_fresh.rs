@@ -134,7 +134,18 @@ fn files_no_longer_generated_are_removed_but_hand_written_ones_are_kept() {
     std::fs::remove_file(schema.join("events/businesses.yaml")).unwrap();
     let files = generate(&schema);
     let check = energy_codegen::write_files(&out, &files, true).unwrap();
-    assert_eq!(check.removed, ["src/events/businesses.rs"]);
+    assert_eq!(
+        check.removed,
+        [
+            "schemas/events/business.created.v1.json",
+            "schemas/events/business.updated.v1.json",
+            "schemas/events/business_operations_team.updated.v1.json",
+            "schemas/events/internal_company.created.v1.json",
+            "src/events/businesses.rs",
+        ],
+        "the section's module and its events' JSON Schemas"
+    );
+
     energy_codegen::write_files(&out, &files, false).unwrap();
     assert!(!out.join("src/events/businesses.rs").exists());
     assert!(out.join("src/notes.txt").exists());
