@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's tasks. `cargo xtask codegen` regenerates `generated/` from `schema/`.
 #![forbid(unsafe_code)]
 
+mod bench;
 mod codegen;
 mod docs;
 mod fuzz;
@@ -30,6 +31,8 @@ enum Command {
     Test(test::TestArgs),
     /// Fuzz the schema loader and the event decoder for a given time (needs `cargo install cargo-fuzz`).
     Fuzz(fuzz::FuzzArgs),
+    /// Measure generation, compile time and the criterion benches (figures for BENCHMARKS.md).
+    Bench(bench::BenchArgs),
     /// Render the OpenAPI and AsyncAPI documents as static HTML pages in `target/docs/`.
     Docs(docs::DocsArgs),
 }
@@ -40,6 +43,8 @@ fn main() -> ExitCode {
         Command::Codegen(args) => codegen::run(&args),
         Command::Test(args) => test::run(&args),
         Command::Fuzz(args) => fuzz::run(&args),
+        Command::Bench(args) => bench::run(&args),
+
         Command::Docs(args) => docs::run(&args),
     }
 }
