@@ -10575,6 +10575,26 @@ impl ::serde::Serialize for EventType {
         serializer.serialize_str(self.as_str())
     }
 }
+/// One event type in all its payload versions (its version enum, such as `AgreementUpdated`), so that
+/// events can be routed by type without matching on every variant of [`Event`].
+pub trait TypedEvent: ::std::marker::Sized + ::std::convert::Into<Event> {
+    /// The event type.
+    const EVENT_TYPE: EventType;
+    /// The event as this type, or the event unchanged when it is of another type.
+    fn from_event(event: Event) -> ::std::result::Result<Self, Event>;
+}
+/// The payload of one version of the event type `E` (such as `AgreementUpdatedV1` of `AgreementUpdated`).
+pub trait PayloadVersion<E: TypedEvent>: ::std::marker::Sized + ::std::convert::Into<E> {
+    /// The payload version.
+    const VERSION: &'static str;
+    /// The payload when `event` is in this version, or the event unchanged.
+    fn from_versions(event: E) -> ::std::result::Result<Self, E>;
+    /// The payload when `event` is in this version, or in a later version that contains every field of
+    /// this one (converted by its `From` impl, a version view); otherwise the event unchanged.
+    fn view_of(event: E) -> ::std::result::Result<Self, E> {
+        Self::from_versions(event)
+    }
+}
 /// A name that is not a known event type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownEventType(pub ::std::string::String);
