@@ -2,3 +2,5 @@
 #![forbid(unsafe_code)]
 
 pub use energy_api;
+
+pub mod events;
