@@ -143,10 +143,13 @@ impl Decoder {
     ) -> Result<Decoded, EventError> {
         let Some(kind) = kind_of(event_type, version) else {
             self.check_unknown(event_type, version)?;
-            let payload = serde_json::from_slice::<Box<RawValue>>(payload).map_err(|e| {
-                self.json_error(payload, &e)
-                    .of(Some(event_type), Some(version))
-            })?;
+            let payload = serde_json::from_slice::<Box<RawValue>>(payload)
+                .map_err(|e| self.json_error(payload, &e))
+                .and_then(|raw| {
+                    check_depth(raw.get().as_bytes(), &raw, &self.fields.payload)?;
+                    Ok(raw)
+                })
+                .map_err(|e| e.of(Some(event_type), Some(version)))?;
             return Ok(Decoded::Unknown(RawEvent {
                 event_type: event_type.to_owned(),
                 version: version.to_owned(),
@@ -188,6 +191,10 @@ impl Decoder {
                 "missing event type or version",
             ));
         };
+        // Raw values are skipped without a depth limit; hold them to the one decoding applies.
+        for (key, value) in &metadata {
+            check_depth(input, value, key).map_err(|e| e.of(Some(&event_type), Some(&version)))?;
+        }
         let content = match payload {
             Payload::Decoded(event) => {
                 self.check_ignored(event.kind(), ignored)?;
@@ -199,6 +206,8 @@ impl Decoder {
                 }
                 None => {
                     self.check_unknown(&event_type, &version)?;
+                    check_depth(input, raw, &self.fields.payload)
+                        .map_err(|e| e.of(Some(&event_type), Some(&version)))?;
                     Content::Unknown(raw)
                 }
             },
@@ -320,6 +329,42 @@ impl Decoder {
         Err(EventError::new(ErrorKind::UnknownField, path, message)
             .of(Some(kind.event_type().as_str()), Some(kind.version())))
     }
+}
+
+/// How deep decoding nests at most (serde_json's limit), for raw values too.
+const MAX_DEPTH: usize = 128;
+
+/// An error if `raw` (a slice of `input`, the value of `field`) nests deeper than decoding allows.
+fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventError> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, byte) in raw.get().bytes().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(EventError {
+                        offset: Some(offset_in(input, raw) + i),
+                        ..EventError::new(ErrorKind::MalformedJson, field, "recursion limit exceeded")
+                    });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Where `raw` (a slice of `input`) starts in it.
