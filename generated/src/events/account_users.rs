@@ -73,7 +73,7 @@ impl ::std::convert::From<AccountUserCreatedV1> for AccountUserCreated {
     }
 }
 impl crate::events::TypedEvent for AccountUserCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -147,7 +147,7 @@ impl ::std::convert::From<AccountUserPasswordChangedV1> for AccountUserPasswordC
     }
 }
 impl crate::events::TypedEvent for AccountUserPasswordChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -229,7 +229,7 @@ for AccountUserPasswordResetRequested {
     }
 }
 impl crate::events::TypedEvent for AccountUserPasswordResetRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordResetRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordResetRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -315,7 +315,7 @@ for AccountUserPsrRecordsUpdated {
     }
 }
 impl crate::events::TypedEvent for AccountUserPsrRecordsUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserPsrRecordsUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPsrRecordsUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -413,7 +413,7 @@ impl ::std::convert::From<AccountUserRemovedV1> for AccountUserRemoved {
     }
 }
 impl crate::events::TypedEvent for AccountUserRemoved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserRemoved;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserRemoved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -513,7 +513,7 @@ impl ::std::convert::From<AccountUserUpdatedV1> for AccountUserUpdated {
     }
 }
 impl crate::events::TypedEvent for AccountUserUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -594,7 +594,7 @@ for AccountUserVerificationCompleted {
     }
 }
 impl crate::events::TypedEvent for AccountUserVerificationCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -678,7 +678,7 @@ for AccountUserVerificationStarted {
     }
 }
 impl crate::events::TypedEvent for AccountUserVerificationStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -759,7 +759,7 @@ impl ::std::convert::From<AccountUserMetadataCreatedV1> for AccountUserMetadataC
     }
 }
 impl crate::events::TypedEvent for AccountUserMetadataCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -840,7 +840,7 @@ impl ::std::convert::From<AccountUserMetadataRemovedV1> for AccountUserMetadataR
     }
 }
 impl crate::events::TypedEvent for AccountUserMetadataRemoved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataRemoved;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataRemoved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -919,7 +919,7 @@ impl ::std::convert::From<AccountUserMetadataUpdatedV1> for AccountUserMetadataU
     }
 }
 impl crate::events::TypedEvent for AccountUserMetadataUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -57,7 +57,7 @@ for AccountCommunicationsPreferencesUpdated {
     }
 }
 impl crate::events::TypedEvent for AccountCommunicationsPreferencesUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountCommunicationsPreferencesUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountCommunicationsPreferencesUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -140,7 +140,7 @@ impl ::std::convert::From<AccountCreatedV1> for AccountCreated {
     }
 }
 impl crate::events::TypedEvent for AccountCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -214,7 +214,7 @@ impl ::std::convert::From<AccountOccupiedV1> for AccountOccupied {
     }
 }
 impl crate::events::TypedEvent for AccountOccupied {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountOccupied;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountOccupied;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -292,7 +292,7 @@ impl ::std::convert::From<AccountReactivatedV1> for AccountReactivated {
     }
 }
 impl crate::events::TypedEvent for AccountReactivated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountReactivated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountReactivated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -379,7 +379,7 @@ for AccountSmartMeterReadPermissionChanged {
     }
 }
 impl crate::events::TypedEvent for AccountSmartMeterReadPermissionChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountSmartMeterReadPermissionChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountSmartMeterReadPermissionChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -464,7 +464,7 @@ impl ::std::convert::From<AccountUpdatedV1> for AccountUpdated {
     }
 }
 impl crate::events::TypedEvent for AccountUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -542,7 +542,7 @@ impl ::std::convert::From<AccountMetadataCreatedV1> for AccountMetadataCreated {
     }
 }
 impl crate::events::TypedEvent for AccountMetadataCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -622,7 +622,7 @@ impl ::std::convert::From<AccountMetadataRemovedV1> for AccountMetadataRemoved {
     }
 }
 impl crate::events::TypedEvent for AccountMetadataRemoved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataRemoved;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataRemoved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -700,7 +700,7 @@ impl ::std::convert::From<AccountMetadataUpdatedV1> for AccountMetadataUpdated {
     }
 }
 impl crate::events::TypedEvent for AccountMetadataUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -783,7 +783,7 @@ for AccountPropertyEffectivePeriodMetadataCreated {
     }
 }
 impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -868,7 +868,7 @@ for AccountPropertyEffectivePeriodMetadataRemoved {
     }
 }
 impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataRemoved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataRemoved;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataRemoved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -951,7 +951,7 @@ for AccountPropertyEffectivePeriodMetadataUpdated {
     }
 }
 impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1040,7 +1040,7 @@ impl ::std::convert::From<CampaignAccountAddedV1> for CampaignAccountAdded {
     }
 }
 impl crate::events::TypedEvent for CampaignAccountAdded {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountAdded;
+    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountAdded;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1119,7 +1119,7 @@ impl ::std::convert::From<CampaignAccountRemovedV1> for CampaignAccountRemoved {
     }
 }
 impl crate::events::TypedEvent for CampaignAccountRemoved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountRemoved;
+    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountRemoved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1202,7 +1202,7 @@ impl ::std::convert::From<CampaignAccountUpdatedV1> for CampaignAccountUpdated {
     }
 }
 impl crate::events::TypedEvent for CampaignAccountUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

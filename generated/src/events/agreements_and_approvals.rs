@@ -54,7 +54,7 @@ impl ::std::convert::From<ActualIntervalsReceivedV1> for ActualIntervalsReceived
     }
 }
 impl crate::events::TypedEvent for ActualIntervalsReceived {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ActualIntervalsReceived;
+    const TYPE: crate::events::EventType = crate::events::EventType::ActualIntervalsReceived;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -140,7 +140,7 @@ for AffiliatesAffiliateAccountContractCreated {
     }
 }
 impl crate::events::TypedEvent for AffiliatesAffiliateAccountContractCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AffiliatesAffiliateAccountContractCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AffiliatesAffiliateAccountContractCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -230,7 +230,7 @@ impl ::std::convert::From<AgreementCreatedV1> for AgreementCreated {
     }
 }
 impl crate::events::TypedEvent for AgreementCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AgreementCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -332,7 +332,7 @@ impl ::std::convert::From<AgreementRevokedV2> for AgreementRevoked {
     }
 }
 impl crate::events::TypedEvent for AgreementRevoked {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AgreementRevoked;
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementRevoked;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -447,7 +447,7 @@ impl ::std::convert::From<AgreementRolloverCompletedV1> for AgreementRolloverCom
     }
 }
 impl crate::events::TypedEvent for AgreementRolloverCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AgreementRolloverCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementRolloverCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -556,7 +556,7 @@ impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminated {
     }
 }
 impl crate::events::TypedEvent for AgreementTerminated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AgreementTerminated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementTerminated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -697,7 +697,7 @@ impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdated {
     }
 }
 impl crate::events::TypedEvent for AgreementUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AgreementUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -808,7 +808,7 @@ impl ::std::convert::From<ApprovalsApprovalApprovedV1> for ApprovalsApprovalAppr
     }
 }
 impl crate::events::TypedEvent for ApprovalsApprovalApproved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalApproved;
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalApproved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -893,7 +893,7 @@ impl ::std::convert::From<ApprovalsApprovalCreatedV1> for ApprovalsApprovalCreat
     }
 }
 impl crate::events::TypedEvent for ApprovalsApprovalCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -976,7 +976,7 @@ impl ::std::convert::From<ApprovalsApprovalRejectedV1> for ApprovalsApprovalReje
     }
 }
 impl crate::events::TypedEvent for ApprovalsApprovalRejected {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRejected;
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRejected;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1066,7 +1066,7 @@ for ApprovalsApprovalRequestApproved {
     }
 }
 impl crate::events::TypedEvent for ApprovalsApprovalRequestApproved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestApproved;
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestApproved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1154,7 +1154,7 @@ for ApprovalsApprovalRequestAssigned {
     }
 }
 impl crate::events::TypedEvent for ApprovalsApprovalRequestAssigned {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestAssigned;
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestAssigned;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1244,7 +1244,7 @@ for ApprovalsApprovalRequestRejected {
     }
 }
 impl crate::events::TypedEvent for ApprovalsApprovalRequestRejected {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestRejected;
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestRejected;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -59,7 +59,7 @@ for AuthServerAccessTokenIssued {
     }
 }
 impl crate::events::TypedEvent for AuthServerAccessTokenIssued {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccessTokenIssued;
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccessTokenIssued;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -143,7 +143,7 @@ for AuthServerAccountUserGenerateMfaChallengeError {
     }
 }
 impl crate::events::TypedEvent for AuthServerAccountUserGenerateMfaChallengeError {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserGenerateMfaChallengeError;
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserGenerateMfaChallengeError;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -230,7 +230,7 @@ for AuthServerAccountUserLoggedIn {
     }
 }
 impl crate::events::TypedEvent for AuthServerAccountUserLoggedIn {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoggedIn;
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoggedIn;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -314,7 +314,7 @@ for AuthServerAccountUserLoginDenied {
     }
 }
 impl crate::events::TypedEvent for AuthServerAccountUserLoginDenied {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginDenied;
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginDenied;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -404,7 +404,7 @@ for AuthServerAccountUserLoginFailed {
     }
 }
 impl crate::events::TypedEvent for AuthServerAccountUserLoginFailed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginFailed;
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginFailed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -490,7 +490,7 @@ for AuthServerAccountUserLoginStepCompleted {
     }
 }
 impl crate::events::TypedEvent for AuthServerAccountUserLoginStepCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginStepCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginStepCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

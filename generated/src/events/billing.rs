@@ -68,7 +68,7 @@ impl ::std::convert::From<BillingBillingDocumentHeldV1> for BillingBillingDocume
     }
 }
 impl crate::events::TypedEvent for BillingBillingDocumentHeld {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentHeld;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentHeld;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -187,7 +187,7 @@ for BillingBillingDocumentIssued {
     }
 }
 impl crate::events::TypedEvent for BillingBillingDocumentIssued {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentIssued;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentIssued;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -385,7 +385,7 @@ for BillingBillingDocumentRepresentationDispatched {
     }
 }
 impl crate::events::TypedEvent for BillingBillingDocumentRepresentationDispatched {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentRepresentationDispatched;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentRepresentationDispatched;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -569,7 +569,7 @@ for BillingBillingOptionsUpdated {
     }
 }
 impl crate::events::TypedEvent for BillingBillingOptionsUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingBillingOptionsUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingOptionsUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -653,7 +653,7 @@ for BillingChargingLedgerAssignedToAgreement {
     }
 }
 impl crate::events::TypedEvent for BillingChargingLedgerAssignedToAgreement {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingChargingLedgerAssignedToAgreement;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingLedgerAssignedToAgreement;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -736,7 +736,7 @@ for BillingChargingSupplyPointTriggered {
     }
 }
 impl crate::events::TypedEvent for BillingChargingSupplyPointTriggered {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingChargingSupplyPointTriggered;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingSupplyPointTriggered;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -813,7 +813,7 @@ impl ::std::convert::From<BillingDuosInvoiceCancelV1> for BillingDuosInvoiceCanc
     }
 }
 impl crate::events::TypedEvent for BillingDuosInvoiceCancel {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceCancel;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceCancel;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -890,7 +890,7 @@ impl ::std::convert::From<BillingDuosInvoiceNewV1> for BillingDuosInvoiceNew {
     }
 }
 impl crate::events::TypedEvent for BillingDuosInvoiceNew {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceNew;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceNew;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -966,7 +966,7 @@ impl ::std::convert::From<BillingDuosInvoiceReplaceV1> for BillingDuosInvoiceRep
     }
 }
 impl crate::events::TypedEvent for BillingDuosInvoiceReplace {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceReplace;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceReplace;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1047,7 +1047,7 @@ impl ::std::convert::From<BillingFinalBillV1> for BillingFinalBill {
     }
 }
 impl crate::events::TypedEvent for BillingFinalBill {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingFinalBill;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingFinalBill;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1130,7 +1130,7 @@ for BillingIssuanceExternalStatusCreated {
     }
 }
 impl crate::events::TypedEvent for BillingIssuanceExternalStatusCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingIssuanceExternalStatusCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuanceExternalStatusCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1210,7 +1210,7 @@ impl ::std::convert::From<BillingIssuedBillV1> for BillingIssuedBill {
     }
 }
 impl crate::events::TypedEvent for BillingIssuedBill {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingIssuedBill;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuedBill;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1316,7 +1316,7 @@ impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPost
     }
 }
 impl crate::events::TypedEvent for BillingLedgerEntryPosted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryPosted;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryPosted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1455,7 +1455,7 @@ impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRem
     }
 }
 impl crate::events::TypedEvent for BillingLedgerEntryRemoved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryRemoved;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryRemoved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1580,7 +1580,7 @@ for BillingPathwayTraversalFailed {
     }
 }
 impl crate::events::TypedEvent for BillingPathwayTraversalFailed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalFailed;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalFailed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1666,7 +1666,7 @@ for BillingPathwayTraversalSucceeded {
     }
 }
 impl crate::events::TypedEvent for BillingPathwayTraversalSucceeded {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalSucceeded;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalSucceeded;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1752,7 +1752,7 @@ for BillingPortfolioInvoiceSummaryCompleted {
     }
 }
 impl crate::events::TypedEvent for BillingPortfolioInvoiceSummaryCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingPortfolioInvoiceSummaryCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingPortfolioInvoiceSummaryCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1838,7 +1838,7 @@ impl ::std::convert::From<BillingRebateAcceptedV1> for BillingRebateAccepted {
     }
 }
 impl crate::events::TypedEvent for BillingRebateAccepted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingRebateAccepted;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateAccepted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1928,7 +1928,7 @@ impl ::std::convert::From<BillingRebateCreatedV1> for BillingRebateCreated {
     }
 }
 impl crate::events::TypedEvent for BillingRebateCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingRebateCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2016,7 +2016,7 @@ impl ::std::convert::From<BillingRebateDeclinedV1> for BillingRebateDeclined {
     }
 }
 impl crate::events::TypedEvent for BillingRebateDeclined {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingRebateDeclined;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateDeclined;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2106,7 +2106,7 @@ impl ::std::convert::From<BillingRebateUpdatedV1> for BillingRebateUpdated {
     }
 }
 impl crate::events::TypedEvent for BillingRebateUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BillingRebateUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2186,7 +2186,7 @@ impl ::std::convert::From<ChargingPrimingErroredV1> for ChargingPrimingErrored {
     }
 }
 impl crate::events::TypedEvent for ChargingPrimingErrored {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ChargingPrimingErrored;
+    const TYPE: crate::events::EventType = crate::events::EventType::ChargingPrimingErrored;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2271,7 +2271,7 @@ for LatePaymentFeeApplicationServiceCompleted {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2363,7 +2363,7 @@ for LatePaymentFeeApplicationServiceFeeApplied {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceFeeApplied {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceFeeApplied;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceFeeApplied;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2446,7 +2446,7 @@ for LatePaymentFeeApplicationServiceStarted {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2531,7 +2531,7 @@ for LatePaymentFeeCalculationServiceCompleted {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2614,7 +2614,7 @@ for LatePaymentFeeCalculationServiceStarted {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2701,7 +2701,7 @@ for LatePaymentFeeCalculatorCompleted {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeCalculatorCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2785,7 +2785,7 @@ for LatePaymentFeeCalculatorFeeApplied {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeCalculatorFeeApplied {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorFeeApplied;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorFeeApplied;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2867,7 +2867,7 @@ for LatePaymentFeeCalculatorStarted {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeCalculatorStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2948,7 +2948,7 @@ impl ::std::convert::From<LatePaymentFeeWaivedV1> for LatePaymentFeeWaived {
     }
 }
 impl crate::events::TypedEvent for LatePaymentFeeWaived {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeWaived;
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeWaived;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -52,7 +52,7 @@ impl ::std::convert::From<BusinessCreatedV1> for BusinessCreated {
     }
 }
 impl crate::events::TypedEvent for BusinessCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BusinessCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BusinessCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -128,7 +128,7 @@ impl ::std::convert::From<BusinessUpdatedV1> for BusinessUpdated {
     }
 }
 impl crate::events::TypedEvent for BusinessUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BusinessUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BusinessUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -207,7 +207,7 @@ for BusinessOperationsTeamUpdated {
     }
 }
 impl crate::events::TypedEvent for BusinessOperationsTeamUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::BusinessOperationsTeamUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::BusinessOperationsTeamUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -298,7 +298,7 @@ impl ::std::convert::From<InternalCompanyCreatedV1> for InternalCompanyCreated {
     }
 }
 impl crate::events::TypedEvent for InternalCompanyCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InternalCompanyCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::InternalCompanyCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -59,7 +59,7 @@ for CollateralAgreementFulfilled {
     }
 }
 impl crate::events::TypedEvent for CollateralAgreementFulfilled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollateralAgreementFulfilled;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollateralAgreementFulfilled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -151,7 +151,7 @@ for CollectionProceedingCreated {
     }
 }
 impl crate::events::TypedEvent for CollectionProceedingCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProceedingCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProceedingCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -246,7 +246,7 @@ for CollectionProcessCommStepResolved {
     }
 }
 impl crate::events::TypedEvent for CollectionProcessCommStepResolved {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessCommStepResolved;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessCommStepResolved;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -330,7 +330,7 @@ for CollectionProcessLeaveSupplierInstigated {
     }
 }
 impl crate::events::TypedEvent for CollectionProcessLeaveSupplierInstigated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessLeaveSupplierInstigated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessLeaveSupplierInstigated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -414,7 +414,7 @@ impl ::std::convert::From<CollectionProcessPausedV1> for CollectionProcessPaused
     }
 }
 impl crate::events::TypedEvent for CollectionProcessPaused {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessPaused;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessPaused;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -501,7 +501,7 @@ impl ::std::convert::From<CollectionProcessRaisedV1> for CollectionProcessRaised
     }
 }
 impl crate::events::TypedEvent for CollectionProcessRaised {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRaised;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRaised;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -581,7 +581,7 @@ for CollectionProcessReactivated {
     }
 }
 impl crate::events::TypedEvent for CollectionProcessReactivated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessReactivated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessReactivated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -661,7 +661,7 @@ for CollectionProcessRunTerminationRequested {
     }
 }
 impl crate::events::TypedEvent for CollectionProcessRunTerminationRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRunTerminationRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRunTerminationRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -743,7 +743,7 @@ impl ::std::convert::From<CollectionProcessUnpausedV1> for CollectionProcessUnpa
     }
 }
 impl crate::events::TypedEvent for CollectionProcessUnpaused {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessUnpaused;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessUnpaused;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -854,7 +854,7 @@ impl ::std::convert::From<CollectionProcessWithdrawnV2> for CollectionProcessWit
     }
 }
 impl crate::events::TypedEvent for CollectionProcessWithdrawn {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessWithdrawn;
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessWithdrawn;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -949,7 +949,7 @@ impl ::std::convert::From<CreditCheckCreatedV1> for CreditCheckCreated {
     }
 }
 impl crate::events::TypedEvent for CreditCheckCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CreditCheckCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CreditCheckCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1030,7 +1030,7 @@ for DebtActioningAutomatedDebtWriteBackCompleted {
     }
 }
 impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1117,7 +1117,7 @@ for DebtActioningAutomatedDebtWriteBackFailed {
     }
 }
 impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackFailed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackFailed;
+    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackFailed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1202,7 +1202,7 @@ for DebtActioningAutomatedDebtWriteBackSkipped {
     }
 }
 impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackSkipped {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackSkipped;
+    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackSkipped;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1299,7 +1299,7 @@ for DelinquentDebtAllocationCreated {
     }
 }
 impl crate::events::TypedEvent for DelinquentDebtAllocationCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtAllocationCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtAllocationCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1422,7 +1422,7 @@ for DelinquentDebtPositionChanged {
     }
 }
 impl crate::events::TypedEvent for DelinquentDebtPositionChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtPositionChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtPositionChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1553,7 +1553,7 @@ impl ::std::convert::From<DepositAgreementAcceptedV1> for DepositAgreementAccept
     }
 }
 impl crate::events::TypedEvent for DepositAgreementAccepted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementAccepted;
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementAccepted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1642,7 +1642,7 @@ impl ::std::convert::From<DepositAgreementFulfilledV1> for DepositAgreementFulfi
     }
 }
 impl crate::events::TypedEvent for DepositAgreementFulfilled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementFulfilled;
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementFulfilled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1736,7 +1736,7 @@ for DepositAgreementInstalmentReturned {
     }
 }
 impl crate::events::TypedEvent for DepositAgreementInstalmentReturned {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementInstalmentReturned;
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementInstalmentReturned;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1825,7 +1825,7 @@ impl ::std::convert::From<DepositAgreementReturnedV1> for DepositAgreementReturn
     }
 }
 impl crate::events::TypedEvent for DepositAgreementReturned {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementReturned;
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementReturned;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1914,7 +1914,7 @@ impl ::std::convert::From<DepositAgreementWithdrawnV1> for DepositAgreementWithd
     }
 }
 impl crate::events::TypedEvent for DepositAgreementWithdrawn {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementWithdrawn;
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementWithdrawn;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2001,7 +2001,7 @@ impl ::std::convert::From<DunningPathPausedV1> for DunningPathPaused {
     }
 }
 impl crate::events::TypedEvent for DunningPathPaused {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DunningPathPaused;
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathPaused;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2083,7 +2083,7 @@ impl ::std::convert::From<DunningPathStartedV1> for DunningPathStarted {
     }
 }
 impl crate::events::TypedEvent for DunningPathStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DunningPathStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2161,7 +2161,7 @@ impl ::std::convert::From<DunningPathUnpausedV1> for DunningPathUnpaused {
     }
 }
 impl crate::events::TypedEvent for DunningPathUnpaused {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DunningPathUnpaused;
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathUnpaused;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2243,7 +2243,7 @@ impl ::std::convert::From<DunningPathWithdrawnV1> for DunningPathWithdrawn {
     }
 }
 impl crate::events::TypedEvent for DunningPathWithdrawn {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DunningPathWithdrawn;
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathWithdrawn;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

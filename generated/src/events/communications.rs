@@ -64,7 +64,7 @@ impl ::std::convert::From<CommsAccountCallUpdatedV1> for CommsAccountCallUpdated
     }
 }
 impl crate::events::TypedEvent for CommsAccountCallUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CommsAccountCallUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsAccountCallUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -149,7 +149,7 @@ impl ::std::convert::From<CommsCustomerEmailBouncedV1> for CommsCustomerEmailBou
     }
 }
 impl crate::events::TypedEvent for CommsCustomerEmailBounced {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CommsCustomerEmailBounced;
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsCustomerEmailBounced;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -230,7 +230,7 @@ for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
 }
 impl crate::events::TypedEvent
 for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -322,7 +322,7 @@ impl ::std::convert::From<CommsTranscriptionCreatedV1> for CommsTranscriptionCre
     }
 }
 impl crate::events::TypedEvent for CommsTranscriptionCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CommsTranscriptionCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsTranscriptionCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -409,7 +409,7 @@ for ComplaintsComplaintNewContact {
     }
 }
 impl crate::events::TypedEvent for ComplaintsComplaintNewContact {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintNewContact;
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintNewContact;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -489,7 +489,7 @@ impl ::std::convert::From<ComplaintsComplaintOpenedV1> for ComplaintsComplaintOp
     }
 }
 impl crate::events::TypedEvent for ComplaintsComplaintOpened {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintOpened;
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintOpened;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -572,7 +572,7 @@ impl ::std::convert::From<ComplaintsDrpFinishedV1> for ComplaintsDrpFinished {
     }
 }
 impl crate::events::TypedEvent for ComplaintsDrpFinished {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpFinished;
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpFinished;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -653,7 +653,7 @@ impl ::std::convert::From<ComplaintsDrpStartedV1> for ComplaintsDrpStarted {
     }
 }
 impl crate::events::TypedEvent for ComplaintsDrpStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -734,7 +734,7 @@ for ComplexQuotingCostCalculationFinished {
     }
 }
 impl crate::events::TypedEvent for ComplexQuotingCostCalculationFinished {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ComplexQuotingCostCalculationFinished;
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplexQuotingCostCalculationFinished;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -814,7 +814,7 @@ impl ::std::convert::From<ConsentsConsentCreatedV1> for ConsentsConsentCreated {
     }
 }
 impl crate::events::TypedEvent for ConsentsConsentCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -892,7 +892,7 @@ impl ::std::convert::From<ConsentsConsentUpdatedV1> for ConsentsConsentUpdated {
     }
 }
 impl crate::events::TypedEvent for ConsentsConsentUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -973,7 +973,7 @@ impl ::std::convert::From<GoodsPurchaseCreatedV1> for GoodsPurchaseCreated {
     }
 }
 impl crate::events::TypedEvent for GoodsPurchaseCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GoodsPurchaseCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::GoodsPurchaseCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1058,7 +1058,7 @@ for GoodsQuoteCreatedForAccount {
     }
 }
 impl crate::events::TypedEvent for GoodsQuoteCreatedForAccount {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedForAccount;
+    const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedForAccount;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1146,7 +1146,7 @@ for GoodsQuoteCreatedWithoutAccount {
     }
 }
 impl crate::events::TypedEvent for GoodsQuoteCreatedWithoutAccount {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedWithoutAccount;
+    const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedWithoutAccount;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1227,7 +1227,7 @@ impl ::std::convert::From<LeadsLeadStageUpdatedV1> for LeadsLeadStageUpdated {
     }
 }
 impl crate::events::TypedEvent for LeadsLeadStageUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LeadsLeadStageUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsLeadStageUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1310,7 +1310,7 @@ for LeadsOpportunityDocumentAttachedToOpportunity {
     }
 }
 impl crate::events::TypedEvent for LeadsOpportunityDocumentAttachedToOpportunity {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityDocumentAttachedToOpportunity;
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityDocumentAttachedToOpportunity;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1395,7 +1395,7 @@ for LeadsOpportunityOfferGroupCreated {
     }
 }
 impl crate::events::TypedEvent for LeadsOpportunityOfferGroupCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityOfferGroupCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityOfferGroupCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1482,7 +1482,7 @@ for LeadsOpportunityStageUpdated {
     }
 }
 impl crate::events::TypedEvent for LeadsOpportunityStageUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityStageUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityStageUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1564,7 +1564,7 @@ for MessagingPushNotificationTokenUnregistered {
     }
 }
 impl crate::events::TypedEvent for MessagingPushNotificationTokenUnregistered {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MessagingPushNotificationTokenUnregistered;
+    const TYPE: crate::events::EventType = crate::events::EventType::MessagingPushNotificationTokenUnregistered;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

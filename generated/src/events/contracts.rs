@@ -72,7 +72,7 @@ impl ::std::convert::From<ContractGroupsCreatedV1> for ContractGroupsCreated {
     }
 }
 impl crate::events::TypedEvent for ContractGroupsCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -155,7 +155,7 @@ for ContractGroupsMembershipsChanged {
     }
 }
 impl crate::events::TypedEvent for ContractGroupsMembershipsChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsMembershipsChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsMembershipsChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -241,7 +241,7 @@ for ContractGroupsVersionCreated {
     }
 }
 impl crate::events::TypedEvent for ContractGroupsVersionCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsVersionCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsVersionCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -324,7 +324,7 @@ impl ::std::convert::From<ContractsActualizedV1> for ContractsActualized {
     }
 }
 impl crate::events::TypedEvent for ContractsActualized {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsActualized;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsActualized;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -403,7 +403,7 @@ impl ::std::convert::From<ContractsCreatedV1> for ContractsCreated {
     }
 }
 impl crate::events::TypedEvent for ContractsCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -481,7 +481,7 @@ impl ::std::convert::From<ContractsExpiredV1> for ContractsExpired {
     }
 }
 impl crate::events::TypedEvent for ContractsExpired {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsExpired;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpired;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -559,7 +559,7 @@ impl ::std::convert::From<ContractsExpiryApproachingV1> for ContractsExpiryAppro
     }
 }
 impl crate::events::TypedEvent for ContractsExpiryApproaching {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsExpiryApproaching;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpiryApproaching;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -645,7 +645,7 @@ for ContractsJourneysCreationStarted {
     }
 }
 impl crate::events::TypedEvent for ContractsJourneysCreationStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysCreationStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysCreationStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -731,7 +731,7 @@ for ContractsJourneysTerminationStarted {
     }
 }
 impl crate::events::TypedEvent for ContractsJourneysTerminationStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysTerminationStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysTerminationStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -815,7 +815,7 @@ for ContractsJourneysVariationStarted {
     }
 }
 impl crate::events::TypedEvent for ContractsJourneysVariationStarted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysVariationStarted;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysVariationStarted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -896,7 +896,7 @@ impl ::std::convert::From<ContractsNovatedV1> for ContractsNovated {
     }
 }
 impl crate::events::TypedEvent for ContractsNovated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsNovated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsNovated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -972,7 +972,7 @@ impl ::std::convert::From<ContractsRescindedV1> for ContractsRescinded {
     }
 }
 impl crate::events::TypedEvent for ContractsRescinded {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsRescinded;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsRescinded;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1048,7 +1048,7 @@ impl ::std::convert::From<ContractsRevokedV1> for ContractsRevoked {
     }
 }
 impl crate::events::TypedEvent for ContractsRevoked {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsRevoked;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsRevoked;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1130,7 +1130,7 @@ impl ::std::convert::From<ContractsSubjectAmendedV1> for ContractsSubjectAmended
     }
 }
 impl crate::events::TypedEvent for ContractsSubjectAmended {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsSubjectAmended;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsSubjectAmended;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1209,7 +1209,7 @@ impl ::std::convert::From<ContractsTerminatedV1> for ContractsTerminated {
     }
 }
 impl crate::events::TypedEvent for ContractsTerminated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsTerminated;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsTerminated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1285,7 +1285,7 @@ impl ::std::convert::From<ContractsTermsVariedV1> for ContractsTermsVaried {
     }
 }
 impl crate::events::TypedEvent for ContractsTermsVaried {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ContractsTermsVaried;
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsTermsVaried;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

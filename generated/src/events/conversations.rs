@@ -56,7 +56,7 @@ impl ::std::convert::From<InkActionsRunV1> for InkActionsRun {
     }
 }
 impl crate::events::TypedEvent for InkActionsRun {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkActionsRun;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkActionsRun;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -139,7 +139,7 @@ for InkContentInboundMessageTagged {
     }
 }
 impl crate::events::TypedEvent for InkContentInboundMessageTagged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkContentInboundMessageTagged;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkContentInboundMessageTagged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -229,7 +229,7 @@ for InkConversationAssignedToBucket {
     }
 }
 impl crate::events::TypedEvent for InkConversationAssignedToBucket {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToBucket;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToBucket;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -313,7 +313,7 @@ for InkConversationAssignedToTimeline {
     }
 }
 impl crate::events::TypedEvent for InkConversationAssignedToTimeline {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToTimeline;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToTimeline;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -409,7 +409,7 @@ for InkConversationAwaitCustomerReply {
     }
 }
 impl crate::events::TypedEvent for InkConversationAwaitCustomerReply {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationAwaitCustomerReply;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAwaitCustomerReply;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -506,7 +506,7 @@ impl ::std::convert::From<InkConversationClosedV1> for InkConversationClosed {
     }
 }
 impl crate::events::TypedEvent for InkConversationClosed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationClosed;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationClosed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -605,7 +605,7 @@ for InkConversationOpenStatusChanged {
     }
 }
 impl crate::events::TypedEvent for InkConversationOpenStatusChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpenStatusChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpenStatusChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -698,7 +698,7 @@ impl ::std::convert::From<InkConversationOpenedV1> for InkConversationOpened {
     }
 }
 impl crate::events::TypedEvent for InkConversationOpened {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpened;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpened;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -797,7 +797,7 @@ for InkConversationPriorityChanged {
     }
 }
 impl crate::events::TypedEvent for InkConversationPriorityChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationPriorityChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationPriorityChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -894,7 +894,7 @@ impl ::std::convert::From<InkConversationSnoozedV1> for InkConversationSnoozed {
     }
 }
 impl crate::events::TypedEvent for InkConversationSnoozed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationSnoozed;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationSnoozed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -983,7 +983,7 @@ for InkConversationUnassignedFromBucket {
     }
 }
 impl crate::events::TypedEvent for InkConversationUnassignedFromBucket {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromBucket;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromBucket;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1067,7 +1067,7 @@ for InkConversationUnassignedFromTimeline {
     }
 }
 impl crate::events::TypedEvent for InkConversationUnassignedFromTimeline {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromTimeline;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromTimeline;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1150,7 +1150,7 @@ impl ::std::convert::From<InkLiveChatClosedV1> for InkLiveChatClosed {
     }
 }
 impl crate::events::TypedEvent for InkLiveChatClosed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatClosed;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatClosed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1224,7 +1224,7 @@ impl ::std::convert::From<InkLiveChatInitiatedV1> for InkLiveChatInitiated {
     }
 }
 impl crate::events::TypedEvent for InkLiveChatInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1301,7 +1301,7 @@ for InkLiveChatMessagesOutboundMessageCreated {
     }
 }
 impl crate::events::TypedEvent for InkLiveChatMessagesOutboundMessageCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatMessagesOutboundMessageCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatMessagesOutboundMessageCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1385,7 +1385,7 @@ impl ::std::convert::From<InkMessageAttachmentSafeV1> for InkMessageAttachmentSa
     }
 }
 impl crate::events::TypedEvent for InkMessageAttachmentSafe {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentSafe;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentSafe;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1468,7 +1468,7 @@ impl ::std::convert::From<InkMessageAttachmentUnsafeV1> for InkMessageAttachment
     }
 }
 impl crate::events::TypedEvent for InkMessageAttachmentUnsafe {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentUnsafe;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentUnsafe;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1552,7 +1552,7 @@ for InkMessagesInboundEmailMigration {
     }
 }
 impl crate::events::TypedEvent for InkMessagesInboundEmailMigration {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundEmailMigration;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundEmailMigration;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1636,7 +1636,7 @@ for InkMessagesInboundMessageCreated {
     }
 }
 impl crate::events::TypedEvent for InkMessagesInboundMessageCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1722,7 +1722,7 @@ for InkMessagesInboundMessageIngested {
     }
 }
 impl crate::events::TypedEvent for InkMessagesInboundMessageIngested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageIngested;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageIngested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1806,7 +1806,7 @@ for InkMessagesOutboundMessageCreated {
     }
 }
 impl crate::events::TypedEvent for InkMessagesOutboundMessageCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1890,7 +1890,7 @@ for InkMessagesOutboundMessageFailed {
     }
 }
 impl crate::events::TypedEvent for InkMessagesOutboundMessageFailed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageFailed;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageFailed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1974,7 +1974,7 @@ for InkMessagesPhishingReportDismissed {
     }
 }
 impl crate::events::TypedEvent for InkMessagesPhishingReportDismissed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesPhishingReportDismissed;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesPhishingReportDismissed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2058,7 +2058,7 @@ for InkMessagesReportedPhishing {
     }
 }
 impl crate::events::TypedEvent for InkMessagesReportedPhishing {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedPhishing;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedPhishing;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2139,7 +2139,7 @@ impl ::std::convert::From<InkMessagesReportedSpamV1> for InkMessagesReportedSpam
     }
 }
 impl crate::events::TypedEvent for InkMessagesReportedSpam {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedSpam;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedSpam;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2223,7 +2223,7 @@ for InkMessagesSpamReportDismissed {
     }
 }
 impl crate::events::TypedEvent for InkMessagesSpamReportDismissed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::InkMessagesSpamReportDismissed;
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesSpamReportDismissed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

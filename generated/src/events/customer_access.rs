@@ -57,7 +57,7 @@ for CustomerAccessPartnerRolesCreated {
     }
 }
 impl crate::events::TypedEvent for CustomerAccessPartnerRolesCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -146,7 +146,7 @@ for CustomerAccessPartnerRolesUpdated {
     }
 }
 impl crate::events::TypedEvent for CustomerAccessPartnerRolesUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -228,7 +228,7 @@ for CustomerAccessPartnerUserRolesCreated {
     }
 }
 impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -318,7 +318,7 @@ for CustomerAccessPartnerUserRolesUpdated {
     }
 }
 impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -403,7 +403,7 @@ for CustomerAccessUserRolesCreated {
     }
 }
 impl crate::events::TypedEvent for CustomerAccessUserRolesCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -492,7 +492,7 @@ for CustomerAccessUserRolesUpdated {
     }
 }
 impl crate::events::TypedEvent for CustomerAccessUserRolesUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -574,7 +574,7 @@ for LoyaltyPointsUserRoleRemoval {
     }
 }
 impl crate::events::TypedEvent for LoyaltyPointsUserRoleRemoval {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LoyaltyPointsUserRoleRemoval;
+    const TYPE: crate::events::EventType = crate::events::EventType::LoyaltyPointsUserRoleRemoval;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

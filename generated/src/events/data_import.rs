@@ -59,7 +59,7 @@ for DataImportImportProcessCancelled {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessCancelled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessCancelled;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessCancelled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -143,7 +143,7 @@ for DataImportImportProcessComplete {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessComplete {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessComplete;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessComplete;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -225,7 +225,7 @@ for DataImportImportProcessDryRunComplete {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessDryRunComplete {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunComplete;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunComplete;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -312,7 +312,7 @@ for DataImportImportProcessDryRunError {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessDryRunError {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunError;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunError;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -398,7 +398,7 @@ for DataImportImportProcessError {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessError {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessError;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessError;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -484,7 +484,7 @@ for DataImportImportProcessPostImportCompleted {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessPostImportCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -573,7 +573,7 @@ for DataImportImportProcessPostImportError {
     }
 }
 impl crate::events::TypedEvent for DataImportImportProcessPostImportError {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportError;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportError;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -656,7 +656,7 @@ for DataImportOrderProcessCancelled {
     }
 }
 impl crate::events::TypedEvent for DataImportOrderProcessCancelled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessCancelled;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessCancelled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -738,7 +738,7 @@ for DataImportOrderProcessComplete {
     }
 }
 impl crate::events::TypedEvent for DataImportOrderProcessComplete {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessComplete;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessComplete;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -822,7 +822,7 @@ for DataImportOrderProcessError {
     }
 }
 impl crate::events::TypedEvent for DataImportOrderProcessError {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessError;
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessError;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -902,7 +902,7 @@ for ExternalMessagingUploadedFileProcessed {
     }
 }
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -983,7 +983,7 @@ for ExternalMessagingUploadedFileProcessingFailed {
     }
 }
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessingFailed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessingFailed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessingFailed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1064,7 +1064,7 @@ for ExternalMessagingUploadedFileSafe {
     }
 }
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileSafe {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileSafe;
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileSafe;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1144,7 +1144,7 @@ for ExternalMessagingUploadedFileUnsafe {
     }
 }
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileUnsafe {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileUnsafe;
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileUnsafe;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -67,7 +67,7 @@ impl ::std::convert::From<FlexDeviceDeauthenticatedV1> for FlexDeviceDeauthentic
     }
 }
 impl crate::events::TypedEvent for FlexDeviceDeauthenticated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDeauthenticated;
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDeauthenticated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -156,7 +156,7 @@ impl ::std::convert::From<FlexDeviceDisconnectedV1> for FlexDeviceDisconnected {
     }
 }
 impl crate::events::TypedEvent for FlexDeviceDisconnected {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDisconnected;
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDisconnected;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -247,7 +247,7 @@ for FlexDeviceOptimisationCreated {
     }
 }
 impl crate::events::TypedEvent for FlexDeviceOptimisationCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceOptimisationCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceOptimisationCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -339,7 +339,7 @@ impl ::std::convert::From<FlexDeviceRegisteredV1> for FlexDeviceRegistered {
     }
 }
 impl crate::events::TypedEvent for FlexDeviceRegistered {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceRegistered;
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceRegistered;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

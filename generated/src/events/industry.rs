@@ -62,7 +62,7 @@ for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
 }
 impl crate::events::TypedEvent
 for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -151,7 +151,7 @@ for IndustryElectricityChangeOfServiceMeterDeactivated {
     }
 }
 impl crate::events::TypedEvent for IndustryElectricityChangeOfServiceMeterDeactivated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfServiceMeterDeactivated;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfServiceMeterDeactivated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -235,7 +235,7 @@ for IndustryElectricityChangeOfSupplyGainInitiated {
     }
 }
 impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyGainInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyGainInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyGainInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -322,7 +322,7 @@ for IndustryElectricityChangeOfSupplyLossComplete {
     }
 }
 impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyLossComplete {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyLossComplete;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyLossComplete;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -462,7 +462,7 @@ for IndustryElectricityExportInstallationValidated {
     }
 }
 impl crate::events::TypedEvent for IndustryElectricityExportInstallationValidated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityExportInstallationValidated;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityExportInstallationValidated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -588,7 +588,7 @@ for IndustryGasChangeOfSupplyGainInitiated {
     }
 }
 impl crate::events::TypedEvent for IndustryGasChangeOfSupplyGainInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyGainInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyGainInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -675,7 +675,7 @@ for IndustryGasChangeOfSupplyLossComplete {
     }
 }
 impl crate::events::TypedEvent for IndustryGasChangeOfSupplyLossComplete {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyLossComplete;
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyLossComplete;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

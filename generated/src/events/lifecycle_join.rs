@@ -65,7 +65,7 @@ for LifecycleJoinSupplierActivationCompleted {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierActivationCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -156,7 +156,7 @@ for LifecycleJoinSupplierActivationInitiated {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierActivationInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -247,7 +247,7 @@ for LifecycleJoinSupplierAgreementCreated {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierAgreementCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAgreementCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAgreementCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -337,7 +337,7 @@ for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -431,7 +431,7 @@ for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -523,7 +523,7 @@ for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -616,7 +616,7 @@ for LifecycleJoinSupplierCancellationRequested {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierCancellationRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancellationRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancellationRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -705,7 +705,7 @@ for LifecycleJoinSupplierCancelled {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierCancelled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancelled;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancelled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -793,7 +793,7 @@ for LifecycleJoinSupplierCompleted {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -883,7 +883,7 @@ for LifecycleJoinSupplierRequested {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -971,7 +971,7 @@ for LifecycleJoinSupplierReversalRequested {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierReversalRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversalRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversalRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1060,7 +1060,7 @@ for LifecycleJoinSupplierReversed {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierReversed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversed;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1150,7 +1150,7 @@ for LifecycleJoinSupplierSupplyPeriodCreated {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierSupplyPeriodCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPeriodCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPeriodCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1244,7 +1244,7 @@ impl ::std::convert::From<
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1349,7 +1349,7 @@ impl ::std::convert::From<
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1450,7 +1450,7 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1544,7 +1544,7 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1629,7 +1629,7 @@ for LifecycleJoinSupplierSecurityDepositsCreated {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierSecurityDepositsCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSecurityDepositsCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSecurityDepositsCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1714,7 +1714,7 @@ for LifecycleJoinSupplierTermsAndConditionsAccepted {
     }
 }
 impl crate::events::TypedEvent for LifecycleJoinSupplierTermsAndConditionsAccepted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierTermsAndConditionsAccepted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierTermsAndConditionsAccepted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -63,7 +63,7 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -157,7 +157,7 @@ for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -249,7 +249,7 @@ for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
 }
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -342,7 +342,7 @@ for LifecycleLeaveSupplierCancellationRequested {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierCancellationRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancellationRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancellationRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -431,7 +431,7 @@ for LifecycleLeaveSupplierCancelled {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierCancelled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancelled;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancelled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -521,7 +521,7 @@ for LifecycleLeaveSupplierCompleted {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierCompleted {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCompleted;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCompleted;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -668,7 +668,7 @@ for LifecycleLeaveSupplierRequested {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -804,7 +804,7 @@ for LifecycleLeaveSupplierReversalRequested {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierReversalRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierReversalRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierReversalRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -896,7 +896,7 @@ impl ::std::convert::From<
 }
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1002,7 +1002,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
 }
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1106,7 +1106,7 @@ impl ::std::convert::From<
 }
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1208,7 +1208,7 @@ for LifecycleLeaveSupplierTerminationConfirmed {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationConfirmed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationConfirmed;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationConfirmed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1295,7 +1295,7 @@ for LifecycleLeaveSupplierTerminationInitiated {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationInitiated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationInitiated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationInitiated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1443,7 +1443,7 @@ for LifecycleLeaveSupplierUpdated {
     }
 }
 impl crate::events::TypedEvent for LifecycleLeaveSupplierUpdated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierUpdated;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierUpdated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -64,7 +64,7 @@ for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
 }
 impl crate::events::TypedEvent
 for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -163,7 +163,7 @@ impl ::std::convert::From<
 }
 impl crate::events::TypedEvent
 for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -255,7 +255,7 @@ impl ::std::convert::From<LifecycleStatusChangedV1> for LifecycleStatusChanged {
     }
 }
 impl crate::events::TypedEvent for LifecycleStatusChanged {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleStatusChanged;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleStatusChanged;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -339,7 +339,7 @@ impl ::std::convert::From<LifecycleSupportSiteSaleV1_0_0> for LifecycleSupportSi
     }
 }
 impl crate::events::TypedEvent for LifecycleSupportSiteSale {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::LifecycleSupportSiteSale;
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleSupportSiteSale;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -55,7 +55,7 @@ for ElectricityFlowFileCancellationInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for ElectricityFlowFileCancellationInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileCancellationInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileCancellationInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -136,7 +136,7 @@ for ElectricityFlowFileComplementaryInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for ElectricityFlowFileComplementaryInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileComplementaryInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileComplementaryInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -217,7 +217,7 @@ for ElectricityFlowFileRectificationInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for ElectricityFlowFileRectificationInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRectificationInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRectificationInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -298,7 +298,7 @@ for ElectricityFlowFileRegularizerInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for ElectricityFlowFileRegularizerInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularizerInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularizerInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -379,7 +379,7 @@ for ElectricityFlowFileBillableConceptsInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for ElectricityFlowFileBillableConceptsInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -463,7 +463,7 @@ for ElectricityFlowFileRegularInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for ElectricityFlowFileRegularInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -550,7 +550,7 @@ for EspSupplyPointsEnrichmentDataSent {
     }
 }
 impl crate::events::TypedEvent for EspSupplyPointsEnrichmentDataSent {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsEnrichmentDataSent;
+    const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsEnrichmentDataSent;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -638,7 +638,7 @@ for EspSupplyPointsAtrSnapshotSent {
     }
 }
 impl crate::events::TypedEvent for EspSupplyPointsAtrSnapshotSent {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsAtrSnapshotSent;
+    const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsAtrSnapshotSent;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -723,7 +723,7 @@ for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
 }
 impl crate::events::TypedEvent
 for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -810,7 +810,7 @@ for GasBillFlowDetailsCancellationInvoiceCreated {
     }
 }
 impl crate::events::TypedEvent for GasBillFlowDetailsCancellationInvoiceCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsCancellationInvoiceCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsCancellationInvoiceCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -893,7 +893,7 @@ for GasBillFlowDetailsComplementaryInvoiceCreated {
     }
 }
 impl crate::events::TypedEvent for GasBillFlowDetailsComplementaryInvoiceCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsComplementaryInvoiceCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsComplementaryInvoiceCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -976,7 +976,7 @@ for GasBillFlowDetailsRectificationInvoiceCreated {
     }
 }
 impl crate::events::TypedEvent for GasBillFlowDetailsRectificationInvoiceCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRectificationInvoiceCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRectificationInvoiceCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1059,7 +1059,7 @@ for GasBillFlowDetailsRegularInvoiceCreated {
     }
 }
 impl crate::events::TypedEvent for GasBillFlowDetailsRegularInvoiceCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRegularInvoiceCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRegularInvoiceCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1142,7 +1142,7 @@ for GasFlowFileB7033ComplementaryInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for GasFlowFileB7033ComplementaryInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033ComplementaryInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033ComplementaryInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1225,7 +1225,7 @@ for GasFlowFileB7033RegularInvoiceProcessed {
     }
 }
 impl crate::events::TypedEvent for GasFlowFileB7033RegularInvoiceProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033RegularInvoiceProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033RegularInvoiceProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1321,7 +1321,7 @@ for GasSupplyPointInspectionResultsReceived {
     }
 }
 impl crate::events::TypedEvent for GasSupplyPointInspectionResultsReceived {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::GasSupplyPointInspectionResultsReceived;
+    const TYPE: crate::events::EventType = crate::events::EventType::GasSupplyPointInspectionResultsReceived;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1412,7 +1412,7 @@ for MarketsEspBillFlowFileProcessed {
     }
 }
 impl crate::events::TypedEvent for MarketsEspBillFlowFileProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MarketsEspBillFlowFileProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspBillFlowFileProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1498,7 +1498,7 @@ for MarketsEspFlowFileProcessed {
     }
 }
 impl crate::events::TypedEvent for MarketsEspFlowFileProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MarketsEspFlowFileProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspFlowFileProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1583,7 +1583,7 @@ for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
 }
 impl crate::events::TypedEvent
 for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed;
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1670,7 +1670,7 @@ for MarketsGasSupplyPointCreated {
     }
 }
 impl crate::events::TypedEvent for MarketsGasSupplyPointCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MarketsGasSupplyPointCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsGasSupplyPointCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1758,7 +1758,7 @@ for MarketsNetworkOperatorCreated {
     }
 }
 impl crate::events::TypedEvent for MarketsNetworkOperatorCreated {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MarketsNetworkOperatorCreated;
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsNetworkOperatorCreated;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

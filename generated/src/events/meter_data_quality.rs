@@ -124,7 +124,7 @@ for MeterDataQualityResolutionCancelled {
     }
 }
 impl crate::events::TypedEvent for MeterDataQualityResolutionCancelled {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionCancelled;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionCancelled;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -272,7 +272,7 @@ for MeterDataQualityResolutionRequested {
     }
 }
 impl crate::events::TypedEvent for MeterDataQualityResolutionRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -67,7 +67,7 @@ for MeterpointElecCosGainRegistrationRequested {
     }
 }
 impl crate::events::TypedEvent for MeterpointElecCosGainRegistrationRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointElecCosGainRegistrationRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointElecCosGainRegistrationRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -155,7 +155,7 @@ impl ::std::convert::From<MeterpointGasApiBackfillV1> for MeterpointGasApiBackfi
     }
 }
 impl crate::events::TypedEvent for MeterpointGasApiBackfill {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasApiBackfill;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasApiBackfill;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -259,7 +259,7 @@ for MeterpointGasAppointMamRequested {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasAppointMamRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasAppointMamRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasAppointMamRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -378,7 +378,7 @@ impl ::std::convert::From<MeterpointGasBackfillV1> for MeterpointGasBackfill {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasBackfill {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasBackfill;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasBackfill;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -459,7 +459,7 @@ for MeterpointGasChangeOfCohortRequested {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasChangeOfCohortRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfCohortRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfCohortRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -568,7 +568,7 @@ for MeterpointGasChangeOfMamRequested {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasChangeOfMamRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfMamRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfMamRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -707,7 +707,7 @@ for MeterpointGasCosGainMtdReceived {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasCosGainMtdReceived {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainMtdReceived;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainMtdReceived;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -793,7 +793,7 @@ for MeterpointGasCosGainRegistrationConfirmed {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationConfirmed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationConfirmed;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationConfirmed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -880,7 +880,7 @@ for MeterpointGasCosGainRegistrationRequested {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -979,7 +979,7 @@ for MeterpointGasCosLossConfirmed {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasCosLossConfirmed {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosLossConfirmed;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosLossConfirmed;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1069,7 +1069,7 @@ for MeterpointGasDeappointMamRequested {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasDeappointMamRequested {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDeappointMamRequested;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDeappointMamRequested;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1147,7 +1147,7 @@ for MeterpointGasDisputedClosingReadingAcceptedByUs {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingAcceptedByUs {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedByUs;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedByUs;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1229,7 +1229,7 @@ for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
 }
 impl crate::events::TypedEvent
 for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1315,7 +1315,7 @@ for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
 }
 impl crate::events::TypedEvent
 for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1403,7 +1403,7 @@ impl ::std::convert::From<
 }
 impl crate::events::TypedEvent
 for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1500,7 +1500,7 @@ for MeterpointGasDisputedClosingReadingQueriedByUs {
     }
 }
 impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingQueriedByUs {
-    const EVENT_TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingQueriedByUs;
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingQueriedByUs;
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {

@@ -10578,8 +10578,8 @@ impl ::serde::Serialize for EventType {
 /// One event type in all its payload versions (its version enum, such as `AgreementUpdated`), so that
 /// events can be routed by type without matching on every variant of [`Event`].
 pub trait TypedEvent: ::std::marker::Sized + ::std::convert::Into<Event> {
-    /// The event type.
-    const EVENT_TYPE: EventType;
+    /// The event type (the version enum's `EVENT_TYPE` is its name).
+    const TYPE: EventType;
     /// The event as this type, or the event unchanged when it is of another type.
     fn from_event(event: Event) -> ::std::result::Result<Self, Event>;
 }

@@ -46,7 +46,7 @@ impl<'h, R> Router<'h, R> {
     /// Handles every version of the event type `E` (its version enum).
     pub fn on<E: TypedEvent>(&mut self, mut handler: impl FnMut(E, &Metadata) -> R + 'h) -> &mut Self {
         self.route(
-            E::EVENT_TYPE,
+            E::TYPE,
             Box::new(move |event, metadata| E::from_event(event).map(|typed| handler(typed, metadata))),
         )
     }
@@ -57,7 +57,7 @@ impl<'h, R> Router<'h, R> {
         mut handler: impl FnMut(P, &Metadata) -> R + 'h,
     ) -> &mut Self {
         self.route(
-            E::EVENT_TYPE,
+            E::TYPE,
             Box::new(move |event, metadata| {
                 let typed = E::from_event(event)?;
                 P::from_versions(typed)
@@ -74,7 +74,7 @@ impl<'h, R> Router<'h, R> {
         mut handler: impl FnMut(P, &Metadata) -> R + 'h,
     ) -> &mut Self {
         self.route(
-            E::EVENT_TYPE,
+            E::TYPE,
             Box::new(move |event, metadata| {
                 let typed = E::from_event(event)?;
                 P::view_of(typed)

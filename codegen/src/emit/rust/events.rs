@@ -203,7 +203,7 @@ fn routing_impls(section: &Section, e: &EventType) -> TokenStream {
     });
     quote! {
         impl crate::events::TypedEvent for #name {
-            const EVENT_TYPE: crate::events::EventType = crate::events::EventType::#name;
+            const TYPE: crate::events::EventType = crate::events::EventType::#name;
             #lone
             fn from_event(event: crate::events::Event) -> ::std::result::Result<Self, crate::events::Event> {
                 match event {
@@ -416,8 +416,8 @@ fn support() -> TokenStream {
         /// One event type in all its payload versions (its version enum, such as `AgreementUpdated`), so that
         /// events can be routed by type without matching on every variant of [`Event`].
         pub trait TypedEvent: ::std::marker::Sized + ::std::convert::Into<Event> {
-            /// The event type.
-            const EVENT_TYPE: EventType;
+            /// The event type (the version enum's `EVENT_TYPE` is its name).
+            const TYPE: EventType;
 
             /// The event as this type, or the event unchanged when it is of another type.
             fn from_event(event: Event) -> ::std::result::Result<Self, Event>;
