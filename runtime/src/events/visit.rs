@@ -104,7 +104,8 @@ pub(crate) fn decode_payload(
     payload: &str,
     strict: bool,
 ) -> Result<(Event, Vec<String>), serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(payload);
+    // From a slice, like the envelope: one instantiation of every payload deserializer serves both.
+    let mut de = serde_json::Deserializer::from_slice(payload.as_bytes());
     let mut ignored = Vec::new();
     let event = PayloadSeed {
         kind,
