@@ -2,7 +2,7 @@
 
 use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
 use super::error::{ErrorKind, EventError, byte_offset, message_of};
-use super::visit::{self, Body, Payload, Trace, kind_of};
+use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
 use energy_api::{Event, EventKind, EventType};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -59,16 +59,16 @@ impl Checked<'_> {
     }
 }
 
-/// An envelope read and its payload decoded, still borrowing the input.
-struct Read<'a> {
+/// An envelope read and its payload decoded (what `K` keeps of it), still borrowing the input.
+struct Read<'a, T> {
     event_type: Cow<'a, str>,
     version: Cow<'a, str>,
-    content: Content<'a>,
+    content: Content<'a, T>,
     metadata: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
-enum Content<'a> {
-    Known(Event),
+enum Content<'a, T> {
+    Known(T),
     Unknown(&'a RawValue),
 }
 
@@ -105,10 +105,13 @@ impl Decoder {
 
     /// Decodes one JSON envelope.
     pub fn decode(&self, input: &[u8]) -> Result<Decoded, EventError> {
-        let read = self.read(input)?;
+        let read = self.read::<KeepEvent>(input)?;
         let metadata: Metadata = read.metadata.into_iter().collect();
         Ok(match read.content {
-            Content::Known(event) => Decoded::Known(KnownEvent { event, metadata }),
+            Content::Known(event) => Decoded::Known(KnownEvent {
+                event: *event,
+                metadata,
+            }),
             Content::Unknown(payload) => Decoded::Unknown(RawEvent {
                 event_type: read.event_type.into_owned(),
                 version: read.version.into_owned(),
@@ -120,9 +123,9 @@ impl Decoder {
 
     /// Checks one JSON envelope as [`Decoder::decode`] does, keeping nothing but the type and version.
     pub fn validate<'a>(&self, input: &'a [u8]) -> Result<Checked<'a>, EventError> {
-        let read = self.read(input)?;
+        let read = self.read::<KeepKind>(input)?;
         Ok(match read.content {
-            Content::Known(event) => Checked::Known(event.kind()),
+            Content::Known(kind) => Checked::Known(kind),
             Content::Unknown(_) => Checked::Unknown {
                 event_type: read.event_type,
                 version: read.version,
@@ -172,9 +175,10 @@ impl Decoder {
         Ok(Decoded::Known(KnownEvent { event, metadata }))
     }
 
-    fn read<'a>(&self, input: &'a [u8]) -> Result<Read<'a>, EventError> {
+    /// Reads an envelope, in one pass when the type and version come before the payload.
+    fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept>, EventError> {
         let mut trace = Trace::default();
-        let body = match visit::read_envelope(input, &self.fields, self.strict, true, &mut trace) {
+        let body = match visit::read_envelope::<K>(input, &self.fields, self.strict, true, &mut trace) {
             Ok(body) => body,
             Err(error) => return Err(self.explain(input, &error)),
         };
@@ -196,13 +200,14 @@ impl Decoder {
             check_depth(input, value, key).map_err(|e| e.of(Some(&event_type), Some(&version)))?;
         }
         let content = match payload {
-            Payload::Decoded(event) => {
-                self.check_ignored(event.kind(), ignored)?;
-                Content::Known(event)
+            Payload::Decoded(kept) => {
+                self.check_ignored(&event_type, &version, ignored)?;
+                Content::Known(kept)
             }
             Payload::Raw(raw) => match kind_of(&event_type, &version) {
                 Some(kind) => {
-                    Content::Known(self.payload(kind, raw.get(), offset_in(input, raw))?)
+                    let event = self.payload(kind, raw.get(), offset_in(input, raw))?;
+                    Content::Known(K::keep(kind, event))
                 }
                 None => {
                     self.check_unknown(&event_type, &version)?;
@@ -224,7 +229,7 @@ impl Decoder {
     fn payload(&self, kind: EventKind, text: &str, base_offset: usize) -> Result<Event, EventError> {
         match visit::decode_payload(kind, text, self.strict) {
             Ok((event, ignored)) => {
-                self.check_ignored(kind, ignored)?;
+                self.check_ignored(kind.event_type().as_str(), kind.version(), ignored)?;
                 Ok(event)
             }
             Err(_) => Err(EventError::from_payload(
@@ -240,7 +245,7 @@ impl Decoder {
     /// then the payload on its own with path tracking.
     fn explain(&self, input: &[u8], error: &serde_json::Error) -> EventError {
         let mut trace = Trace::default();
-        let body = visit::read_envelope(input, &self.fields, self.strict, false, &mut trace);
+        let body = visit::read_envelope::<KeepKind>(input, &self.fields, self.strict, false, &mut trace);
         match body {
             Err(second) => self.envelope_error(input, &trace, &second),
             Ok(Body {
@@ -313,7 +318,12 @@ impl Decoder {
     }
 
     /// In strict mode, an error for the first of the payload's unlisted fields.
-    fn check_ignored(&self, kind: EventKind, ignored: Vec<String>) -> Result<(), EventError> {
+    fn check_ignored(
+        &self,
+        event_type: &str,
+        version: &str,
+        ignored: Vec<String>,
+    ) -> Result<(), EventError> {
         let Some(first) = ignored.first() else {
             return Ok(());
         };
@@ -327,7 +337,7 @@ impl Decoder {
         }
         let path = format!("{}.{first}", self.fields.payload);
         Err(EventError::new(ErrorKind::UnknownField, path, message)
-            .of(Some(kind.event_type().as_str()), Some(kind.version())))
+            .of(Some(event_type), Some(version)))
     }
 }
 
@@ -336,6 +346,9 @@ const MAX_DEPTH: usize = 128;
 
 /// An error if `raw` (a slice of `input`, the value of `field`) nests deeper than decoding allows.
 fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventError> {
+    if !raw.get().starts_with(['[', '{']) {
+        return Ok(());
+    }
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

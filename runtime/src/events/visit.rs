@@ -15,6 +15,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// What the envelope reader saw, kept even when reading fails, to say where and about which event.
 #[derive(Debug, Default)]
@@ -59,17 +60,45 @@ pub(crate) fn kind_of(event_type: &str, version: &str) -> Option<EventKind> {
     event_type.parse::<EventType>().ok()?.kind(version)
 }
 
+/// What is kept of a payload decoded in the same pass: the event, or only its kind (validation).
+pub(crate) trait Keep {
+    /// What is kept.
+    type Kept;
+    /// Keeps what is needed of `event`, of `kind`.
+    fn keep(kind: EventKind, event: Event) -> Self::Kept;
+}
+
+/// Keeps the event, boxed: an `Event` is large, and it moves through several layers on its way out.
+pub(crate) struct KeepEvent;
+
+impl Keep for KeepEvent {
+    type Kept = Box<Event>;
+    fn keep(_: EventKind, event: Event) -> Box<Event> {
+        Box::new(event)
+    }
+}
+
+/// Keeps only the kind: the payload matched its shape.
+pub(crate) struct KeepKind;
+
+impl Keep for KeepKind {
+    type Kept = EventKind;
+    fn keep(kind: EventKind, _: Event) -> EventKind {
+        kind
+    }
+}
+
 /// The payload as read in the envelope.
-pub(crate) enum Payload<'de> {
+pub(crate) enum Payload<'de, T> {
     /// Decoded in the same pass (the type and version came first, and are known).
-    Decoded(Event),
+    Decoded(T),
     /// Kept raw: the type or version came after it, is unknown, or the reader was asked to.
     Raw(&'de RawValue),
 }
 
 /// An envelope read in one pass.
-pub(crate) struct Body<'de> {
-    pub payload: Payload<'de>,
+pub(crate) struct Body<'de, T> {
+    pub payload: Payload<'de, T>,
     /// The other top-level fields, in order.
     pub metadata: Vec<(Cow<'de, str>, &'de RawValue)>,
     /// Paths (inside the payload) of the fields the schema does not list, in strict mode.
@@ -78,21 +107,23 @@ pub(crate) struct Body<'de> {
 
 /// Reads one JSON envelope from `input`, recording into `trace` as it goes.
 ///
-/// With `typed_payload`, a payload whose known type and version came first is decoded in the same pass;
-/// otherwise every payload is kept raw (the second reading, after a failure).
-pub(crate) fn read_envelope<'de>(
+/// With `typed_payload`, a payload whose known type and version came first is decoded in the same pass
+/// (and `K` says what is kept of it); otherwise every payload is kept raw (the second reading, after a
+/// failure).
+pub(crate) fn read_envelope<'de, K: Keep>(
     input: &'de [u8],
     fields: &EnvelopeFields,
     strict: bool,
     typed_payload: bool,
     trace: &mut Trace<'de>,
-) -> Result<Body<'de>, serde_json::Error> {
+) -> Result<Body<'de, K::Kept>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(input);
-    let body = de.deserialize_map(EnvelopeVisitor {
+    let body = de.deserialize_map(EnvelopeVisitor::<K> {
         fields,
         strict,
         typed_payload,
         trace,
+        keep: PhantomData,
     })?;
     de.end()?;
     Ok(body)
@@ -117,15 +148,16 @@ pub(crate) fn decode_payload(
     Ok((event, ignored))
 }
 
-struct EnvelopeVisitor<'a, 't, 'de> {
+struct EnvelopeVisitor<'a, 't, 'de, K> {
     fields: &'a EnvelopeFields,
     strict: bool,
     typed_payload: bool,
     trace: &'t mut Trace<'de>,
+    keep: PhantomData<K>,
 }
 
-impl<'de> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de> {
-    type Value = Body<'de>;
+impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
+    type Value = Body<'de, K::Kept>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -135,7 +167,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de> {
         )
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let fields = self.fields;
         let mut payload = None;
         let mut metadata: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
@@ -165,11 +197,14 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de> {
             } else if key == fields.payload {
                 let kind = self.trace.kind().filter(|_| self.typed_payload);
                 payload = Some(match kind {
-                    Some(kind) => Payload::Decoded(map.next_value_seed(PayloadSeed {
-                        kind,
-                        strict: self.strict,
-                        ignored: &mut ignored,
-                    })?),
+                    Some(kind) => {
+                        let event = map.next_value_seed(PayloadSeed {
+                            kind,
+                            strict: self.strict,
+                            ignored: &mut ignored,
+                        })?;
+                        Payload::Decoded(K::keep(kind, event))
+                    }
                     None => Payload::Raw(map.next_value()?),
                 });
             } else {
@@ -178,19 +213,21 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de> {
             }
             self.trace.key = None;
         }
-        for (name, present) in [
-            (&fields.event_type, self.trace.event_type.is_some()),
-            (&fields.version, self.trace.version.is_some()),
-            (&fields.payload, payload.is_some()),
-        ] {
-            if !present {
-                return Err(self.trace.fail(
-                    ErrorKind::BadEnvelope,
-                    name,
-                    format!("missing field `{name}`"),
-                ));
-            }
-        }
+        let missing = if self.trace.event_type.is_none() {
+            Some(&fields.event_type)
+        } else if self.trace.version.is_none() {
+            Some(&fields.version)
+        } else {
+            None
+        };
+        let (Some(payload), None) = (payload, missing) else {
+            let name = missing.unwrap_or(&fields.payload);
+            return Err(self.trace.fail(
+                ErrorKind::BadEnvelope,
+                name,
+                format!("missing field `{name}`"),
+            ));
+        };
         if let Some(key) = repeated_key(&metadata) {
             return Err(self.trace.fail(
                 ErrorKind::MalformedJson,
@@ -198,7 +235,6 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de> {
                 format!("duplicate field `{key}`"),
             ));
         }
-        let payload = payload.ok_or_else(|| de::Error::missing_field("payload"))?;
         Ok(Body {
             payload,
             metadata,
@@ -207,10 +243,17 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de> {
     }
 }
 
-/// A key that appears twice among the metadata, if any (sorting, so a line of many keys stays fast).
+/// A key that appears twice among the metadata, if any.
 fn repeated_key(metadata: &[(Cow<'_, str>, &RawValue)]) -> Option<String> {
-    if metadata.len() < 2 {
-        return None;
+    // A few keys (the usual id and timestamp) are compared pairwise, without allocating; many are sorted,
+    // so that a line of thousands of keys stays fast.
+    if metadata.len() <= 8 {
+        return metadata.iter().enumerate().find_map(|(i, (key, _))| {
+            metadata[i + 1..]
+                .iter()
+                .any(|(other, _)| other == key)
+                .then(|| key.clone().into_owned())
+        });
     }
     let mut keys: Vec<&str> = metadata.iter().map(|(key, _)| &**key).collect();
     keys.sort_unstable();
