@@ -12,7 +12,12 @@ fn model() -> Model {
     energy_codegen::build_model(&energy_tests::schema_dir()).expect("the real schema is valid")
 }
 
-fn envelope(event: &EventType, version: &EventVersion, payload: &Value, payload_first: bool) -> String {
+fn envelope(
+    event: &EventType,
+    version: &EventVersion,
+    payload: &Value,
+    payload_first: bool,
+) -> String {
     let head = format!(
         r#""event_type":{},"version":{},"id":"evt-1","occurred_at":"2024-03-01T09:30:00Z""#,
         json!(event.name),
@@ -26,7 +31,9 @@ fn envelope(event: &EventType, version: &EventVersion, payload: &Value, payload_
 }
 
 /// Runs `check` on every (event, version, optionals) of the schema; collects failures and counts cases.
-fn for_every_version(mut check: impl FnMut(&Model, &EventType, &EventVersion, Optionals, &mut Vec<String>)) {
+fn for_every_version(
+    mut check: impl FnMut(&Model, &EventType, &EventVersion, Optionals, &mut Vec<String>),
+) {
     let model = model();
     let mut failures = Vec::new();
     let mut cases = 0;
@@ -44,7 +51,11 @@ fn for_every_version(mut check: impl FnMut(&Model, &EventType, &EventVersion, Op
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(cases, 2 * 288, "every version, with and without optional fields");
+    assert_eq!(
+        cases,
+        2 * 288,
+        "every version, with and without optional fields"
+    );
 }
 
 #[test]
@@ -73,13 +84,15 @@ fn every_version_decodes_from_an_envelope_and_from_parts() {
             }
             match strict.validate(line.as_bytes()) {
                 Ok(Checked::Known(kind))
-                    if kind.event_type().as_str() == event.name && kind.version() == version.label => {}
+                    if kind.event_type().as_str() == event.name
+                        && kind.version() == version.label => {}
                 other => failures.push(format!("{case}: validated as {other:?}")),
             }
         }
         let bytes = serde_json::to_vec(&payload).unwrap_or_default();
         match strict.decode_parts(&event.name, &version.label, &bytes, Metadata::new()) {
-            Ok(Decoded::Known(known)) if serde_json::to_value(&known.event).ok() == Some(payload) => {}
+            Ok(Decoded::Known(known))
+                if serde_json::to_value(&known.event).ok() == Some(payload) => {}
             other => failures.push(format!("{case}: from parts: {other:?}")),
         }
     });
@@ -96,11 +109,14 @@ fn unlisted_fields_are_reported_in_strict_mode_unless_the_payload_is_incomplete(
         let line = envelope(event, version, &payload, false);
         let case = format!("{} ({optionals:?})", version.id);
         if Decoder::new().decode(line.as_bytes()).is_err() {
-            failures.push(format!("{case}: an unlisted field is an error outside strict mode"));
+            failures.push(format!(
+                "{case}: an unlisted field is an error outside strict mode"
+            ));
         }
         match (strict.decode(line.as_bytes()), version.payload.incomplete) {
             (Ok(_), true) => {}
-            (Err(e), false) if e.kind == ErrorKind::UnknownField && e.path == "payload.added_later" => {}
+            (Err(e), false)
+                if e.kind == ErrorKind::UnknownField && e.path == "payload.added_later" => {}
             (other, _) => failures.push(format!("{case}: {other:?}")),
         }
     });
@@ -134,7 +150,11 @@ fn every_missing_or_mistyped_field_is_reported_with_its_path() {
                 payload.remove(&field.name);
                 expect(payload, ErrorKind::MissingField, &field.name, "without");
             }
-            let wrong = if field.ty == Type::Bool { json!("yes") } else { json!(true) };
+            let wrong = if field.ty == Type::Bool {
+                json!("yes")
+            } else {
+                json!(true)
+            };
             let mut payload = sample.clone();
             payload.insert(field.name.clone(), wrong);
             expect(payload, ErrorKind::InvalidType, &field.name, "mistyped");

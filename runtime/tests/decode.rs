@@ -35,7 +35,7 @@ fn a_known_event_is_typed_and_keeps_its_metadata() {
         panic!("agreement.revoked v2 is in the catalogue")
     };
     assert_eq!(
-        known.event,
+        *known.event,
         Event::AgreementRevoked(AgreementRevoked::V2(AgreementRevokedV2 {
             agreement_id: 88213,
             account_number: "A-1B2C3D4E".to_owned(),
@@ -44,7 +44,10 @@ fn a_known_event_is_typed_and_keeps_its_metadata() {
     let metadata: Vec<(&str, &str)> = known.metadata.iter().map(|(k, v)| (k, v.get())).collect();
     assert_eq!(
         metadata,
-        [("id", r#""evt-91""#), ("occurred_at", r#""2024-03-01T09:30:00Z""#)]
+        [
+            ("id", r#""evt-91""#),
+            ("occurred_at", r#""2024-03-01T09:30:00Z""#)
+        ]
     );
     assert_eq!(known.metadata.get_str("id").as_deref(), Some("evt-91"));
 }
@@ -84,7 +87,8 @@ fn validation_reports_what_decoding_does() {
         ("agreement.revoked", "v2")
     );
     assert!(matches!(checked, Checked::Known(_)));
-    let bad = br#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1}}"#;
+    let bad =
+        br#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1}}"#;
     assert_eq!(decoder.validate(bad), Err(error(&decoder, bad)));
 
     let unknown = br#"{"event_type": "agreement.exploded", "version": "v1", "payload": {}}"#;
@@ -137,15 +141,43 @@ fn errors_name_the_event_the_field_and_the_fault() {
 fn envelope_errors() {
     let decoder = Decoder::new();
     let cases: [(&str, ErrorKind, &str); 9] = [
-        (r#"{"version": "v1", "payload": {}}"#, ErrorKind::BadEnvelope, "event_type"),
-        (r#"{"event_type": "agreement.revoked", "payload": {}}"#, ErrorKind::BadEnvelope, "version"),
-        (r#"{"event_type": "agreement.revoked", "version": "v1"}"#, ErrorKind::BadEnvelope, "payload"),
-        (r#"{"event_type": ["agreement.revoked"], "version": "v1", "payload": {}}"#, ErrorKind::BadEnvelope, "event_type"),
-        (r#"{"event_type": "agreement.revoked", "version": 1, "payload": {}}"#, ErrorKind::BadEnvelope, "version"),
+        (
+            r#"{"version": "v1", "payload": {}}"#,
+            ErrorKind::BadEnvelope,
+            "event_type",
+        ),
+        (
+            r#"{"event_type": "agreement.revoked", "payload": {}}"#,
+            ErrorKind::BadEnvelope,
+            "version",
+        ),
+        (
+            r#"{"event_type": "agreement.revoked", "version": "v1"}"#,
+            ErrorKind::BadEnvelope,
+            "payload",
+        ),
+        (
+            r#"{"event_type": ["agreement.revoked"], "version": "v1", "payload": {}}"#,
+            ErrorKind::BadEnvelope,
+            "event_type",
+        ),
+        (
+            r#"{"event_type": "agreement.revoked", "version": 1, "payload": {}}"#,
+            ErrorKind::BadEnvelope,
+            "version",
+        ),
         (r#""agreement.revoked""#, ErrorKind::BadEnvelope, ""),
         (r#"null"#, ErrorKind::BadEnvelope, ""),
-        (r#"{"event_type": "agreement.revoked", "version": "v1", "payload": {"agreement_id": 1}} {}"#, ErrorKind::MalformedJson, ""),
-        (r#"{"event_type": "agreement.revoked" "version": "v1"}"#, ErrorKind::MalformedJson, ""),
+        (
+            r#"{"event_type": "agreement.revoked", "version": "v1", "payload": {"agreement_id": 1}} {}"#,
+            ErrorKind::MalformedJson,
+            "",
+        ),
+        (
+            r#"{"event_type": "agreement.revoked" "version": "v1"}"#,
+            ErrorKind::MalformedJson,
+            "",
+        ),
     ];
     for (input, kind, path) in cases {
         let e = error(&decoder, input.as_bytes());
@@ -153,16 +185,24 @@ fn envelope_errors() {
     }
     // A payload that is not an object is a payload of the wrong type.
     for payload in ["88213", "null", "[]", r#""x""#] {
-        let line = format!(r#"{{"event_type": "agreement.revoked", "version": "v1", "payload": {payload}}}"#);
+        let line = format!(
+            r#"{{"event_type": "agreement.revoked", "version": "v1", "payload": {payload}}}"#
+        );
         let e = error(&decoder, line.as_bytes());
-        assert_eq!((e.kind, e.path.as_str()), (ErrorKind::InvalidType, "payload"), "{line}");
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (ErrorKind::InvalidType, "payload"),
+            "{line}"
+        );
     }
 }
 
 #[test]
 fn unknown_types_and_versions_are_raw_events_or_errors() {
-    let unknown_type = br#"{"event_type": "agreement.exploded", "version": "v1", "payload": {"agreement_id": 1}}"#;
-    let unknown_version = br#"{"event_type": "agreement.revoked", "version": "v9", "payload": {"agreement_id": 1}}"#;
+    let unknown_type =
+        br#"{"event_type": "agreement.exploded", "version": "v1", "payload": {"agreement_id": 1}}"#;
+    let unknown_version =
+        br#"{"event_type": "agreement.revoked", "version": "v9", "payload": {"agreement_id": 1}}"#;
     let lenient = Decoder::new();
     let Decoded::Unknown(raw) = lenient.decode(unknown_type).unwrap() else {
         panic!("kept raw")
@@ -213,7 +253,11 @@ fn an_unknown_event_passes_through_unchanged() {
     let Decoded::Unknown(raw) = Decoder::new().decode(line.as_bytes()).unwrap() else {
         panic!("tariff.repriced is not in the catalogue")
     };
-    assert_eq!(raw.payload.get(), payload, "the payload text, byte for byte");
+    assert_eq!(
+        raw.payload.get(),
+        payload,
+        "the payload text, byte for byte"
+    );
     assert_eq!(raw.payload_bytes(), payload.as_bytes());
     let metadata: Vec<(&str, &str)> = raw.metadata.iter().map(|(k, v)| (k, v.get())).collect();
     assert_eq!(
@@ -232,7 +276,10 @@ fn an_unknown_event_passes_through_unchanged() {
         "{forwarded} carries the payload as it came"
     );
     let again = Decoder::new().decode(forwarded.as_bytes()).unwrap();
-    assert_eq!(again, decoded, "decoding the forwarded envelope gives the same raw event");
+    assert_eq!(
+        again, decoded,
+        "decoding the forwarded envelope gives the same raw event"
+    );
     // The same JSON content as the original line, whatever the key order.
     let original: serde_json::Value = serde_json::from_str(&line).unwrap();
     let written: serde_json::Value = serde_json::from_str(&forwarded).unwrap();
@@ -298,7 +345,10 @@ fn strict_mode_reports_unlisted_fields_except_in_incomplete_payloads() {
             Metadata::new(),
         )
         .unwrap_err();
-    assert_eq!((e.kind, e.path.as_str()), (ErrorKind::UnknownField, "payload.oops"));
+    assert_eq!(
+        (e.kind, e.path.as_str()),
+        (ErrorKind::UnknownField, "payload.oops")
+    );
 }
 
 #[test]
@@ -318,7 +368,7 @@ fn parts_from_headers() {
         panic!("known")
     };
     assert!(matches!(
-        known.event,
+        *known.event,
         Event::BillingLedgerEntryPosted(BillingLedgerEntryPosted::V1(_))
     ));
     assert_eq!(known.metadata.get_str("message-id").as_deref(), Some("m-1"));
@@ -333,7 +383,11 @@ fn parts_from_headers() {
         .unwrap_err();
     assert_eq!(
         (e.kind, e.path.as_str(), e.offset),
-        (ErrorKind::MissingField, "payload.ledger.account.number", Some(24))
+        (
+            ErrorKind::MissingField,
+            "payload.ledger.account.number",
+            Some(24)
+        )
     );
 
     let Decoded::Unknown(raw) = decoder
@@ -357,16 +411,21 @@ fn parts_from_headers() {
 
 #[test]
 fn envelopes_with_other_field_names() {
-    let decoder = Decoder::new().envelope_fields(EnvelopeFields::new("type", "dataversion", "data"));
+    let decoder =
+        Decoder::new().envelope_fields(EnvelopeFields::new("type", "dataversion", "data"));
     let line = br#"{"specversion": "1.0", "type": "agreement.revoked", "dataversion": "v1", "data": {"agreement_id": 4}}"#;
     let decoded = decoder.decode(line).unwrap();
     assert_eq!(
         (decoded.event_type(), decoded.version()),
         ("agreement.revoked", "v1")
     );
-    assert_eq!(decoded.metadata().get("specversion").map(|v| v.get()), Some(r#""1.0""#));
+    assert_eq!(
+        decoded.metadata().get("specversion").map(|v| v.get()),
+        Some(r#""1.0""#)
+    );
 
-    let bad = br#"{"type": "agreement.revoked", "dataversion": "v1", "data": {"agreement_id": true}}"#;
+    let bad =
+        br#"{"type": "agreement.revoked", "dataversion": "v1", "data": {"agreement_id": true}}"#;
     assert_eq!(error(&decoder, bad).path, "data.agreement_id");
     let missing = br#"{"event_type": "agreement.revoked", "version": "v1", "payload": {}}"#;
     assert_eq!(error(&decoder, missing).path, "type");
@@ -411,8 +470,8 @@ fn hostile_input_gives_the_right_error() {
             .join(", ")
     );
     let many_keys_repeated = many_keys.replace(r#""k49999""#, r#""k7""#);
-    let mut invalid_utf8 = envelope(r#"{"agreement_id": 1, "account_number": "A-#", "changes": {}}"#)
-        .into_bytes();
+    let mut invalid_utf8 =
+        envelope(r#"{"agreement_id": 1, "account_number": "A-#", "changes": {}}"#).into_bytes();
     let at = invalid_utf8.iter().position(|b| *b == b'#').unwrap();
     invalid_utf8[at] = 0xff;
     let cases: Vec<(&str, Vec<u8>, ErrorKind, &str)> = vec![
@@ -450,7 +509,10 @@ fn hostile_input_gives_the_right_error() {
     }
     // Kept raw, an unknown payload is held to the same depth.
     let e = error(&Decoder::new(), deep_unknown.as_bytes());
-    assert_eq!((e.kind, e.path.as_str()), (ErrorKind::MalformedJson, "payload"));
+    assert_eq!(
+        (e.kind, e.path.as_str()),
+        (ErrorKind::MalformedJson, "payload")
+    );
     // What is large but valid decodes.
     assert!(decoder.decode(huge_string.as_bytes()).is_ok());
     assert!(decoder.decode(many_keys.as_bytes()).is_ok());

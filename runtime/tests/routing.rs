@@ -36,16 +36,29 @@ fn events_go_to_their_handler_or_the_fallback() {
     let seen = RefCell::new(Vec::new());
     let id = |metadata: &Metadata| metadata.get_str("id").unwrap_or_default();
     let mut router = Router::new(|other: Decoded| {
-        let known = if matches!(other, Decoded::Known(_)) { "known" } else { "unknown" };
-        seen.borrow_mut()
-            .push(format!("{}: fallback ({known} {} {})", id(other.metadata()), other.event_type(), other.version()));
+        let known = if matches!(other, Decoded::Known(_)) {
+            "known"
+        } else {
+            "unknown"
+        };
+        seen.borrow_mut().push(format!(
+            "{}: fallback ({known} {} {})",
+            id(other.metadata()),
+            other.event_type(),
+            other.version()
+        ));
     });
     router
         .on(|revoked: AgreementRevoked, metadata| {
-            seen.borrow_mut().push(format!("{}: revoked {}", id(metadata), revoked.version()));
+            seen.borrow_mut()
+                .push(format!("{}: revoked {}", id(metadata), revoked.version()));
         })
         .on_version::<BillingLedgerEntryPosted, BillingLedgerEntryPostedV2>(|posted, metadata| {
-            seen.borrow_mut().push(format!("{}: entry {} posted", id(metadata), posted.entry.id));
+            seen.borrow_mut().push(format!(
+                "{}: entry {} posted",
+                id(metadata),
+                posted.entry.id
+            ));
         })
         .on_view::<Dispatched, _>(|dispatched: DispatchedV1, metadata| {
             seen.borrow_mut().push(format!(
@@ -77,16 +90,22 @@ fn events_go_to_their_handler_or_the_fallback() {
 
 #[test]
 fn handlers_of_one_type_are_tried_in_order_and_return_values() {
-    let mut router: Router<'_, String> = Router::new(|other| format!("fallback {}", other.version()));
+    let mut router: Router<'_, String> =
+        Router::new(|other| format!("fallback {}", other.version()));
     router
         .on_version::<Dispatched, DispatchedV3>(|v3, _| format!("v3 by {}", v3.support_user_id))
         .on_version::<Dispatched, DispatchedV1>(|v1, _| format!("v1 {}", v1.billing_document_id))
         .on(|any: Dispatched, _| format!("any {}", any.version()));
-    let results: Vec<String> = STREAM[4..7].iter().map(|line| router.dispatch(decode(line))).collect();
+    let results: Vec<String> = STREAM[4..7]
+        .iter()
+        .map(|line| router.dispatch(decode(line)))
+        .collect();
     assert_eq!(results, ["v1 71", "any v2", "v3 by 14"]);
     // A one-version handler does not take the others, even when a view exists.
-    let mut strict_v1: Router<'_, String> = Router::new(|other| format!("fallback {}", other.version()));
-    strict_v1.on_version::<Dispatched, DispatchedV1>(|v1, _| format!("v1 {}", v1.billing_document_id));
+    let mut strict_v1: Router<'_, String> =
+        Router::new(|other| format!("fallback {}", other.version()));
+    strict_v1
+        .on_version::<Dispatched, DispatchedV1>(|v1, _| format!("v1 {}", v1.billing_document_id));
     assert_eq!(strict_v1.dispatch(decode(STREAM[6])), "fallback v3");
 }
 
@@ -132,8 +151,12 @@ fn version_views_convert_newer_payloads_to_older() {
     );
     // Through the version enum: exact version only, or the view.
     let event = AgreementUpdated::V2(v2);
-    assert!(<AgreementUpdatedV1 as PayloadVersion<AgreementUpdated>>::from_versions(event.clone()).is_err());
-    let viewed = <AgreementUpdatedV1 as PayloadVersion<AgreementUpdated>>::view_of(event).map(|v1| v1.agreement_id);
+    assert!(
+        <AgreementUpdatedV1 as PayloadVersion<AgreementUpdated>>::from_versions(event.clone())
+            .is_err()
+    );
+    let viewed = <AgreementUpdatedV1 as PayloadVersion<AgreementUpdated>>::view_of(event)
+        .map(|v1| v1.agreement_id);
     assert_eq!(viewed, Ok(7));
     // An older payload has no view of a newer one.
     let older = AgreementUpdated::V1(AgreementUpdatedV1 {
@@ -151,7 +174,7 @@ fn typed_events_convert_to_and_from_the_event_enum() {
     let Decoded::Known(known) = decode(STREAM[0]) else {
         panic!("known")
     };
-    let revoked = AgreementRevoked::from_event(known.event).expect("an agreement.revoked event");
+    let revoked = AgreementRevoked::from_event(*known.event).expect("an agreement.revoked event");
     let event: Event = revoked.into();
     let not_updated = AgreementUpdated::from_event(event.clone());
     assert_eq!(not_updated, Err(event));

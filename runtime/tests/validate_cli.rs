@@ -15,7 +15,11 @@ fn fixture(name: &str) -> PathBuf {
 fn energy(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_energy"))
         .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -24,7 +28,9 @@ fn energy(args: &[&str], stdin: Option<&[u8]>) -> Output {
         // The binary may stop reading early (a usage error); a closed pipe is fine.
         let _ = pipe.write_all(input);
     }
-    child.wait_with_output().expect("the energy binary finishes")
+    child
+        .wait_with_output()
+        .expect("the energy binary finishes")
 }
 
 /// Exit status, standard output and standard error, as one text to snapshot.
@@ -48,7 +54,13 @@ fn reports(output: &Output) -> Vec<serde_json::Value> {
 fn report_on_a_mixed_stream() {
     let file = fixture("mixed.ndjson");
     let output = energy(
-        &["events", "validate", file.to_str().unwrap(), "--max-line-bytes", "4096"],
+        &[
+            "events",
+            "validate",
+            file.to_str().unwrap(),
+            "--max-line-bytes",
+            "4096",
+        ],
         None,
     );
     insta::assert_snapshot!(transcript(&output));
@@ -117,7 +129,8 @@ fn usage_and_io_errors_exit_with_2() {
     let missing = energy(&["events", "validate", "/no/such/stream.ndjson"], None);
     assert_eq!(missing.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&missing.stderr).starts_with("error: cannot read `/no/such/stream.ndjson`: "),
+        String::from_utf8_lossy(&missing.stderr)
+            .starts_with("error: cannot read `/no/such/stream.ndjson`: "),
         "{}",
         transcript(&missing)
     );
@@ -132,7 +145,12 @@ fn usage_and_io_errors_exit_with_2() {
         &[],
     ] {
         let output = energy(args, Some(b""));
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", transcript(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            transcript(&output)
+        );
         assert!(output.stdout.is_empty());
     }
     let help = energy(&["events", "validate", "--help"], None);
@@ -142,7 +160,8 @@ fn usage_and_io_errors_exit_with_2() {
 
 #[test]
 fn a_line_over_the_limit_is_reported_without_stopping_the_stream() {
-    let valid = r#"{"event_type": "agreement.revoked", "version": "v1", "payload": {"agreement_id": 1}}"#;
+    let valid =
+        r#"{"event_type": "agreement.revoked", "version": "v1", "payload": {"agreement_id": 1}}"#;
     let huge = format!(
         r#"{{"event_type": "agreement.revoked", "version": "v1", "payload": {{"agreement_id": 1, "note": "{}"}}}}"#,
         "x".repeat(3 << 20)
@@ -189,7 +208,12 @@ fn hostile_lines_are_reported_one_by_one() {
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     let kinds: Vec<(u64, String)> = reports(&output)
         .iter()
-        .map(|r| (r["line"].as_u64().unwrap_or(0), r["error"]["kind"].as_str().unwrap_or("ok").to_owned()))
+        .map(|r| {
+            (
+                r["line"].as_u64().unwrap_or(0),
+                r["error"]["kind"].as_str().unwrap_or("ok").to_owned(),
+            )
+        })
         .collect();
     let expected: Vec<(u64, String)> = [
         (1, "malformed_json"),

@@ -51,11 +51,24 @@ fn stream(megabytes: usize, payload_first: bool) -> Vec<String> {
     }
     let per_cycle: usize = lines.iter().map(|l| l.len() + 1).sum();
     let cycles = (megabytes << 20).div_ceil(per_cycle);
-    lines.iter().cycle().take(lines.len() * cycles).cloned().collect()
+    lines
+        .iter()
+        .cycle()
+        .take(lines.len() * cycles)
+        .cloned()
+        .collect()
 }
 
-fn run(name: &str, lines: &[String], floor: Option<Duration>, decode: impl Fn(&[u8]) -> bool) -> Duration {
-    let words: Vec<String> = std::env::args().skip(1).filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-')).collect();
+fn run(
+    name: &str,
+    lines: &[String],
+    floor: Option<Duration>,
+    decode: impl Fn(&[u8]) -> bool,
+) -> Duration {
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
+        .collect();
     if floor.is_some() && !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
         return Duration::ZERO;
     }
@@ -85,30 +98,57 @@ fn main() {
     let lines = stream(megabytes, false);
     let payload_first = stream(megabytes, true);
     let average = lines.iter().map(String::len).sum::<usize>() / lines.len();
-    println!("{} lines, {megabytes} MB, {average} bytes a line on average", lines.len());
+    println!(
+        "{} lines, {megabytes} MB, {average} bytes a line on average",
+        lines.len()
+    );
     println!("| approach | throughput | relative to the floor |\n|---|---|---|");
     let floor = run("`IgnoredAny` (the floor)", &lines, None, |l| {
         serde_json::from_slice::<IgnoredAny>(l).is_ok()
     });
     let floor = Some(floor);
-    run("envelope with the payload as `&RawValue`", &lines, floor, |l| {
-        serde_json::from_slice::<RawEnvelope<'_>>(l).is_ok()
-    });
+    run(
+        "envelope with the payload as `&RawValue`",
+        &lines,
+        floor,
+        |l| serde_json::from_slice::<RawEnvelope<'_>>(l).is_ok(),
+    );
     run("`serde_json::Value`", &lines, floor, |l| {
         serde_json::from_slice::<serde_json::Value>(l).is_ok()
     });
-    run("two passes: `&RawValue` envelope, then `EventKind::decode`", &lines, floor, |l| {
-        serde_json::from_slice::<RawEnvelope<'_>>(l)
-            .ok()
-            .and_then(|e| EventKind::new(e.event_type, e.version).ok().map(|k| (k, e.payload)))
-            .is_some_and(|(kind, payload)| kind.decode(payload.get().as_bytes()).is_ok())
-    });
+    run(
+        "two passes: `&RawValue` envelope, then `EventKind::decode`",
+        &lines,
+        floor,
+        |l| {
+            serde_json::from_slice::<RawEnvelope<'_>>(l)
+                .ok()
+                .and_then(|e| {
+                    EventKind::new(e.event_type, e.version)
+                        .ok()
+                        .map(|k| (k, e.payload))
+                })
+                .is_some_and(|(kind, payload)| kind.decode(payload.get().as_bytes()).is_ok())
+        },
+    );
     let decoder = Decoder::new().reject_unknown(true);
-    run("`Decoder::validate` (one pass)", &lines, floor, |l| decoder.validate(l).is_ok());
-    run("`Decoder::decode` (one pass, metadata kept)", &lines, floor, |l| decoder.decode(l).is_ok());
-    let strict = Decoder::new().reject_unknown(true).strict(true);
-    run("`Decoder::validate`, strict", &lines, floor, |l| strict.validate(l).is_ok());
-    run("`Decoder::validate`, payload before type and version", &payload_first, floor, |l| {
+    run("`Decoder::validate` (one pass)", &lines, floor, |l| {
         decoder.validate(l).is_ok()
     });
+    run(
+        "`Decoder::decode` (one pass, metadata kept)",
+        &lines,
+        floor,
+        |l| decoder.decode(l).is_ok(),
+    );
+    let strict = Decoder::new().reject_unknown(true).strict(true);
+    run("`Decoder::validate`, strict", &lines, floor, |l| {
+        strict.validate(l).is_ok()
+    });
+    run(
+        "`Decoder::validate`, payload before type and version",
+        &payload_first,
+        floor,
+        |l| decoder.validate(l).is_ok(),
+    );
 }

@@ -41,10 +41,7 @@ fn main() -> ExitCode {
                     json!(version.label),
                     envelopes.len() + 1
                 );
-                let payload = format!(
-                    r#""payload":{}"#,
-                    event_payload(&model, version, optionals)
-                );
+                let payload = format!(r#""payload":{}"#, event_payload(&model, version, optionals));
                 envelopes.push(if payload_first {
                     format!("{{{payload},{head}}}")
                 } else {
@@ -58,7 +55,11 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for line in envelopes.iter().cycle().take(lines.try_into().unwrap_or(usize::MAX)) {
+    for line in envelopes
+        .iter()
+        .cycle()
+        .take(lines.try_into().unwrap_or(usize::MAX))
+    {
         if writeln!(out, "{line}").is_err() {
             return ExitCode::FAILURE;
         }

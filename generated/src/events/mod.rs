@@ -10581,6 +10581,7 @@ pub trait TypedEvent: ::std::marker::Sized + ::std::convert::Into<Event> {
     /// The event type (the version enum's `EVENT_TYPE` is its name).
     const TYPE: EventType;
     /// The event as this type, or the event unchanged when it is of another type.
+    #[allow(clippy::result_large_err)]
     fn from_event(event: Event) -> ::std::result::Result<Self, Event>;
 }
 /// The payload of one version of the event type `E` (such as `AgreementUpdatedV1` of `AgreementUpdated`).
@@ -10588,9 +10589,11 @@ pub trait PayloadVersion<E: TypedEvent>: ::std::marker::Sized + ::std::convert::
     /// The payload version.
     const VERSION: &'static str;
     /// The payload when `event` is in this version, or the event unchanged.
+    #[allow(clippy::result_large_err)]
     fn from_versions(event: E) -> ::std::result::Result<Self, E>;
     /// The payload when `event` is in this version, or in a later version that contains every field of
     /// this one (converted by its `From` impl, a version view); otherwise the event unchanged.
+    #[allow(clippy::result_large_err)]
     fn view_of(event: E) -> ::std::result::Result<Self, E> {
         Self::from_versions(event)
     }

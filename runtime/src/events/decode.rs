@@ -108,10 +108,7 @@ impl Decoder {
         let read = self.read::<KeepEvent>(input)?;
         let metadata: Metadata = read.metadata.into_iter().collect();
         Ok(match read.content {
-            Content::Known(event) => Decoded::Known(KnownEvent {
-                event: *event,
-                metadata,
-            }),
+            Content::Known(event) => Decoded::Known(KnownEvent { event, metadata }),
             Content::Unknown(payload) => Decoded::Unknown(RawEvent {
                 event_type: read.event_type.into_owned(),
                 version: read.version.into_owned(),
@@ -161,27 +158,26 @@ impl Decoder {
             }));
         };
         let text = std::str::from_utf8(payload).map_err(|e| {
-            EventError {
-                offset: Some(e.valid_up_to()),
-                ..EventError::new(
-                    ErrorKind::MalformedJson,
-                    &*self.fields.payload,
-                    "invalid UTF-8 in the payload",
-                )
-            }
+            EventError::new(
+                ErrorKind::MalformedJson,
+                &*self.fields.payload,
+                "invalid UTF-8 in the payload",
+            )
+            .at_offset(Some(e.valid_up_to()))
             .of(Some(event_type), Some(version))
         })?;
-        let event = self.payload(kind, text, 0)?;
+        let event = Box::new(self.payload(kind, text, 0)?);
         Ok(Decoded::Known(KnownEvent { event, metadata }))
     }
 
     /// Reads an envelope, in one pass when the type and version come before the payload.
     fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept>, EventError> {
         let mut trace = Trace::default();
-        let body = match visit::read_envelope::<K>(input, &self.fields, self.strict, true, &mut trace) {
-            Ok(body) => body,
-            Err(error) => return Err(self.explain(input, &error)),
-        };
+        let body =
+            match visit::read_envelope::<K>(input, &self.fields, self.strict, true, &mut trace) {
+                Ok(body) => body,
+                Err(error) => return Err(self.explain(input, &error)),
+            };
         let Body {
             payload,
             metadata,
@@ -226,7 +222,12 @@ impl Decoder {
     }
 
     /// Decodes a payload known to be of `kind`, starting at `base_offset` of the input.
-    fn payload(&self, kind: EventKind, text: &str, base_offset: usize) -> Result<Event, EventError> {
+    fn payload(
+        &self,
+        kind: EventKind,
+        text: &str,
+        base_offset: usize,
+    ) -> Result<Event, EventError> {
         match visit::decode_payload(kind, text, self.strict) {
             Ok((event, ignored)) => {
                 self.check_ignored(kind.event_type().as_str(), kind.version(), ignored)?;
@@ -245,7 +246,8 @@ impl Decoder {
     /// then the payload on its own with path tracking.
     fn explain(&self, input: &[u8], error: &serde_json::Error) -> EventError {
         let mut trace = Trace::default();
-        let body = visit::read_envelope::<KeepKind>(input, &self.fields, self.strict, false, &mut trace);
+        let body =
+            visit::read_envelope::<KeepKind>(input, &self.fields, self.strict, false, &mut trace);
         match body {
             Err(second) => self.envelope_error(input, &trace, &second),
             Ok(Body {
@@ -264,7 +266,12 @@ impl Decoder {
     }
 
     /// An error of the envelope, from what the reader recorded.
-    fn envelope_error(&self, input: &[u8], trace: &Trace<'_>, error: &serde_json::Error) -> EventError {
+    fn envelope_error(
+        &self,
+        input: &[u8],
+        trace: &Trace<'_>,
+        error: &serde_json::Error,
+    ) -> EventError {
         let base = match &trace.problem {
             Some(problem) => EventError::new(problem.kind, &*problem.path, &*problem.message),
             None => {
@@ -275,23 +282,18 @@ impl Decoder {
                 EventError::new(kind, trace.key.as_deref().unwrap_or(""), message_of(error))
             }
         };
-        EventError {
-            offset: byte_offset(input, error.line(), error.column()),
-            ..base
-        }
-        .of(trace.event_type.as_deref(), trace.version.as_deref())
+        base.at_offset(byte_offset(input, error.line(), error.column()))
+            .of(trace.event_type.as_deref(), trace.version.as_deref())
     }
 
     /// A JSON error of a payload given apart from its envelope.
     fn json_error(&self, payload: &[u8], error: &serde_json::Error) -> EventError {
-        EventError {
-            offset: byte_offset(payload, error.line(), error.column()),
-            ..EventError::new(
-                ErrorKind::MalformedJson,
-                &*self.fields.payload,
-                message_of(error),
-            )
-        }
+        EventError::new(
+            ErrorKind::MalformedJson,
+            &*self.fields.payload,
+            message_of(error),
+        )
+        .at_offset(byte_offset(payload, error.line(), error.column()))
     }
 
     /// An error for an unknown type or version, when the caller asked for one.
@@ -327,7 +329,10 @@ impl Decoder {
         let Some(first) = ignored.first() else {
             return Ok(());
         };
-        let mut message = format!("unknown field `{}`", first.rsplit('.').next().unwrap_or(first));
+        let mut message = format!(
+            "unknown field `{}`",
+            first.rsplit('.').next().unwrap_or(first)
+        );
         if ignored.len() > 1 {
             message.push_str(&format!(
                 " ({} unknown fields: {})",
@@ -367,10 +372,12 @@ fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventErr
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
-                    return Err(EventError {
-                        offset: Some(offset_in(input, raw) + i),
-                        ..EventError::new(ErrorKind::MalformedJson, field, "recursion limit exceeded")
-                    });
+                    return Err(EventError::new(
+                        ErrorKind::MalformedJson,
+                        field,
+                        "recursion limit exceeded",
+                    )
+                    .at_offset(Some(offset_in(input, raw) + i)));
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),

@@ -134,8 +134,9 @@ impl<'a> FromIterator<(Cow<'a, str>, &'a RawValue)> for Metadata {
 /// An event of a known type and version, decoded into its generated struct.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnownEvent {
-    /// The typed event.
-    pub event: Event,
+    /// The typed event (boxed: the largest payloads make an `Event` several hundred bytes, and a
+    /// [`Decoded`] moves through a consumer's code).
+    pub event: Box<Event>,
     /// The envelope's other fields.
     pub metadata: Metadata,
 }

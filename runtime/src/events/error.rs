@@ -64,9 +64,14 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// An event that could not be decoded.
+/// An event that could not be decoded: [`EventErrorDetails`] behind a box, so that results stay small
+/// on the path where nothing is wrong. Its fields read through it (`error.kind`, `error.path`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventError {
+pub struct EventError(Box<EventErrorDetails>);
+
+/// What an [`EventError`] says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventErrorDetails {
     /// What was wrong.
     pub kind: ErrorKind,
     /// The event type, when it could be read.
@@ -78,17 +83,30 @@ pub struct EventError {
     pub path: String,
     /// What was wrong, in words.
     pub message: String,
-    /// Byte offset (0-based) of the fault in the decoded input (the envelope, or the payload when decoding
-    /// from parts), when known.
+    /// Byte offset (0-based) in the decoded input (the envelope, or the payload when decoding from parts)
+    /// where the fault was found, when known.
     pub offset: Option<usize>,
     /// Line of the input stream (1-based), when the event came from one.
     pub line: Option<u64>,
 }
 
+impl std::ops::Deref for EventError {
+    type Target = EventErrorDetails;
+    fn deref(&self) -> &EventErrorDetails {
+        &self.0
+    }
+}
+
+impl From<EventErrorDetails> for EventError {
+    fn from(details: EventErrorDetails) -> Self {
+        EventError(Box::new(details))
+    }
+}
+
 impl EventError {
-    /// An error about the event as a whole or its envelope.
-    pub(crate) fn new(kind: ErrorKind, path: impl Into<String>, message: impl Into<String>) -> Self {
-        EventError {
+    /// An error about the event as a whole, or about the field at `path`.
+    pub fn new(kind: ErrorKind, path: impl Into<String>, message: impl Into<String>) -> Self {
+        EventErrorDetails {
             kind,
             event_type: None,
             version: None,
@@ -97,18 +115,30 @@ impl EventError {
             offset: None,
             line: None,
         }
+        .into()
+    }
+
+    /// What the error says.
+    pub fn into_details(self) -> EventErrorDetails {
+        *self.0
     }
 
     /// The same error, located on `line` of a stream.
     pub fn at_line(mut self, line: u64) -> Self {
-        self.line = Some(line);
+        self.0.line = Some(line);
+        self
+    }
+
+    /// The same error, found at byte `offset` of the input.
+    pub(crate) fn at_offset(mut self, offset: Option<usize>) -> Self {
+        self.0.offset = offset;
         self
     }
 
     /// The same error, about this event type and version.
     pub(crate) fn of(mut self, event_type: Option<&str>, version: Option<&str>) -> Self {
-        self.event_type = event_type.map(str::to_owned);
-        self.version = version.map(str::to_owned);
+        self.0.event_type = event_type.map(str::to_owned);
+        self.0.version = version.map(str::to_owned);
         self
     }
 
@@ -143,15 +173,17 @@ impl EventError {
             path.push('.');
             path.push_str(field);
         }
-        EventError {
+        EventErrorDetails {
             kind,
             event_type: Some(error.event_type.as_str().to_owned()),
             version: Some(error.version.to_owned()),
             path,
             message: error.message,
-            offset: byte_offset(payload.as_bytes(), error.line, error.column).map(|o| base_offset + o),
+            offset: byte_offset(payload.as_bytes(), error.line, error.column)
+                .map(|o| base_offset + o),
             line: None,
         }
+        .into()
     }
 }
 

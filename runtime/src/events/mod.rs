@@ -19,6 +19,6 @@ mod visit;
 
 pub use decode::{Checked, Decoder};
 pub use envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent, Unknown};
-pub use error::{ErrorKind, EventError};
+pub use error::{ErrorKind, EventError, EventErrorDetails};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineReader};
 pub use router::Router;

@@ -7,7 +7,7 @@ use energy_api::{Event, EventType};
 use std::collections::HashMap;
 
 /// A route: the handler's result, or the event back when the route does not take it.
-type Route<'h, R> = Box<dyn FnMut(Event, &Metadata) -> Result<R, Event> + 'h>;
+type Route<'h, R> = Box<dyn FnMut(Box<Event>, &Metadata) -> Result<R, Box<Event>> + 'h>;
 
 /// Sends each decoded event to the first registered handler that takes it, or to the fallback.
 ///
@@ -44,10 +44,17 @@ impl<'h, R> Router<'h, R> {
     }
 
     /// Handles every version of the event type `E` (its version enum).
-    pub fn on<E: TypedEvent>(&mut self, mut handler: impl FnMut(E, &Metadata) -> R + 'h) -> &mut Self {
+    pub fn on<E: TypedEvent>(
+        &mut self,
+        mut handler: impl FnMut(E, &Metadata) -> R + 'h,
+    ) -> &mut Self {
         self.route(
             E::TYPE,
-            Box::new(move |event, metadata| E::from_event(event).map(|typed| handler(typed, metadata))),
+            Box::new(move |event, metadata| {
+                E::from_event(*event)
+                    .map(|typed| handler(typed, metadata))
+                    .map_err(Box::new)
+            }),
         )
     }
 
@@ -59,10 +66,10 @@ impl<'h, R> Router<'h, R> {
         self.route(
             E::TYPE,
             Box::new(move |event, metadata| {
-                let typed = E::from_event(event)?;
+                let typed = E::from_event(*event).map_err(Box::new)?;
                 P::from_versions(typed)
                     .map(|payload| handler(payload, metadata))
-                    .map_err(Into::into)
+                    .map_err(|other| Box::new(other.into()))
             }),
         )
     }
@@ -76,10 +83,10 @@ impl<'h, R> Router<'h, R> {
         self.route(
             E::TYPE,
             Box::new(move |event, metadata| {
-                let typed = E::from_event(event)?;
+                let typed = E::from_event(*event).map_err(Box::new)?;
                 P::view_of(typed)
                     .map(|payload| handler(payload, metadata))
-                    .map_err(Into::into)
+                    .map_err(|other| Box::new(other.into()))
             }),
         )
     }

@@ -306,9 +306,9 @@ fn write_path(path: &serde_ignored::Path<'_>, out: &mut String) {
             }
             out.push_str(key);
         }
-        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
-            write_path(parent, out)
-        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => write_path(parent, out),
     }
 }
 

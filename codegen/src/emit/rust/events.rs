@@ -420,6 +420,8 @@ fn support() -> TokenStream {
             const TYPE: EventType;
 
             /// The event as this type, or the event unchanged when it is of another type.
+            // The error is the event given back, as large as it is; boxing it would cost an allocation.
+            #[allow(clippy::result_large_err)]
             fn from_event(event: Event) -> ::std::result::Result<Self, Event>;
         }
 
@@ -429,10 +431,12 @@ fn support() -> TokenStream {
             const VERSION: &'static str;
 
             /// The payload when `event` is in this version, or the event unchanged.
+            #[allow(clippy::result_large_err)]
             fn from_versions(event: E) -> ::std::result::Result<Self, E>;
 
             /// The payload when `event` is in this version, or in a later version that contains every field of
             /// this one (converted by its `From` impl, a version view); otherwise the event unchanged.
+            #[allow(clippy::result_large_err)]
             fn view_of(event: E) -> ::std::result::Result<Self, E> {
                 Self::from_versions(event)
             }

@@ -133,7 +133,11 @@ impl Summary {
             self.valid
         );
         if self.unknown_accepted > 0 {
-            let _ = write!(text, " ({} of unknown type or version)", self.unknown_accepted);
+            let _ = write!(
+                text,
+                " ({} of unknown type or version)",
+                self.unknown_accepted
+            );
         }
         let _ = write!(text, ", {failed} invalid");
         let kinds: Vec<String> = ErrorKind::ALL
@@ -227,17 +231,13 @@ fn validate(args: &ValidateArgs) -> ExitCode {
 
 /// The error reported for a line over the limit.
 fn too_long(length: u64, limit: usize) -> EventError {
-    EventError {
-        kind: ErrorKind::BadEnvelope,
-        event_type: None,
-        version: None,
-        path: String::new(),
-        message: format!(
+    EventError::new(
+        ErrorKind::BadEnvelope,
+        "",
+        format!(
             "line of {length} bytes is longer than the limit of {limit} bytes (--max-line-bytes); not decoded"
         ),
-        offset: None,
-        line: None,
-    }
+    )
 }
 
 fn write_report(out: &mut impl Write, report: &Report<'_>) -> io::Result<()> {
