@@ -127,9 +127,10 @@ impl Summary {
 
     fn line(&self) -> String {
         let failed = self.failed_total();
+        let checked = self.valid + failed;
         let mut text = format!(
-            "energy events validate: {} events checked: {} valid",
-            self.valid + failed,
+            "energy events validate: {checked} {} checked: {} valid",
+            if checked == 1 { "event" } else { "events" },
             self.valid
         );
         if self.unknown_accepted > 0 {
