@@ -179,18 +179,12 @@ impl Decoder {
                 Err(error) => return Err(self.explain(input, &error)),
             };
         let Body {
+            event_type,
+            version,
             payload,
             metadata,
             ignored,
         } = body;
-        let (Some(event_type), Some(version)) = (trace.event_type, trace.version) else {
-            // The reader fails on a missing type or version; this is never reached.
-            return Err(EventError::new(
-                ErrorKind::BadEnvelope,
-                "",
-                "missing event type or version",
-            ));
-        };
         // Raw values are skipped without a depth limit; hold them to the one decoding applies.
         for (key, value) in &metadata {
             check_depth(input, value, key).map_err(|e| e.of(Some(&event_type), Some(&version)))?;

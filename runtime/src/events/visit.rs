@@ -98,6 +98,8 @@ pub(crate) enum Payload<'de, T> {
 
 /// An envelope read in one pass.
 pub(crate) struct Body<'de, T> {
+    pub event_type: Cow<'de, str>,
+    pub version: Cow<'de, str>,
     pub payload: Payload<'de, T>,
     /// The other top-level fields, in order.
     pub metadata: Vec<(Cow<'de, str>, &'de RawValue)>,
@@ -213,15 +215,19 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
             }
             self.trace.key = None;
         }
-        let missing = if self.trace.event_type.is_none() {
-            Some(&fields.event_type)
-        } else if self.trace.version.is_none() {
-            Some(&fields.version)
-        } else {
-            None
-        };
-        let (Some(payload), None) = (payload, missing) else {
-            let name = missing.unwrap_or(&fields.payload);
+        // Borrowed from the input, these clones copy no text (only an escaped string is owned).
+        let (Some(event_type), Some(version), Some(payload)) = (
+            self.trace.event_type.clone(),
+            self.trace.version.clone(),
+            payload,
+        ) else {
+            let name = if self.trace.event_type.is_none() {
+                &fields.event_type
+            } else if self.trace.version.is_none() {
+                &fields.version
+            } else {
+                &fields.payload
+            };
             return Err(self.trace.fail(
                 ErrorKind::BadEnvelope,
                 name,
@@ -236,6 +242,8 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
             ));
         }
         Ok(Body {
+            event_type,
+            version,
             payload,
             metadata,
             ignored,
