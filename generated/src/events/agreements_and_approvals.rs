@@ -377,7 +377,7 @@ impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV2 {
         }
     }
 }
-/// Version view: a `agreement.revoked.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `agreement.revoked` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<AgreementRevokedV2> for AgreementRevokedV1 {
     fn from(newer: AgreementRevokedV2) -> Self {
         Self {
@@ -601,7 +601,7 @@ impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV
         }
     }
 }
-/// Version view: a `agreement.terminated.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `agreement.terminated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminatedV1 {
     fn from(newer: AgreementTerminatedV2) -> Self {
         Self {
@@ -742,7 +742,7 @@ impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV2 {
         }
     }
 }
-/// Version view: a `agreement.updated.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `agreement.updated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdatedV1 {
     fn from(newer: AgreementUpdatedV2) -> Self {
         Self {

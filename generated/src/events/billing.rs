@@ -244,7 +244,7 @@ for BillingBillingDocumentIssuedV2 {
         }
     }
 }
-/// Version view: a `billing.billing_document.issued.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `billing.billing_document.issued` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentIssuedV2>
 for BillingBillingDocumentIssuedV1 {
     fn from(newer: BillingBillingDocumentIssuedV2) -> Self {
@@ -473,7 +473,7 @@ for BillingBillingDocumentRepresentationDispatchedV3 {
         }
     }
 }
-/// Version view: a `billing.billing_document_representation.dispatched.v3` payload read as `v2` (every field of `v2` is in `v3`; the others are dropped).
+/// Version view: `billing.billing_document_representation.dispatched` v3 read as v2 (every field of v2 is in v3; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
 for BillingBillingDocumentRepresentationDispatchedV2 {
     fn from(newer: BillingBillingDocumentRepresentationDispatchedV3) -> Self {
@@ -488,7 +488,7 @@ for BillingBillingDocumentRepresentationDispatchedV2 {
         }
     }
 }
-/// Version view: a `billing.billing_document_representation.dispatched.v3` payload read as `v1` (every field of `v1` is in `v3`; the others are dropped).
+/// Version view: `billing.billing_document_representation.dispatched` v3 read as v1 (every field of v1 is in v3; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
 for BillingBillingDocumentRepresentationDispatchedV1 {
     fn from(newer: BillingBillingDocumentRepresentationDispatchedV3) -> Self {
@@ -499,7 +499,7 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
         }
     }
 }
-/// Version view: a `billing.billing_document_representation.dispatched.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `billing.billing_document_representation.dispatched` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV2>
 for BillingBillingDocumentRepresentationDispatchedV1 {
     fn from(newer: BillingBillingDocumentRepresentationDispatchedV2) -> Self {
@@ -1367,7 +1367,7 @@ for BillingLedgerEntryPostedV2 {
         }
     }
 }
-/// Version view: a `billing.ledger.entry_posted.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `billing.ledger.entry_posted` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPostedV1 {
     fn from(newer: BillingLedgerEntryPostedV2) -> Self {
         Self { ledger: newer.ledger }
@@ -1506,7 +1506,7 @@ for BillingLedgerEntryRemovedV2 {
         }
     }
 }
-/// Version view: a `billing.ledger.entry_removed.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `billing.ledger.entry_removed` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRemovedV1 {
     fn from(newer: BillingLedgerEntryRemovedV2) -> Self {
         Self { ledger: newer.ledger }

@@ -1479,7 +1479,7 @@ for DelinquentDebtPositionChangedV2 {
         }
     }
 }
-/// Version view: a `delinquent_debt.position_changed.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `delinquent_debt.position_changed` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<DelinquentDebtPositionChangedV2>
 for DelinquentDebtPositionChangedV1 {
     fn from(newer: DelinquentDebtPositionChangedV2) -> Self {

@@ -520,7 +520,7 @@ for IndustryElectricityExportInstallationValidatedV2 {
         }
     }
 }
-/// Version view: a `industry.electricity.export_installation.validated.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `industry.electricity.export_installation.validated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV2>
 for IndustryElectricityExportInstallationValidatedV1 {
     fn from(newer: IndustryElectricityExportInstallationValidatedV2) -> Self {

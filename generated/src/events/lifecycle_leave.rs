@@ -725,7 +725,7 @@ for LifecycleLeaveSupplierRequestedV3 {
         }
     }
 }
-/// Version view: a `lifecycle.leave-supplier.requested.v3` payload read as `v2` (every field of `v2` is in `v3`; the others are dropped).
+/// Version view: `lifecycle.leave-supplier.requested` v3 read as v2 (every field of v2 is in v3; the others are dropped).
 impl ::std::convert::From<LifecycleLeaveSupplierRequestedV3>
 for LifecycleLeaveSupplierRequestedV2 {
     fn from(newer: LifecycleLeaveSupplierRequestedV3) -> Self {
@@ -1500,7 +1500,7 @@ for LifecycleLeaveSupplierUpdatedV3 {
         }
     }
 }
-/// Version view: a `lifecycle.leave-supplier.updated.v3` payload read as `v2` (every field of `v2` is in `v3`; the others are dropped).
+/// Version view: `lifecycle.leave-supplier.updated` v3 read as v2 (every field of v2 is in v3; the others are dropped).
 impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV3>
 for LifecycleLeaveSupplierUpdatedV2 {
     fn from(newer: LifecycleLeaveSupplierUpdatedV3) -> Self {

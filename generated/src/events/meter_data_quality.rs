@@ -181,7 +181,7 @@ for MeterDataQualityResolutionCancelledV2 {
         }
     }
 }
-/// Version view: a `meter_data_quality.resolution_cancelled.v2` payload read as `v1` (every field of `v1` is in `v2`; the others are dropped).
+/// Version view: `meter_data_quality.resolution_cancelled` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<MeterDataQualityResolutionCancelledV2>
 for MeterDataQualityResolutionCancelledV1 {
     fn from(newer: MeterDataQualityResolutionCancelledV2) -> Self {

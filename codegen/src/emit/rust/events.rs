@@ -235,9 +235,14 @@ fn view_impl(
     {
         return None;
     }
+    let event_type = view
+        .newer
+        .id
+        .strip_suffix(&format!(".{}", view.newer.label))
+        .unwrap_or(&view.newer.id);
     let doc = format!(
-        " Version view: a `{}` payload read as `{}` (every field of `{}` is in `{}`; the others are dropped).",
-        view.newer.id, view.older.label, view.older.label, view.newer.label
+        " Version view: `{event_type}` {} read as {} (every field of {} is in {}; the others are dropped).",
+        view.newer.label, view.older.label, view.older.label, view.newer.label
     );
     let fields = view.fields.iter().map(|f| {
         let id = super::ident(&f.field.rust_name);
