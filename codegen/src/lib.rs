@@ -16,6 +16,7 @@ pub mod read;
 pub mod samples;
 pub mod source;
 pub mod typeexpr;
+pub mod views;
 pub mod write;
 pub mod yaml;
 

@@ -3,4 +3,5 @@
 
 pub use energy_api;
 
+pub mod events;
 pub mod rest;

@@ -162,6 +162,31 @@ impl ::std::convert::From<AccountUserCreatedV1> for AccountUserCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountUserCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserCreated> for crate::events::Event {
+    fn from(event: AccountUserCreated) -> Self {
+        Self::AccountUserCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserCreated> for AccountUserCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserCreated,
+    ) -> ::std::result::Result<Self, AccountUserCreated> {
+        let AccountUserCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_user.password_changed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPasswordChangedV1 {
@@ -252,6 +277,34 @@ impl ::serde::Serialize for AccountUserPasswordChanged {
 impl ::std::convert::From<AccountUserPasswordChangedV1> for AccountUserPasswordChanged {
     fn from(payload: AccountUserPasswordChangedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserPasswordChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserPasswordChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserPasswordChanged> for crate::events::Event {
+    fn from(event: AccountUserPasswordChanged) -> Self {
+        Self::AccountUserPasswordChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserPasswordChanged>
+for AccountUserPasswordChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserPasswordChanged,
+    ) -> ::std::result::Result<Self, AccountUserPasswordChanged> {
+        let AccountUserPasswordChanged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_user.password_reset_requested` version `v1` (Account users).
@@ -358,6 +411,34 @@ impl ::std::convert::From<AccountUserPasswordResetRequestedV1>
 for AccountUserPasswordResetRequested {
     fn from(payload: AccountUserPasswordResetRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserPasswordResetRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordResetRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserPasswordResetRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserPasswordResetRequested> for crate::events::Event {
+    fn from(event: AccountUserPasswordResetRequested) -> Self {
+        Self::AccountUserPasswordResetRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserPasswordResetRequested>
+for AccountUserPasswordResetRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserPasswordResetRequested,
+    ) -> ::std::result::Result<Self, AccountUserPasswordResetRequested> {
+        let AccountUserPasswordResetRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_user.psr_records_updated` version `v1` (Account users).
@@ -485,6 +566,34 @@ impl ::std::convert::From<AccountUserPsrRecordsUpdatedV1>
 for AccountUserPsrRecordsUpdated {
     fn from(payload: AccountUserPsrRecordsUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserPsrRecordsUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPsrRecordsUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserPsrRecordsUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserPsrRecordsUpdated> for crate::events::Event {
+    fn from(event: AccountUserPsrRecordsUpdated) -> Self {
+        Self::AccountUserPsrRecordsUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserPsrRecordsUpdated>
+for AccountUserPsrRecordsUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserPsrRecordsUpdated,
+    ) -> ::std::result::Result<Self, AccountUserPsrRecordsUpdated> {
+        let AccountUserPsrRecordsUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_user.removed` version `v1` (Account users).
@@ -645,6 +754,31 @@ impl ::serde::Serialize for AccountUserRemoved {
 impl ::std::convert::From<AccountUserRemovedV1> for AccountUserRemoved {
     fn from(payload: AccountUserRemovedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserRemoved {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserRemoved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserRemoved(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserRemoved> for crate::events::Event {
+    fn from(event: AccountUserRemoved) -> Self {
+        Self::AccountUserRemoved(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserRemoved> for AccountUserRemovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserRemoved,
+    ) -> ::std::result::Result<Self, AccountUserRemoved> {
+        let AccountUserRemoved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_user.updated` version `v1` (Account users).
@@ -826,6 +960,31 @@ impl ::std::convert::From<AccountUserUpdatedV1> for AccountUserUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountUserUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserUpdated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserUpdated> for crate::events::Event {
+    fn from(event: AccountUserUpdated) -> Self {
+        Self::AccountUserUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserUpdated> for AccountUserUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserUpdated,
+    ) -> ::std::result::Result<Self, AccountUserUpdated> {
+        let AccountUserUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_user.verification_completed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserVerificationCompletedV1 {
@@ -937,6 +1096,34 @@ impl ::std::convert::From<AccountUserVerificationCompletedV1>
 for AccountUserVerificationCompleted {
     fn from(payload: AccountUserVerificationCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserVerificationCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserVerificationCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserVerificationCompleted> for crate::events::Event {
+    fn from(event: AccountUserVerificationCompleted) -> Self {
+        Self::AccountUserVerificationCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserVerificationCompleted>
+for AccountUserVerificationCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserVerificationCompleted,
+    ) -> ::std::result::Result<Self, AccountUserVerificationCompleted> {
+        let AccountUserVerificationCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_user.verification_started` version `v1` (Account users).
@@ -1052,6 +1239,34 @@ for AccountUserVerificationStarted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountUserVerificationStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserVerificationStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserVerificationStarted> for crate::events::Event {
+    fn from(event: AccountUserVerificationStarted) -> Self {
+        Self::AccountUserVerificationStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserVerificationStarted>
+for AccountUserVerificationStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserVerificationStarted,
+    ) -> ::std::result::Result<Self, AccountUserVerificationStarted> {
+        let AccountUserVerificationStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_user_metadata.created` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataCreatedV1 {
@@ -1156,6 +1371,34 @@ impl ::serde::Serialize for AccountUserMetadataCreated {
 impl ::std::convert::From<AccountUserMetadataCreatedV1> for AccountUserMetadataCreated {
     fn from(payload: AccountUserMetadataCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserMetadataCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserMetadataCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserMetadataCreated> for crate::events::Event {
+    fn from(event: AccountUserMetadataCreated) -> Self {
+        Self::AccountUserMetadataCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserMetadataCreated>
+for AccountUserMetadataCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserMetadataCreated,
+    ) -> ::std::result::Result<Self, AccountUserMetadataCreated> {
+        let AccountUserMetadataCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_user_metadata.removed` version `v1` (Account users).
@@ -1264,6 +1507,34 @@ impl ::std::convert::From<AccountUserMetadataRemovedV1> for AccountUserMetadataR
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountUserMetadataRemoved {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataRemoved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserMetadataRemoved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserMetadataRemoved> for crate::events::Event {
+    fn from(event: AccountUserMetadataRemoved) -> Self {
+        Self::AccountUserMetadataRemoved(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserMetadataRemoved>
+for AccountUserMetadataRemovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserMetadataRemoved,
+    ) -> ::std::result::Result<Self, AccountUserMetadataRemoved> {
+        let AccountUserMetadataRemoved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_user_metadata.updated` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataUpdatedV1 {
@@ -1363,5 +1634,33 @@ impl ::serde::Serialize for AccountUserMetadataUpdated {
 impl ::std::convert::From<AccountUserMetadataUpdatedV1> for AccountUserMetadataUpdated {
     fn from(payload: AccountUserMetadataUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountUserMetadataUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUserMetadataUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUserMetadataUpdated> for crate::events::Event {
+    fn from(event: AccountUserMetadataUpdated) -> Self {
+        Self::AccountUserMetadataUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUserMetadataUpdated>
+for AccountUserMetadataUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUserMetadataUpdated,
+    ) -> ::std::result::Result<Self, AccountUserMetadataUpdated> {
+        let AccountUserMetadataUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -110,6 +110,35 @@ for AccountCommunicationsPreferencesUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountCommunicationsPreferencesUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountCommunicationsPreferencesUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountCommunicationsPreferencesUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountCommunicationsPreferencesUpdated>
+for crate::events::Event {
+    fn from(event: AccountCommunicationsPreferencesUpdated) -> Self {
+        Self::AccountCommunicationsPreferencesUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountCommunicationsPreferencesUpdated>
+for AccountCommunicationsPreferencesUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountCommunicationsPreferencesUpdated,
+    ) -> ::std::result::Result<Self, AccountCommunicationsPreferencesUpdated> {
+        let AccountCommunicationsPreferencesUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountCreatedV1 {
@@ -222,6 +251,31 @@ impl ::std::convert::From<AccountCreatedV1> for AccountCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountCreated> for crate::events::Event {
+    fn from(event: AccountCreated) -> Self {
+        Self::AccountCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountCreated> for AccountCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountCreated,
+    ) -> ::std::result::Result<Self, AccountCreated> {
+        let AccountCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account.occupied` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountOccupiedV1 {
@@ -311,6 +365,31 @@ impl ::serde::Serialize for AccountOccupied {
 impl ::std::convert::From<AccountOccupiedV1> for AccountOccupied {
     fn from(payload: AccountOccupiedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountOccupied {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountOccupied;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountOccupied(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountOccupied> for crate::events::Event {
+    fn from(event: AccountOccupied) -> Self {
+        Self::AccountOccupied(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountOccupied> for AccountOccupiedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountOccupied,
+    ) -> ::std::result::Result<Self, AccountOccupied> {
+        let AccountOccupied::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account.reactivated` version `v1` (Accounts).
@@ -420,6 +499,31 @@ impl ::serde::Serialize for AccountReactivated {
 impl ::std::convert::From<AccountReactivatedV1> for AccountReactivated {
     fn from(payload: AccountReactivatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountReactivated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountReactivated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountReactivated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountReactivated> for crate::events::Event {
+    fn from(event: AccountReactivated) -> Self {
+        Self::AccountReactivated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountReactivated> for AccountReactivatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountReactivated,
+    ) -> ::std::result::Result<Self, AccountReactivated> {
+        let AccountReactivated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account.smart-meter-read-permission-changed` version `v1` (Accounts).
@@ -563,6 +667,35 @@ for AccountSmartMeterReadPermissionChanged {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountSmartMeterReadPermissionChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountSmartMeterReadPermissionChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountSmartMeterReadPermissionChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountSmartMeterReadPermissionChanged>
+for crate::events::Event {
+    fn from(event: AccountSmartMeterReadPermissionChanged) -> Self {
+        Self::AccountSmartMeterReadPermissionChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountSmartMeterReadPermissionChanged>
+for AccountSmartMeterReadPermissionChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountSmartMeterReadPermissionChanged,
+    ) -> ::std::result::Result<Self, AccountSmartMeterReadPermissionChanged> {
+        let AccountSmartMeterReadPermissionChanged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUpdatedV1 {
@@ -685,6 +818,31 @@ impl ::std::convert::From<AccountUpdatedV1> for AccountUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountUpdated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountUpdated> for crate::events::Event {
+    fn from(event: AccountUpdated) -> Self {
+        Self::AccountUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountUpdated> for AccountUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountUpdated,
+    ) -> ::std::result::Result<Self, AccountUpdated> {
+        let AccountUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_metadata.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataCreatedV1 {
@@ -789,6 +947,33 @@ impl ::serde::Serialize for AccountMetadataCreated {
 impl ::std::convert::From<AccountMetadataCreatedV1> for AccountMetadataCreated {
     fn from(payload: AccountMetadataCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountMetadataCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountMetadataCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountMetadataCreated> for crate::events::Event {
+    fn from(event: AccountMetadataCreated) -> Self {
+        Self::AccountMetadataCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountMetadataCreated> for AccountMetadataCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountMetadataCreated,
+    ) -> ::std::result::Result<Self, AccountMetadataCreated> {
+        let AccountMetadataCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
@@ -897,6 +1082,33 @@ impl ::std::convert::From<AccountMetadataRemovedV1> for AccountMetadataRemoved {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountMetadataRemoved {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataRemoved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountMetadataRemoved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountMetadataRemoved> for crate::events::Event {
+    fn from(event: AccountMetadataRemoved) -> Self {
+        Self::AccountMetadataRemoved(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountMetadataRemoved> for AccountMetadataRemovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountMetadataRemoved,
+    ) -> ::std::result::Result<Self, AccountMetadataRemoved> {
+        let AccountMetadataRemoved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_metadata.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataUpdatedV1 {
@@ -996,6 +1208,33 @@ impl ::serde::Serialize for AccountMetadataUpdated {
 impl ::std::convert::From<AccountMetadataUpdatedV1> for AccountMetadataUpdated {
     fn from(payload: AccountMetadataUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountMetadataUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountMetadataUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountMetadataUpdated> for crate::events::Event {
+    fn from(event: AccountMetadataUpdated) -> Self {
+        Self::AccountMetadataUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountMetadataUpdated> for AccountMetadataUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountMetadataUpdated,
+    ) -> ::std::result::Result<Self, AccountMetadataUpdated> {
+        let AccountMetadataUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `account_property_effective_period_metadata.created` version `v1` (Accounts).
@@ -1118,6 +1357,35 @@ for AccountPropertyEffectivePeriodMetadataCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountPropertyEffectivePeriodMetadataCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataCreated>
+for crate::events::Event {
+    fn from(event: AccountPropertyEffectivePeriodMetadataCreated) -> Self {
+        Self::AccountPropertyEffectivePeriodMetadataCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataCreated>
+for AccountPropertyEffectivePeriodMetadataCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountPropertyEffectivePeriodMetadataCreated,
+    ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataCreated> {
+        let AccountPropertyEffectivePeriodMetadataCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_property_effective_period_metadata.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
@@ -1238,6 +1506,35 @@ for AccountPropertyEffectivePeriodMetadataRemoved {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataRemoved {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataRemoved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountPropertyEffectivePeriodMetadataRemoved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataRemoved>
+for crate::events::Event {
+    fn from(event: AccountPropertyEffectivePeriodMetadataRemoved) -> Self {
+        Self::AccountPropertyEffectivePeriodMetadataRemoved(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataRemoved>
+for AccountPropertyEffectivePeriodMetadataRemovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountPropertyEffectivePeriodMetadataRemoved,
+    ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataRemoved> {
+        let AccountPropertyEffectivePeriodMetadataRemoved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `account_property_effective_period_metadata.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
@@ -1347,6 +1644,35 @@ impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataUpdatedV1>
 for AccountPropertyEffectivePeriodMetadataUpdated {
     fn from(payload: AccountPropertyEffectivePeriodMetadataUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AccountPropertyEffectivePeriodMetadataUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataUpdated>
+for crate::events::Event {
+    fn from(event: AccountPropertyEffectivePeriodMetadataUpdated) -> Self {
+        Self::AccountPropertyEffectivePeriodMetadataUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataUpdated>
+for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AccountPropertyEffectivePeriodMetadataUpdated,
+    ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataUpdated> {
+        let AccountPropertyEffectivePeriodMetadataUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `campaign_account.added` version `v1` (Accounts).
@@ -1483,6 +1809,31 @@ impl ::std::convert::From<CampaignAccountAddedV1> for CampaignAccountAdded {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CampaignAccountAdded {
+    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountAdded;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CampaignAccountAdded(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CampaignAccountAdded> for crate::events::Event {
+    fn from(event: CampaignAccountAdded) -> Self {
+        Self::CampaignAccountAdded(event)
+    }
+}
+impl crate::events::PayloadVersion<CampaignAccountAdded> for CampaignAccountAddedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CampaignAccountAdded,
+    ) -> ::std::result::Result<Self, CampaignAccountAdded> {
+        let CampaignAccountAdded::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `campaign_account.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountRemovedV1 {
@@ -1590,6 +1941,33 @@ impl ::serde::Serialize for CampaignAccountRemoved {
 impl ::std::convert::From<CampaignAccountRemovedV1> for CampaignAccountRemoved {
     fn from(payload: CampaignAccountRemovedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CampaignAccountRemoved {
+    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountRemoved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CampaignAccountRemoved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CampaignAccountRemoved> for crate::events::Event {
+    fn from(event: CampaignAccountRemoved) -> Self {
+        Self::CampaignAccountRemoved(event)
+    }
+}
+impl crate::events::PayloadVersion<CampaignAccountRemoved> for CampaignAccountRemovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CampaignAccountRemoved,
+    ) -> ::std::result::Result<Self, CampaignAccountRemoved> {
+        let CampaignAccountRemoved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `campaign_account.updated` version `v1` (Accounts).
@@ -1713,5 +2091,32 @@ impl ::serde::Serialize for CampaignAccountUpdated {
 impl ::std::convert::From<CampaignAccountUpdatedV1> for CampaignAccountUpdated {
     fn from(payload: CampaignAccountUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CampaignAccountUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CampaignAccountUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CampaignAccountUpdated> for crate::events::Event {
+    fn from(event: CampaignAccountUpdated) -> Self {
+        Self::CampaignAccountUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<CampaignAccountUpdated> for CampaignAccountUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CampaignAccountUpdated,
+    ) -> ::std::result::Result<Self, CampaignAccountUpdated> {
+        let CampaignAccountUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

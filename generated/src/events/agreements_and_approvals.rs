@@ -101,6 +101,34 @@ impl ::std::convert::From<ActualIntervalsReceivedV1> for ActualIntervalsReceived
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ActualIntervalsReceived {
+    const TYPE: crate::events::EventType = crate::events::EventType::ActualIntervalsReceived;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ActualIntervalsReceived(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ActualIntervalsReceived> for crate::events::Event {
+    fn from(event: ActualIntervalsReceived) -> Self {
+        Self::ActualIntervalsReceived(event)
+    }
+}
+impl crate::events::PayloadVersion<ActualIntervalsReceived>
+for ActualIntervalsReceivedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ActualIntervalsReceived,
+    ) -> ::std::result::Result<Self, ActualIntervalsReceived> {
+        let ActualIntervalsReceived::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `affiliates.affiliate-account-contract-created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AffiliatesAffiliateAccountContractCreatedV1 {
@@ -227,6 +255,35 @@ impl ::std::convert::From<AffiliatesAffiliateAccountContractCreatedV1>
 for AffiliatesAffiliateAccountContractCreated {
     fn from(payload: AffiliatesAffiliateAccountContractCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AffiliatesAffiliateAccountContractCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AffiliatesAffiliateAccountContractCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AffiliatesAffiliateAccountContractCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AffiliatesAffiliateAccountContractCreated>
+for crate::events::Event {
+    fn from(event: AffiliatesAffiliateAccountContractCreated) -> Self {
+        Self::AffiliatesAffiliateAccountContractCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AffiliatesAffiliateAccountContractCreated>
+for AffiliatesAffiliateAccountContractCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AffiliatesAffiliateAccountContractCreated,
+    ) -> ::std::result::Result<Self, AffiliatesAffiliateAccountContractCreated> {
+        let AffiliatesAffiliateAccountContractCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `agreement.created` version `v1` (Agreements and approvals).
@@ -366,6 +423,31 @@ impl ::serde::Serialize for AgreementCreated {
 impl ::std::convert::From<AgreementCreatedV1> for AgreementCreated {
     fn from(payload: AgreementCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AgreementCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AgreementCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AgreementCreated> for crate::events::Event {
+    fn from(event: AgreementCreated) -> Self {
+        Self::AgreementCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<AgreementCreated> for AgreementCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AgreementCreated,
+    ) -> ::std::result::Result<Self, AgreementCreated> {
+        let AgreementCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `agreement.revoked` version `v1` (Agreements and approvals).
@@ -534,6 +616,60 @@ impl ::std::convert::From<AgreementRevokedV2> for AgreementRevoked {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for AgreementRevoked {
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementRevoked;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AgreementRevoked(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AgreementRevoked> for crate::events::Event {
+    fn from(event: AgreementRevoked) -> Self {
+        Self::AgreementRevoked(event)
+    }
+}
+impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AgreementRevoked,
+    ) -> ::std::result::Result<Self, AgreementRevoked> {
+        match event {
+            AgreementRevoked::V1(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: AgreementRevoked,
+    ) -> ::std::result::Result<Self, AgreementRevoked> {
+        match event {
+            AgreementRevoked::V1(payload) => ::std::result::Result::Ok(payload),
+            AgreementRevoked::V2(payload) => ::std::result::Result::Ok(payload.into()),
+        }
+    }
+}
+impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: AgreementRevoked,
+    ) -> ::std::result::Result<Self, AgreementRevoked> {
+        match event {
+            AgreementRevoked::V2(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `agreement.revoked` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<AgreementRevokedV2> for AgreementRevokedV1 {
+    fn from(newer: AgreementRevokedV2) -> Self {
+        Self {
+            agreement_id: newer.agreement_id,
+        }
+    }
+}
 /// Payload of `agreement.rollover.completed` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementRolloverCompletedV1 {
@@ -680,6 +816,34 @@ impl ::serde::Serialize for AgreementRolloverCompleted {
 impl ::std::convert::From<AgreementRolloverCompletedV1> for AgreementRolloverCompleted {
     fn from(payload: AgreementRolloverCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AgreementRolloverCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementRolloverCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AgreementRolloverCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AgreementRolloverCompleted> for crate::events::Event {
+    fn from(event: AgreementRolloverCompleted) -> Self {
+        Self::AgreementRolloverCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<AgreementRolloverCompleted>
+for AgreementRolloverCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AgreementRolloverCompleted,
+    ) -> ::std::result::Result<Self, AgreementRolloverCompleted> {
+        let AgreementRolloverCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `agreement.terminated` version `v1` (Agreements and approvals).
@@ -850,6 +1014,60 @@ impl ::std::convert::From<AgreementTerminatedV1> for AgreementTerminated {
 impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminated {
     fn from(payload: AgreementTerminatedV2) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent for AgreementTerminated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementTerminated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AgreementTerminated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AgreementTerminated> for crate::events::Event {
+    fn from(event: AgreementTerminated) -> Self {
+        Self::AgreementTerminated(event)
+    }
+}
+impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AgreementTerminated,
+    ) -> ::std::result::Result<Self, AgreementTerminated> {
+        match event {
+            AgreementTerminated::V1(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: AgreementTerminated,
+    ) -> ::std::result::Result<Self, AgreementTerminated> {
+        match event {
+            AgreementTerminated::V1(payload) => ::std::result::Result::Ok(payload),
+            AgreementTerminated::V2(payload) => ::std::result::Result::Ok(payload.into()),
+        }
+    }
+}
+impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: AgreementTerminated,
+    ) -> ::std::result::Result<Self, AgreementTerminated> {
+        match event {
+            AgreementTerminated::V2(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `agreement.terminated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminatedV1 {
+    fn from(newer: AgreementTerminatedV2) -> Self {
+        Self {
+            agreement_id: newer.agreement_id,
+        }
     }
 }
 /// Payload of `agreement.updated` version `v1` (Agreements and approvals).
@@ -1057,6 +1275,62 @@ impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdated {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for AgreementUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::AgreementUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AgreementUpdated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AgreementUpdated> for crate::events::Event {
+    fn from(event: AgreementUpdated) -> Self {
+        Self::AgreementUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AgreementUpdated,
+    ) -> ::std::result::Result<Self, AgreementUpdated> {
+        match event {
+            AgreementUpdated::V1(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: AgreementUpdated,
+    ) -> ::std::result::Result<Self, AgreementUpdated> {
+        match event {
+            AgreementUpdated::V1(payload) => ::std::result::Result::Ok(payload),
+            AgreementUpdated::V2(payload) => ::std::result::Result::Ok(payload.into()),
+        }
+    }
+}
+impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: AgreementUpdated,
+    ) -> ::std::result::Result<Self, AgreementUpdated> {
+        match event {
+            AgreementUpdated::V2(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `agreement.updated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdatedV1 {
+    fn from(newer: AgreementUpdatedV2) -> Self {
+        Self {
+            agreement_id: newer.agreement_id,
+            changes: newer.changes,
+            is_override: newer.is_override,
+        }
+    }
+}
 /// Payload of `approvals.approval.approved` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalApprovedV1 {
@@ -1175,6 +1449,34 @@ impl ::serde::Serialize for ApprovalsApprovalApproved {
 impl ::std::convert::From<ApprovalsApprovalApprovedV1> for ApprovalsApprovalApproved {
     fn from(payload: ApprovalsApprovalApprovedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ApprovalsApprovalApproved {
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalApproved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ApprovalsApprovalApproved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ApprovalsApprovalApproved> for crate::events::Event {
+    fn from(event: ApprovalsApprovalApproved) -> Self {
+        Self::ApprovalsApprovalApproved(event)
+    }
+}
+impl crate::events::PayloadVersion<ApprovalsApprovalApproved>
+for ApprovalsApprovalApprovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ApprovalsApprovalApproved,
+    ) -> ::std::result::Result<Self, ApprovalsApprovalApproved> {
+        let ApprovalsApprovalApproved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `approvals.approval.created` version `v1` (Agreements and approvals).
@@ -1303,6 +1605,34 @@ impl ::std::convert::From<ApprovalsApprovalCreatedV1> for ApprovalsApprovalCreat
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ApprovalsApprovalCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ApprovalsApprovalCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ApprovalsApprovalCreated> for crate::events::Event {
+    fn from(event: ApprovalsApprovalCreated) -> Self {
+        Self::ApprovalsApprovalCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<ApprovalsApprovalCreated>
+for ApprovalsApprovalCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ApprovalsApprovalCreated,
+    ) -> ::std::result::Result<Self, ApprovalsApprovalCreated> {
+        let ApprovalsApprovalCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `approvals.approval.rejected` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRejectedV1 {
@@ -1421,6 +1751,34 @@ impl ::serde::Serialize for ApprovalsApprovalRejected {
 impl ::std::convert::From<ApprovalsApprovalRejectedV1> for ApprovalsApprovalRejected {
     fn from(payload: ApprovalsApprovalRejectedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ApprovalsApprovalRejected {
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRejected;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ApprovalsApprovalRejected(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ApprovalsApprovalRejected> for crate::events::Event {
+    fn from(event: ApprovalsApprovalRejected) -> Self {
+        Self::ApprovalsApprovalRejected(event)
+    }
+}
+impl crate::events::PayloadVersion<ApprovalsApprovalRejected>
+for ApprovalsApprovalRejectedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ApprovalsApprovalRejected,
+    ) -> ::std::result::Result<Self, ApprovalsApprovalRejected> {
+        let ApprovalsApprovalRejected::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `approvals.approval_request.approved` version `v1` (Agreements and approvals).
@@ -1564,6 +1922,34 @@ for ApprovalsApprovalRequestApproved {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ApprovalsApprovalRequestApproved {
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestApproved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ApprovalsApprovalRequestApproved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ApprovalsApprovalRequestApproved> for crate::events::Event {
+    fn from(event: ApprovalsApprovalRequestApproved) -> Self {
+        Self::ApprovalsApprovalRequestApproved(event)
+    }
+}
+impl crate::events::PayloadVersion<ApprovalsApprovalRequestApproved>
+for ApprovalsApprovalRequestApprovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ApprovalsApprovalRequestApproved,
+    ) -> ::std::result::Result<Self, ApprovalsApprovalRequestApproved> {
+        let ApprovalsApprovalRequestApproved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `approvals.approval_request.assigned` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestAssignedV1 {
@@ -1695,6 +2081,34 @@ impl ::std::convert::From<ApprovalsApprovalRequestAssignedV1>
 for ApprovalsApprovalRequestAssigned {
     fn from(payload: ApprovalsApprovalRequestAssignedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ApprovalsApprovalRequestAssigned {
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestAssigned;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ApprovalsApprovalRequestAssigned(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ApprovalsApprovalRequestAssigned> for crate::events::Event {
+    fn from(event: ApprovalsApprovalRequestAssigned) -> Self {
+        Self::ApprovalsApprovalRequestAssigned(event)
+    }
+}
+impl crate::events::PayloadVersion<ApprovalsApprovalRequestAssigned>
+for ApprovalsApprovalRequestAssignedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ApprovalsApprovalRequestAssigned,
+    ) -> ::std::result::Result<Self, ApprovalsApprovalRequestAssigned> {
+        let ApprovalsApprovalRequestAssigned::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `approvals.approval_request.rejected` version `v1` (Agreements and approvals).
@@ -1836,5 +2250,33 @@ impl ::std::convert::From<ApprovalsApprovalRequestRejectedV1>
 for ApprovalsApprovalRequestRejected {
     fn from(payload: ApprovalsApprovalRequestRejectedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ApprovalsApprovalRequestRejected {
+    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestRejected;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ApprovalsApprovalRequestRejected(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ApprovalsApprovalRequestRejected> for crate::events::Event {
+    fn from(event: ApprovalsApprovalRequestRejected) -> Self {
+        Self::ApprovalsApprovalRequestRejected(event)
+    }
+}
+impl crate::events::PayloadVersion<ApprovalsApprovalRequestRejected>
+for ApprovalsApprovalRequestRejectedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ApprovalsApprovalRequestRejected,
+    ) -> ::std::result::Result<Self, ApprovalsApprovalRequestRejected> {
+        let ApprovalsApprovalRequestRejected::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -111,6 +111,34 @@ for AuthServerAccessTokenIssued {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AuthServerAccessTokenIssued {
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccessTokenIssued;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AuthServerAccessTokenIssued(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AuthServerAccessTokenIssued> for crate::events::Event {
+    fn from(event: AuthServerAccessTokenIssued) -> Self {
+        Self::AuthServerAccessTokenIssued(event)
+    }
+}
+impl crate::events::PayloadVersion<AuthServerAccessTokenIssued>
+for AuthServerAccessTokenIssuedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AuthServerAccessTokenIssued,
+    ) -> ::std::result::Result<Self, AuthServerAccessTokenIssued> {
+        let AuthServerAccessTokenIssued::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
@@ -223,6 +251,35 @@ impl ::std::convert::From<AuthServerAccountUserGenerateMfaChallengeErrorV1>
 for AuthServerAccountUserGenerateMfaChallengeError {
     fn from(payload: AuthServerAccountUserGenerateMfaChallengeErrorV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AuthServerAccountUserGenerateMfaChallengeError {
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserGenerateMfaChallengeError;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AuthServerAccountUserGenerateMfaChallengeError(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AuthServerAccountUserGenerateMfaChallengeError>
+for crate::events::Event {
+    fn from(event: AuthServerAccountUserGenerateMfaChallengeError) -> Self {
+        Self::AuthServerAccountUserGenerateMfaChallengeError(event)
+    }
+}
+impl crate::events::PayloadVersion<AuthServerAccountUserGenerateMfaChallengeError>
+for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AuthServerAccountUserGenerateMfaChallengeError,
+    ) -> ::std::result::Result<Self, AuthServerAccountUserGenerateMfaChallengeError> {
+        let AuthServerAccountUserGenerateMfaChallengeError::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `auth_server.account_user.logged_in` version `v1` (Authentication server).
@@ -350,6 +407,34 @@ for AuthServerAccountUserLoggedIn {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AuthServerAccountUserLoggedIn {
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoggedIn;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AuthServerAccountUserLoggedIn(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AuthServerAccountUserLoggedIn> for crate::events::Event {
+    fn from(event: AuthServerAccountUserLoggedIn) -> Self {
+        Self::AuthServerAccountUserLoggedIn(event)
+    }
+}
+impl crate::events::PayloadVersion<AuthServerAccountUserLoggedIn>
+for AuthServerAccountUserLoggedInV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AuthServerAccountUserLoggedIn,
+    ) -> ::std::result::Result<Self, AuthServerAccountUserLoggedIn> {
+        let AuthServerAccountUserLoggedIn::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `auth_server.account_user.login_denied` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginDeniedV1 {
@@ -465,6 +550,34 @@ impl ::std::convert::From<AuthServerAccountUserLoginDeniedV1>
 for AuthServerAccountUserLoginDenied {
     fn from(payload: AuthServerAccountUserLoginDeniedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AuthServerAccountUserLoginDenied {
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginDenied;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AuthServerAccountUserLoginDenied(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AuthServerAccountUserLoginDenied> for crate::events::Event {
+    fn from(event: AuthServerAccountUserLoginDenied) -> Self {
+        Self::AuthServerAccountUserLoginDenied(event)
+    }
+}
+impl crate::events::PayloadVersion<AuthServerAccountUserLoginDenied>
+for AuthServerAccountUserLoginDeniedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AuthServerAccountUserLoginDenied,
+    ) -> ::std::result::Result<Self, AuthServerAccountUserLoginDenied> {
+        let AuthServerAccountUserLoginDenied::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `auth_server.account_user.login_failed` version `v1` (Authentication server).
@@ -610,6 +723,34 @@ for AuthServerAccountUserLoginFailed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for AuthServerAccountUserLoginFailed {
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginFailed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AuthServerAccountUserLoginFailed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AuthServerAccountUserLoginFailed> for crate::events::Event {
+    fn from(event: AuthServerAccountUserLoginFailed) -> Self {
+        Self::AuthServerAccountUserLoginFailed(event)
+    }
+}
+impl crate::events::PayloadVersion<AuthServerAccountUserLoginFailed>
+for AuthServerAccountUserLoginFailedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AuthServerAccountUserLoginFailed,
+    ) -> ::std::result::Result<Self, AuthServerAccountUserLoginFailed> {
+        let AuthServerAccountUserLoginFailed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `auth_server.account_user.login_step_completed` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginStepCompletedV1 {
@@ -733,5 +874,34 @@ impl ::std::convert::From<AuthServerAccountUserLoginStepCompletedV1>
 for AuthServerAccountUserLoginStepCompleted {
     fn from(payload: AuthServerAccountUserLoginStepCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for AuthServerAccountUserLoginStepCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginStepCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::AuthServerAccountUserLoginStepCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<AuthServerAccountUserLoginStepCompleted>
+for crate::events::Event {
+    fn from(event: AuthServerAccountUserLoginStepCompleted) -> Self {
+        Self::AuthServerAccountUserLoginStepCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<AuthServerAccountUserLoginStepCompleted>
+for AuthServerAccountUserLoginStepCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: AuthServerAccountUserLoginStepCompleted,
+    ) -> ::std::result::Result<Self, AuthServerAccountUserLoginStepCompleted> {
+        let AuthServerAccountUserLoginStepCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

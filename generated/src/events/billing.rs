@@ -160,6 +160,34 @@ impl ::std::convert::From<BillingBillingDocumentHeldV1> for BillingBillingDocume
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingBillingDocumentHeld {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentHeld;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingBillingDocumentHeld(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingBillingDocumentHeld> for crate::events::Event {
+    fn from(event: BillingBillingDocumentHeld) -> Self {
+        Self::BillingBillingDocumentHeld(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingDocumentHeld>
+for BillingBillingDocumentHeldV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingBillingDocumentHeld,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentHeld> {
+        let BillingBillingDocumentHeld::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.billing_document.issued` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentIssuedV1 {
@@ -372,6 +400,75 @@ impl ::std::convert::From<BillingBillingDocumentIssuedV2>
 for BillingBillingDocumentIssued {
     fn from(payload: BillingBillingDocumentIssuedV2) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingBillingDocumentIssued {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentIssued;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingBillingDocumentIssued(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingBillingDocumentIssued> for crate::events::Event {
+    fn from(event: BillingBillingDocumentIssued) -> Self {
+        Self::BillingBillingDocumentIssued(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingDocumentIssued>
+for BillingBillingDocumentIssuedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingBillingDocumentIssued,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
+        match event {
+            BillingBillingDocumentIssued::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: BillingBillingDocumentIssued,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
+        match event {
+            BillingBillingDocumentIssued::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            BillingBillingDocumentIssued::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingDocumentIssued>
+for BillingBillingDocumentIssuedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: BillingBillingDocumentIssued,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
+        match event {
+            BillingBillingDocumentIssued::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `billing.billing_document.issued` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<BillingBillingDocumentIssuedV2>
+for BillingBillingDocumentIssuedV1 {
+    fn from(newer: BillingBillingDocumentIssuedV2) -> Self {
+        Self {
+            account_number: newer.account_number,
+            billing_document_id: newer.billing_document_id,
+            billing_document_identifier: newer.billing_document_identifier,
+        }
     }
 }
 /// Payload of `billing.billing_document_representation.dispatched` version `v1` (Billing).
@@ -737,6 +834,132 @@ for BillingBillingDocumentRepresentationDispatched {
         Self::V3(payload)
     }
 }
+impl crate::events::TypedEvent for BillingBillingDocumentRepresentationDispatched {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentRepresentationDispatched;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingBillingDocumentRepresentationDispatched(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingBillingDocumentRepresentationDispatched>
+for crate::events::Event {
+    fn from(event: BillingBillingDocumentRepresentationDispatched) -> Self {
+        Self::BillingBillingDocumentRepresentationDispatched(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
+for BillingBillingDocumentRepresentationDispatchedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingBillingDocumentRepresentationDispatched,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
+        match event {
+            BillingBillingDocumentRepresentationDispatched::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: BillingBillingDocumentRepresentationDispatched,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
+        match event {
+            BillingBillingDocumentRepresentationDispatched::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            BillingBillingDocumentRepresentationDispatched::V3(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+            BillingBillingDocumentRepresentationDispatched::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
+for BillingBillingDocumentRepresentationDispatchedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: BillingBillingDocumentRepresentationDispatched,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
+        match event {
+            BillingBillingDocumentRepresentationDispatched::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: BillingBillingDocumentRepresentationDispatched,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
+        match event {
+            BillingBillingDocumentRepresentationDispatched::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            BillingBillingDocumentRepresentationDispatched::V3(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
+for BillingBillingDocumentRepresentationDispatchedV3 {
+    const VERSION: &'static str = "v3";
+    fn from_versions(
+        event: BillingBillingDocumentRepresentationDispatched,
+    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
+        match event {
+            BillingBillingDocumentRepresentationDispatched::V3(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `billing.billing_document_representation.dispatched` v3 read as v2 (every field of v2 is in v3; the others are dropped).
+impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
+for BillingBillingDocumentRepresentationDispatchedV2 {
+    fn from(newer: BillingBillingDocumentRepresentationDispatchedV3) -> Self {
+        Self {
+            account_number: newer.account_number,
+            billing_document_id: newer.billing_document_id,
+            billing_document_identifier: newer.billing_document_identifier,
+            billing_document_representation_dispatch_id: newer
+                .billing_document_representation_dispatch_id,
+            billing_document_representations_id: newer
+                .billing_document_representations_id,
+        }
+    }
+}
+/// Version view: `billing.billing_document_representation.dispatched` v3 read as v1 (every field of v1 is in v3; the others are dropped).
+impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
+for BillingBillingDocumentRepresentationDispatchedV1 {
+    fn from(newer: BillingBillingDocumentRepresentationDispatchedV3) -> Self {
+        Self {
+            account_number: newer.account_number,
+            billing_document_id: newer.billing_document_id,
+            billing_document_identifier: newer.billing_document_identifier,
+        }
+    }
+}
+/// Version view: `billing.billing_document_representation.dispatched` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV2>
+for BillingBillingDocumentRepresentationDispatchedV1 {
+    fn from(newer: BillingBillingDocumentRepresentationDispatchedV2) -> Self {
+        Self {
+            account_number: newer.account_number,
+            billing_document_id: newer.billing_document_id,
+            billing_document_identifier: newer.billing_document_identifier,
+        }
+    }
+}
 /// Payload of `billing.billing_options.updated` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingOptionsUpdatedV1 {
@@ -861,6 +1084,34 @@ for BillingBillingOptionsUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingBillingOptionsUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingOptionsUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingBillingOptionsUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingBillingOptionsUpdated> for crate::events::Event {
+    fn from(event: BillingBillingOptionsUpdated) -> Self {
+        Self::BillingBillingOptionsUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingBillingOptionsUpdated>
+for BillingBillingOptionsUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingBillingOptionsUpdated,
+    ) -> ::std::result::Result<Self, BillingBillingOptionsUpdated> {
+        let BillingBillingOptionsUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.charging-ledger.assigned-to-agreement` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingChargingLedgerAssignedToAgreementV1 {
@@ -974,6 +1225,35 @@ for BillingChargingLedgerAssignedToAgreement {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingChargingLedgerAssignedToAgreement {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingLedgerAssignedToAgreement;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingChargingLedgerAssignedToAgreement(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingChargingLedgerAssignedToAgreement>
+for crate::events::Event {
+    fn from(event: BillingChargingLedgerAssignedToAgreement) -> Self {
+        Self::BillingChargingLedgerAssignedToAgreement(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingChargingLedgerAssignedToAgreement>
+for BillingChargingLedgerAssignedToAgreementV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingChargingLedgerAssignedToAgreement,
+    ) -> ::std::result::Result<Self, BillingChargingLedgerAssignedToAgreement> {
+        let BillingChargingLedgerAssignedToAgreement::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.charging.supply-point.triggered` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingChargingSupplyPointTriggeredV1 {
@@ -1080,6 +1360,34 @@ for BillingChargingSupplyPointTriggered {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingChargingSupplyPointTriggered {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingSupplyPointTriggered;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingChargingSupplyPointTriggered(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingChargingSupplyPointTriggered> for crate::events::Event {
+    fn from(event: BillingChargingSupplyPointTriggered) -> Self {
+        Self::BillingChargingSupplyPointTriggered(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingChargingSupplyPointTriggered>
+for BillingChargingSupplyPointTriggeredV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingChargingSupplyPointTriggered,
+    ) -> ::std::result::Result<Self, BillingChargingSupplyPointTriggered> {
+        let BillingChargingSupplyPointTriggered::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.duos_invoice.cancel` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceCancelV1 {
@@ -1170,6 +1478,34 @@ impl ::serde::Serialize for BillingDuosInvoiceCancel {
 impl ::std::convert::From<BillingDuosInvoiceCancelV1> for BillingDuosInvoiceCancel {
     fn from(payload: BillingDuosInvoiceCancelV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingDuosInvoiceCancel {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceCancel;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingDuosInvoiceCancel(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingDuosInvoiceCancel> for crate::events::Event {
+    fn from(event: BillingDuosInvoiceCancel) -> Self {
+        Self::BillingDuosInvoiceCancel(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingDuosInvoiceCancel>
+for BillingDuosInvoiceCancelV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingDuosInvoiceCancel,
+    ) -> ::std::result::Result<Self, BillingDuosInvoiceCancel> {
+        let BillingDuosInvoiceCancel::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.duos_invoice.new` version `v1` (Billing).
@@ -1264,6 +1600,33 @@ impl ::std::convert::From<BillingDuosInvoiceNewV1> for BillingDuosInvoiceNew {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingDuosInvoiceNew {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceNew;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingDuosInvoiceNew(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingDuosInvoiceNew> for crate::events::Event {
+    fn from(event: BillingDuosInvoiceNew) -> Self {
+        Self::BillingDuosInvoiceNew(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingDuosInvoiceNew> for BillingDuosInvoiceNewV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingDuosInvoiceNew,
+    ) -> ::std::result::Result<Self, BillingDuosInvoiceNew> {
+        let BillingDuosInvoiceNew::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.duos_invoice.replace` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceReplaceV1 {
@@ -1354,6 +1717,34 @@ impl ::serde::Serialize for BillingDuosInvoiceReplace {
 impl ::std::convert::From<BillingDuosInvoiceReplaceV1> for BillingDuosInvoiceReplace {
     fn from(payload: BillingDuosInvoiceReplaceV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingDuosInvoiceReplace {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceReplace;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingDuosInvoiceReplace(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingDuosInvoiceReplace> for crate::events::Event {
+    fn from(event: BillingDuosInvoiceReplace) -> Self {
+        Self::BillingDuosInvoiceReplace(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingDuosInvoiceReplace>
+for BillingDuosInvoiceReplaceV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingDuosInvoiceReplace,
+    ) -> ::std::result::Result<Self, BillingDuosInvoiceReplace> {
+        let BillingDuosInvoiceReplace::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.final_bill` version `v1` (Billing).
@@ -1465,6 +1856,31 @@ impl ::serde::Serialize for BillingFinalBill {
 impl ::std::convert::From<BillingFinalBillV1> for BillingFinalBill {
     fn from(payload: BillingFinalBillV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingFinalBill {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingFinalBill;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingFinalBill(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingFinalBill> for crate::events::Event {
+    fn from(event: BillingFinalBill) -> Self {
+        Self::BillingFinalBill(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingFinalBill> for BillingFinalBillV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingFinalBill,
+    ) -> ::std::result::Result<Self, BillingFinalBill> {
+        let BillingFinalBill::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.issuance.external_status.created` version `v1` (Billing).
@@ -1595,6 +2011,35 @@ for BillingIssuanceExternalStatusCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingIssuanceExternalStatusCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuanceExternalStatusCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingIssuanceExternalStatusCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingIssuanceExternalStatusCreated>
+for crate::events::Event {
+    fn from(event: BillingIssuanceExternalStatusCreated) -> Self {
+        Self::BillingIssuanceExternalStatusCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingIssuanceExternalStatusCreated>
+for BillingIssuanceExternalStatusCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingIssuanceExternalStatusCreated,
+    ) -> ::std::result::Result<Self, BillingIssuanceExternalStatusCreated> {
+        let BillingIssuanceExternalStatusCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.issued_bill` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingIssuedBillV1 {
@@ -1691,6 +2136,31 @@ impl ::serde::Serialize for BillingIssuedBill {
 impl ::std::convert::From<BillingIssuedBillV1> for BillingIssuedBill {
     fn from(payload: BillingIssuedBillV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingIssuedBill {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuedBill;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingIssuedBill(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingIssuedBill> for crate::events::Event {
+    fn from(event: BillingIssuedBill) -> Self {
+        Self::BillingIssuedBill(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingIssuedBill> for BillingIssuedBillV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingIssuedBill,
+    ) -> ::std::result::Result<Self, BillingIssuedBill> {
+        let BillingIssuedBill::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.ledger.entry_posted` version `v1` (Billing).
@@ -1865,6 +2335,64 @@ impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPost
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for BillingLedgerEntryPosted {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryPosted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingLedgerEntryPosted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingLedgerEntryPosted> for crate::events::Event {
+    fn from(event: BillingLedgerEntryPosted) -> Self {
+        Self::BillingLedgerEntryPosted(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingLedgerEntryPosted>
+for BillingLedgerEntryPostedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingLedgerEntryPosted,
+    ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
+        match event {
+            BillingLedgerEntryPosted::V1(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: BillingLedgerEntryPosted,
+    ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
+        match event {
+            BillingLedgerEntryPosted::V1(payload) => ::std::result::Result::Ok(payload),
+            BillingLedgerEntryPosted::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<BillingLedgerEntryPosted>
+for BillingLedgerEntryPostedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: BillingLedgerEntryPosted,
+    ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
+        match event {
+            BillingLedgerEntryPosted::V2(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `billing.ledger.entry_posted` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPostedV1 {
+    fn from(newer: BillingLedgerEntryPostedV2) -> Self {
+        Self { ledger: newer.ledger }
+    }
+}
 /// Payload of `billing.ledger.entry_removed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryRemovedV1 {
@@ -2037,6 +2565,64 @@ impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRem
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for BillingLedgerEntryRemoved {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryRemoved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingLedgerEntryRemoved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingLedgerEntryRemoved> for crate::events::Event {
+    fn from(event: BillingLedgerEntryRemoved) -> Self {
+        Self::BillingLedgerEntryRemoved(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingLedgerEntryRemoved>
+for BillingLedgerEntryRemovedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingLedgerEntryRemoved,
+    ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
+        match event {
+            BillingLedgerEntryRemoved::V1(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: BillingLedgerEntryRemoved,
+    ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
+        match event {
+            BillingLedgerEntryRemoved::V1(payload) => ::std::result::Result::Ok(payload),
+            BillingLedgerEntryRemoved::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<BillingLedgerEntryRemoved>
+for BillingLedgerEntryRemovedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: BillingLedgerEntryRemoved,
+    ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
+        match event {
+            BillingLedgerEntryRemoved::V2(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `billing.ledger.entry_removed` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRemovedV1 {
+    fn from(newer: BillingLedgerEntryRemovedV2) -> Self {
+        Self { ledger: newer.ledger }
+    }
+}
 /// Payload of `billing.pathway_traversal.failed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPathwayTraversalFailedV1 {
@@ -2191,6 +2777,34 @@ for BillingPathwayTraversalFailed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingPathwayTraversalFailed {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalFailed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingPathwayTraversalFailed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingPathwayTraversalFailed> for crate::events::Event {
+    fn from(event: BillingPathwayTraversalFailed) -> Self {
+        Self::BillingPathwayTraversalFailed(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingPathwayTraversalFailed>
+for BillingPathwayTraversalFailedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingPathwayTraversalFailed,
+    ) -> ::std::result::Result<Self, BillingPathwayTraversalFailed> {
+        let BillingPathwayTraversalFailed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.pathway_traversal.succeeded` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPathwayTraversalSucceededV1 {
@@ -2314,6 +2928,34 @@ impl ::std::convert::From<BillingPathwayTraversalSucceededV1>
 for BillingPathwayTraversalSucceeded {
     fn from(payload: BillingPathwayTraversalSucceededV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingPathwayTraversalSucceeded {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalSucceeded;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingPathwayTraversalSucceeded(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingPathwayTraversalSucceeded> for crate::events::Event {
+    fn from(event: BillingPathwayTraversalSucceeded) -> Self {
+        Self::BillingPathwayTraversalSucceeded(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingPathwayTraversalSucceeded>
+for BillingPathwayTraversalSucceededV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingPathwayTraversalSucceeded,
+    ) -> ::std::result::Result<Self, BillingPathwayTraversalSucceeded> {
+        let BillingPathwayTraversalSucceeded::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.portfolio_invoice_summary.completed` version `v1` (Billing).
@@ -2441,6 +3083,35 @@ for BillingPortfolioInvoiceSummaryCompleted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingPortfolioInvoiceSummaryCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingPortfolioInvoiceSummaryCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingPortfolioInvoiceSummaryCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingPortfolioInvoiceSummaryCompleted>
+for crate::events::Event {
+    fn from(event: BillingPortfolioInvoiceSummaryCompleted) -> Self {
+        Self::BillingPortfolioInvoiceSummaryCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingPortfolioInvoiceSummaryCompleted>
+for BillingPortfolioInvoiceSummaryCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingPortfolioInvoiceSummaryCompleted,
+    ) -> ::std::result::Result<Self, BillingPortfolioInvoiceSummaryCompleted> {
+        let BillingPortfolioInvoiceSummaryCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.rebate.accepted` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingRebateAcceptedV1 {
@@ -2565,6 +3236,33 @@ impl ::serde::Serialize for BillingRebateAccepted {
 impl ::std::convert::From<BillingRebateAcceptedV1> for BillingRebateAccepted {
     fn from(payload: BillingRebateAcceptedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingRebateAccepted {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateAccepted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingRebateAccepted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingRebateAccepted> for crate::events::Event {
+    fn from(event: BillingRebateAccepted) -> Self {
+        Self::BillingRebateAccepted(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingRebateAccepted> for BillingRebateAcceptedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingRebateAccepted,
+    ) -> ::std::result::Result<Self, BillingRebateAccepted> {
+        let BillingRebateAccepted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.rebate.created` version `v1` (Billing).
@@ -2702,6 +3400,31 @@ impl ::serde::Serialize for BillingRebateCreated {
 impl ::std::convert::From<BillingRebateCreatedV1> for BillingRebateCreated {
     fn from(payload: BillingRebateCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BillingRebateCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingRebateCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingRebateCreated> for crate::events::Event {
+    fn from(event: BillingRebateCreated) -> Self {
+        Self::BillingRebateCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingRebateCreated> for BillingRebateCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingRebateCreated,
+    ) -> ::std::result::Result<Self, BillingRebateCreated> {
+        let BillingRebateCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `billing.rebate.declined` version `v1` (Billing).
@@ -2842,6 +3565,33 @@ impl ::std::convert::From<BillingRebateDeclinedV1> for BillingRebateDeclined {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingRebateDeclined {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateDeclined;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingRebateDeclined(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingRebateDeclined> for crate::events::Event {
+    fn from(event: BillingRebateDeclined) -> Self {
+        Self::BillingRebateDeclined(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingRebateDeclined> for BillingRebateDeclinedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingRebateDeclined,
+    ) -> ::std::result::Result<Self, BillingRebateDeclined> {
+        let BillingRebateDeclined::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `billing.rebate.updated` version `v1` (Billing).
 ///
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
@@ -2979,6 +3729,31 @@ impl ::std::convert::From<BillingRebateUpdatedV1> for BillingRebateUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BillingRebateUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BillingRebateUpdated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BillingRebateUpdated> for crate::events::Event {
+    fn from(event: BillingRebateUpdated) -> Self {
+        Self::BillingRebateUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<BillingRebateUpdated> for BillingRebateUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BillingRebateUpdated,
+    ) -> ::std::result::Result<Self, BillingRebateUpdated> {
+        let BillingRebateUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `charging.priming.errored` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargingPrimingErroredV1 {
@@ -3097,6 +3872,33 @@ impl ::serde::Serialize for ChargingPrimingErrored {
 impl ::std::convert::From<ChargingPrimingErroredV1> for ChargingPrimingErrored {
     fn from(payload: ChargingPrimingErroredV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ChargingPrimingErrored {
+    const TYPE: crate::events::EventType = crate::events::EventType::ChargingPrimingErrored;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ChargingPrimingErrored(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ChargingPrimingErrored> for crate::events::Event {
+    fn from(event: ChargingPrimingErrored) -> Self {
+        Self::ChargingPrimingErrored(event)
+    }
+}
+impl crate::events::PayloadVersion<ChargingPrimingErrored> for ChargingPrimingErroredV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ChargingPrimingErrored,
+    ) -> ::std::result::Result<Self, ChargingPrimingErrored> {
+        let ChargingPrimingErrored::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `late_payment_fee_application_service_completed` version `v1` (Billing).
@@ -3222,6 +4024,35 @@ impl ::std::convert::From<LatePaymentFeeApplicationServiceCompletedV1>
 for LatePaymentFeeApplicationServiceCompleted {
     fn from(payload: LatePaymentFeeApplicationServiceCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeApplicationServiceCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeApplicationServiceCompleted>
+for crate::events::Event {
+    fn from(event: LatePaymentFeeApplicationServiceCompleted) -> Self {
+        Self::LatePaymentFeeApplicationServiceCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceCompleted>
+for LatePaymentFeeApplicationServiceCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeApplicationServiceCompleted,
+    ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceCompleted> {
+        let LatePaymentFeeApplicationServiceCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `late_payment_fee_application_service_fee_applied` version `v1` (Billing).
@@ -3368,6 +4199,35 @@ for LatePaymentFeeApplicationServiceFeeApplied {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceFeeApplied {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceFeeApplied;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeApplicationServiceFeeApplied(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeApplicationServiceFeeApplied>
+for crate::events::Event {
+    fn from(event: LatePaymentFeeApplicationServiceFeeApplied) -> Self {
+        Self::LatePaymentFeeApplicationServiceFeeApplied(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceFeeApplied>
+for LatePaymentFeeApplicationServiceFeeAppliedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeApplicationServiceFeeApplied,
+    ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceFeeApplied> {
+        let LatePaymentFeeApplicationServiceFeeApplied::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `late_payment_fee_application_service_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceStartedV1 {
@@ -3472,6 +4332,35 @@ impl ::std::convert::From<LatePaymentFeeApplicationServiceStartedV1>
 for LatePaymentFeeApplicationServiceStarted {
     fn from(payload: LatePaymentFeeApplicationServiceStartedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeApplicationServiceStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeApplicationServiceStarted>
+for crate::events::Event {
+    fn from(event: LatePaymentFeeApplicationServiceStarted) -> Self {
+        Self::LatePaymentFeeApplicationServiceStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceStarted>
+for LatePaymentFeeApplicationServiceStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeApplicationServiceStarted,
+    ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceStarted> {
+        let LatePaymentFeeApplicationServiceStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `late_payment_fee_calculation_service_completed` version `v1` (Billing).
@@ -3587,6 +4476,35 @@ for LatePaymentFeeCalculationServiceCompleted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeCalculationServiceCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeCalculationServiceCompleted>
+for crate::events::Event {
+    fn from(event: LatePaymentFeeCalculationServiceCompleted) -> Self {
+        Self::LatePaymentFeeCalculationServiceCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeCalculationServiceCompleted>
+for LatePaymentFeeCalculationServiceCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeCalculationServiceCompleted,
+    ) -> ::std::result::Result<Self, LatePaymentFeeCalculationServiceCompleted> {
+        let LatePaymentFeeCalculationServiceCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `late_payment_fee_calculation_service_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculationServiceStartedV1 {
@@ -3691,6 +4609,35 @@ impl ::std::convert::From<LatePaymentFeeCalculationServiceStartedV1>
 for LatePaymentFeeCalculationServiceStarted {
     fn from(payload: LatePaymentFeeCalculationServiceStartedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeCalculationServiceStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeCalculationServiceStarted>
+for crate::events::Event {
+    fn from(event: LatePaymentFeeCalculationServiceStarted) -> Self {
+        Self::LatePaymentFeeCalculationServiceStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeCalculationServiceStarted>
+for LatePaymentFeeCalculationServiceStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeCalculationServiceStarted,
+    ) -> ::std::result::Result<Self, LatePaymentFeeCalculationServiceStarted> {
+        let LatePaymentFeeCalculationServiceStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `late_payment_fee_calculator_completed` version `v1` (Billing).
@@ -3818,6 +4765,34 @@ for LatePaymentFeeCalculatorCompleted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LatePaymentFeeCalculatorCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeCalculatorCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeCalculatorCompleted> for crate::events::Event {
+    fn from(event: LatePaymentFeeCalculatorCompleted) -> Self {
+        Self::LatePaymentFeeCalculatorCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeCalculatorCompleted>
+for LatePaymentFeeCalculatorCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeCalculatorCompleted,
+    ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorCompleted> {
+        let LatePaymentFeeCalculatorCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `late_payment_fee_calculator_fee_applied` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
@@ -3931,6 +4906,34 @@ for LatePaymentFeeCalculatorFeeApplied {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LatePaymentFeeCalculatorFeeApplied {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorFeeApplied;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeCalculatorFeeApplied(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeCalculatorFeeApplied> for crate::events::Event {
+    fn from(event: LatePaymentFeeCalculatorFeeApplied) -> Self {
+        Self::LatePaymentFeeCalculatorFeeApplied(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeCalculatorFeeApplied>
+for LatePaymentFeeCalculatorFeeAppliedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeCalculatorFeeApplied,
+    ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorFeeApplied> {
+        let LatePaymentFeeCalculatorFeeApplied::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorStartedV1 {
@@ -4037,6 +5040,34 @@ for LatePaymentFeeCalculatorStarted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LatePaymentFeeCalculatorStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeCalculatorStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeCalculatorStarted> for crate::events::Event {
+    fn from(event: LatePaymentFeeCalculatorStarted) -> Self {
+        Self::LatePaymentFeeCalculatorStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeCalculatorStarted>
+for LatePaymentFeeCalculatorStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeCalculatorStarted,
+    ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorStarted> {
+        let LatePaymentFeeCalculatorStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `late_payment_fee_waived` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeWaivedV1 {
@@ -4140,5 +5171,30 @@ impl ::serde::Serialize for LatePaymentFeeWaived {
 impl ::std::convert::From<LatePaymentFeeWaivedV1> for LatePaymentFeeWaived {
     fn from(payload: LatePaymentFeeWaivedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LatePaymentFeeWaived {
+    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeWaived;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LatePaymentFeeWaived(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LatePaymentFeeWaived> for crate::events::Event {
+    fn from(event: LatePaymentFeeWaived) -> Self {
+        Self::LatePaymentFeeWaived(event)
+    }
+}
+impl crate::events::PayloadVersion<LatePaymentFeeWaived> for LatePaymentFeeWaivedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LatePaymentFeeWaived,
+    ) -> ::std::result::Result<Self, LatePaymentFeeWaived> {
+        let LatePaymentFeeWaived::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

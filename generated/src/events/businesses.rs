@@ -93,6 +93,31 @@ impl ::std::convert::From<BusinessCreatedV1> for BusinessCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for BusinessCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BusinessCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BusinessCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BusinessCreated> for crate::events::Event {
+    fn from(event: BusinessCreated) -> Self {
+        Self::BusinessCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<BusinessCreated> for BusinessCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BusinessCreated,
+    ) -> ::std::result::Result<Self, BusinessCreated> {
+        let BusinessCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `business.updated` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BusinessUpdatedV1 {
@@ -191,6 +216,31 @@ impl ::serde::Serialize for BusinessUpdated {
 impl ::std::convert::From<BusinessUpdatedV1> for BusinessUpdated {
     fn from(payload: BusinessUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BusinessUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BusinessUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BusinessUpdated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BusinessUpdated> for crate::events::Event {
+    fn from(event: BusinessUpdated) -> Self {
+        Self::BusinessUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<BusinessUpdated> for BusinessUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BusinessUpdated,
+    ) -> ::std::result::Result<Self, BusinessUpdated> {
+        let BusinessUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `business_operations_team.updated` version `v1` (Businesses).
@@ -297,6 +347,34 @@ impl ::std::convert::From<BusinessOperationsTeamUpdatedV1>
 for BusinessOperationsTeamUpdated {
     fn from(payload: BusinessOperationsTeamUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for BusinessOperationsTeamUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::BusinessOperationsTeamUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::BusinessOperationsTeamUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<BusinessOperationsTeamUpdated> for crate::events::Event {
+    fn from(event: BusinessOperationsTeamUpdated) -> Self {
+        Self::BusinessOperationsTeamUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<BusinessOperationsTeamUpdated>
+for BusinessOperationsTeamUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: BusinessOperationsTeamUpdated,
+    ) -> ::std::result::Result<Self, BusinessOperationsTeamUpdated> {
+        let BusinessOperationsTeamUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `internal_company.created` version `v1` (Businesses).
@@ -460,5 +538,32 @@ impl ::serde::Serialize for InternalCompanyCreated {
 impl ::std::convert::From<InternalCompanyCreatedV1> for InternalCompanyCreated {
     fn from(payload: InternalCompanyCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InternalCompanyCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::InternalCompanyCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InternalCompanyCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InternalCompanyCreated> for crate::events::Event {
+    fn from(event: InternalCompanyCreated) -> Self {
+        Self::InternalCompanyCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<InternalCompanyCreated> for InternalCompanyCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InternalCompanyCreated,
+    ) -> ::std::result::Result<Self, InternalCompanyCreated> {
+        let InternalCompanyCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

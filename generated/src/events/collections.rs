@@ -115,6 +115,34 @@ for CollateralAgreementFulfilled {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CollateralAgreementFulfilled {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollateralAgreementFulfilled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollateralAgreementFulfilled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollateralAgreementFulfilled> for crate::events::Event {
+    fn from(event: CollateralAgreementFulfilled) -> Self {
+        Self::CollateralAgreementFulfilled(event)
+    }
+}
+impl crate::events::PayloadVersion<CollateralAgreementFulfilled>
+for CollateralAgreementFulfilledV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollateralAgreementFulfilled,
+    ) -> ::std::result::Result<Self, CollateralAgreementFulfilled> {
+        let CollateralAgreementFulfilled::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `collection_proceeding.created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProceedingCreatedV1 {
@@ -254,6 +282,34 @@ impl ::std::convert::From<CollectionProceedingCreatedV1>
 for CollectionProceedingCreated {
     fn from(payload: CollectionProceedingCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CollectionProceedingCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProceedingCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProceedingCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProceedingCreated> for crate::events::Event {
+    fn from(event: CollectionProceedingCreated) -> Self {
+        Self::CollectionProceedingCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProceedingCreated>
+for CollectionProceedingCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProceedingCreated,
+    ) -> ::std::result::Result<Self, CollectionProceedingCreated> {
+        let CollectionProceedingCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `collection_process.comm_step_resolved` version `v1` (Collections, debt and deposits).
@@ -420,6 +476,34 @@ for CollectionProcessCommStepResolved {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CollectionProcessCommStepResolved {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessCommStepResolved;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessCommStepResolved(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessCommStepResolved> for crate::events::Event {
+    fn from(event: CollectionProcessCommStepResolved) -> Self {
+        Self::CollectionProcessCommStepResolved(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessCommStepResolved>
+for CollectionProcessCommStepResolvedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessCommStepResolved,
+    ) -> ::std::result::Result<Self, CollectionProcessCommStepResolved> {
+        let CollectionProcessCommStepResolved::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `collection_process.leave_supplier_instigated` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessLeaveSupplierInstigatedV1 {
@@ -540,6 +624,35 @@ for CollectionProcessLeaveSupplierInstigated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CollectionProcessLeaveSupplierInstigated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessLeaveSupplierInstigated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessLeaveSupplierInstigated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessLeaveSupplierInstigated>
+for crate::events::Event {
+    fn from(event: CollectionProcessLeaveSupplierInstigated) -> Self {
+        Self::CollectionProcessLeaveSupplierInstigated(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessLeaveSupplierInstigated>
+for CollectionProcessLeaveSupplierInstigatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessLeaveSupplierInstigated,
+    ) -> ::std::result::Result<Self, CollectionProcessLeaveSupplierInstigated> {
+        let CollectionProcessLeaveSupplierInstigated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `collection_process.paused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessPausedV1 {
@@ -658,6 +771,34 @@ impl ::serde::Serialize for CollectionProcessPaused {
 impl ::std::convert::From<CollectionProcessPausedV1> for CollectionProcessPaused {
     fn from(payload: CollectionProcessPausedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CollectionProcessPaused {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessPaused;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessPaused(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessPaused> for crate::events::Event {
+    fn from(event: CollectionProcessPaused) -> Self {
+        Self::CollectionProcessPaused(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessPaused>
+for CollectionProcessPausedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessPaused,
+    ) -> ::std::result::Result<Self, CollectionProcessPaused> {
+        let CollectionProcessPaused::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `collection_process.raised` version `v1` (Collections, debt and deposits).
@@ -792,6 +933,34 @@ impl ::std::convert::From<CollectionProcessRaisedV1> for CollectionProcessRaised
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CollectionProcessRaised {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRaised;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessRaised(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessRaised> for crate::events::Event {
+    fn from(event: CollectionProcessRaised) -> Self {
+        Self::CollectionProcessRaised(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessRaised>
+for CollectionProcessRaisedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessRaised,
+    ) -> ::std::result::Result<Self, CollectionProcessRaised> {
+        let CollectionProcessRaised::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `collection_process.reactivated` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessReactivatedV1 {
@@ -885,6 +1054,34 @@ impl ::std::convert::From<CollectionProcessReactivatedV1>
 for CollectionProcessReactivated {
     fn from(payload: CollectionProcessReactivatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CollectionProcessReactivated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessReactivated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessReactivated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessReactivated> for crate::events::Event {
+    fn from(event: CollectionProcessReactivated) -> Self {
+        Self::CollectionProcessReactivated(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessReactivated>
+for CollectionProcessReactivatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessReactivated,
+    ) -> ::std::result::Result<Self, CollectionProcessReactivated> {
+        let CollectionProcessReactivated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `collection_process.run_termination_requested` version `v1` (Collections, debt and deposits).
@@ -984,6 +1181,35 @@ impl ::std::convert::From<CollectionProcessRunTerminationRequestedV1>
 for CollectionProcessRunTerminationRequested {
     fn from(payload: CollectionProcessRunTerminationRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CollectionProcessRunTerminationRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRunTerminationRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessRunTerminationRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessRunTerminationRequested>
+for crate::events::Event {
+    fn from(event: CollectionProcessRunTerminationRequested) -> Self {
+        Self::CollectionProcessRunTerminationRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessRunTerminationRequested>
+for CollectionProcessRunTerminationRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessRunTerminationRequested,
+    ) -> ::std::result::Result<Self, CollectionProcessRunTerminationRequested> {
+        let CollectionProcessRunTerminationRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `collection_process.unpaused` version `v1` (Collections, debt and deposits).
@@ -1090,6 +1316,34 @@ impl ::serde::Serialize for CollectionProcessUnpaused {
 impl ::std::convert::From<CollectionProcessUnpausedV1> for CollectionProcessUnpaused {
     fn from(payload: CollectionProcessUnpausedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CollectionProcessUnpaused {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessUnpaused;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessUnpaused(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessUnpaused> for crate::events::Event {
+    fn from(event: CollectionProcessUnpaused) -> Self {
+        Self::CollectionProcessUnpaused(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessUnpaused>
+for CollectionProcessUnpausedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessUnpaused,
+    ) -> ::std::result::Result<Self, CollectionProcessUnpaused> {
+        let CollectionProcessUnpaused::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `collection_process.withdrawn` version `v1` (Collections, debt and deposits).
@@ -1276,6 +1530,48 @@ impl ::std::convert::From<CollectionProcessWithdrawnV2> for CollectionProcessWit
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for CollectionProcessWithdrawn {
+    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessWithdrawn;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CollectionProcessWithdrawn(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CollectionProcessWithdrawn> for crate::events::Event {
+    fn from(event: CollectionProcessWithdrawn) -> Self {
+        Self::CollectionProcessWithdrawn(event)
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessWithdrawn>
+for CollectionProcessWithdrawnV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CollectionProcessWithdrawn,
+    ) -> ::std::result::Result<Self, CollectionProcessWithdrawn> {
+        match event {
+            CollectionProcessWithdrawn::V1(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl crate::events::PayloadVersion<CollectionProcessWithdrawn>
+for CollectionProcessWithdrawnV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: CollectionProcessWithdrawn,
+    ) -> ::std::result::Result<Self, CollectionProcessWithdrawn> {
+        match event {
+            CollectionProcessWithdrawn::V2(payload) => ::std::result::Result::Ok(payload),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
 /// Payload of `credit_check.created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreditCheckCreatedV1 {
@@ -1379,6 +1675,31 @@ impl ::serde::Serialize for CreditCheckCreated {
 impl ::std::convert::From<CreditCheckCreatedV1> for CreditCheckCreated {
     fn from(payload: CreditCheckCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CreditCheckCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CreditCheckCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CreditCheckCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CreditCheckCreated> for crate::events::Event {
+    fn from(event: CreditCheckCreated) -> Self {
+        Self::CreditCheckCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<CreditCheckCreated> for CreditCheckCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CreditCheckCreated,
+    ) -> ::std::result::Result<Self, CreditCheckCreated> {
+        let CreditCheckCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `debt.actioning.automated_debt_write_back.completed` version `v1` (Collections, debt and deposits).
@@ -1492,6 +1813,35 @@ impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackCompletedV1>
 for DebtActioningAutomatedDebtWriteBackCompleted {
     fn from(payload: DebtActioningAutomatedDebtWriteBackCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DebtActioningAutomatedDebtWriteBackCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackCompleted>
+for crate::events::Event {
+    fn from(event: DebtActioningAutomatedDebtWriteBackCompleted) -> Self {
+        Self::DebtActioningAutomatedDebtWriteBackCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackCompleted>
+for DebtActioningAutomatedDebtWriteBackCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DebtActioningAutomatedDebtWriteBackCompleted,
+    ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackCompleted> {
+        let DebtActioningAutomatedDebtWriteBackCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `debt.actioning.automated_debt_write_back.failed` version `v1` (Collections, debt and deposits).
@@ -1619,6 +1969,35 @@ for DebtActioningAutomatedDebtWriteBackFailed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackFailed {
+    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackFailed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DebtActioningAutomatedDebtWriteBackFailed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackFailed>
+for crate::events::Event {
+    fn from(event: DebtActioningAutomatedDebtWriteBackFailed) -> Self {
+        Self::DebtActioningAutomatedDebtWriteBackFailed(event)
+    }
+}
+impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackFailed>
+for DebtActioningAutomatedDebtWriteBackFailedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DebtActioningAutomatedDebtWriteBackFailed,
+    ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackFailed> {
+        let DebtActioningAutomatedDebtWriteBackFailed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `debt.actioning.automated_debt_write_back.skipped` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
@@ -1730,6 +2109,35 @@ impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackSkippedV1>
 for DebtActioningAutomatedDebtWriteBackSkipped {
     fn from(payload: DebtActioningAutomatedDebtWriteBackSkippedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackSkipped {
+    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackSkipped;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DebtActioningAutomatedDebtWriteBackSkipped(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackSkipped>
+for crate::events::Event {
+    fn from(event: DebtActioningAutomatedDebtWriteBackSkipped) -> Self {
+        Self::DebtActioningAutomatedDebtWriteBackSkipped(event)
+    }
+}
+impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackSkipped>
+for DebtActioningAutomatedDebtWriteBackSkippedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DebtActioningAutomatedDebtWriteBackSkipped,
+    ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackSkipped> {
+        let DebtActioningAutomatedDebtWriteBackSkipped::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `delinquent_debt.allocation_created` version `v1` (Collections, debt and deposits).
@@ -1899,6 +2307,34 @@ impl ::std::convert::From<DelinquentDebtAllocationCreatedV1>
 for DelinquentDebtAllocationCreated {
     fn from(payload: DelinquentDebtAllocationCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DelinquentDebtAllocationCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtAllocationCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DelinquentDebtAllocationCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DelinquentDebtAllocationCreated> for crate::events::Event {
+    fn from(event: DelinquentDebtAllocationCreated) -> Self {
+        Self::DelinquentDebtAllocationCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<DelinquentDebtAllocationCreated>
+for DelinquentDebtAllocationCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DelinquentDebtAllocationCreated,
+    ) -> ::std::result::Result<Self, DelinquentDebtAllocationCreated> {
+        let DelinquentDebtAllocationCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `delinquent_debt.position_changed` version `v1` (Collections, debt and deposits).
@@ -2136,6 +2572,76 @@ for DelinquentDebtPositionChanged {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for DelinquentDebtPositionChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtPositionChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DelinquentDebtPositionChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DelinquentDebtPositionChanged> for crate::events::Event {
+    fn from(event: DelinquentDebtPositionChanged) -> Self {
+        Self::DelinquentDebtPositionChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<DelinquentDebtPositionChanged>
+for DelinquentDebtPositionChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DelinquentDebtPositionChanged,
+    ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
+        match event {
+            DelinquentDebtPositionChanged::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: DelinquentDebtPositionChanged,
+    ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
+        match event {
+            DelinquentDebtPositionChanged::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            DelinquentDebtPositionChanged::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<DelinquentDebtPositionChanged>
+for DelinquentDebtPositionChangedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: DelinquentDebtPositionChanged,
+    ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
+        match event {
+            DelinquentDebtPositionChanged::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `delinquent_debt.position_changed` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<DelinquentDebtPositionChangedV2>
+for DelinquentDebtPositionChangedV1 {
+    fn from(newer: DelinquentDebtPositionChangedV2) -> Self {
+        Self {
+            ledger_number: newer.ledger_number,
+            changed_on: newer.changed_on,
+            previous_value: newer.previous_value,
+            new_value: newer.new_value,
+        }
+    }
+}
 /// Payload of `deposit_agreement.accepted` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -2272,6 +2778,34 @@ impl ::std::convert::From<DepositAgreementAcceptedV1> for DepositAgreementAccept
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DepositAgreementAccepted {
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementAccepted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DepositAgreementAccepted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DepositAgreementAccepted> for crate::events::Event {
+    fn from(event: DepositAgreementAccepted) -> Self {
+        Self::DepositAgreementAccepted(event)
+    }
+}
+impl crate::events::PayloadVersion<DepositAgreementAccepted>
+for DepositAgreementAcceptedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DepositAgreementAccepted,
+    ) -> ::std::result::Result<Self, DepositAgreementAccepted> {
+        let DepositAgreementAccepted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `deposit_agreement.fulfilled` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -2406,6 +2940,34 @@ impl ::serde::Serialize for DepositAgreementFulfilled {
 impl ::std::convert::From<DepositAgreementFulfilledV1> for DepositAgreementFulfilled {
     fn from(payload: DepositAgreementFulfilledV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DepositAgreementFulfilled {
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementFulfilled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DepositAgreementFulfilled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DepositAgreementFulfilled> for crate::events::Event {
+    fn from(event: DepositAgreementFulfilled) -> Self {
+        Self::DepositAgreementFulfilled(event)
+    }
+}
+impl crate::events::PayloadVersion<DepositAgreementFulfilled>
+for DepositAgreementFulfilledV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DepositAgreementFulfilled,
+    ) -> ::std::result::Result<Self, DepositAgreementFulfilled> {
+        let DepositAgreementFulfilled::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `deposit_agreement.instalment_returned` version `v1` (Collections, debt and deposits).
@@ -2559,6 +3121,34 @@ for DepositAgreementInstalmentReturned {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DepositAgreementInstalmentReturned {
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementInstalmentReturned;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DepositAgreementInstalmentReturned(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DepositAgreementInstalmentReturned> for crate::events::Event {
+    fn from(event: DepositAgreementInstalmentReturned) -> Self {
+        Self::DepositAgreementInstalmentReturned(event)
+    }
+}
+impl crate::events::PayloadVersion<DepositAgreementInstalmentReturned>
+for DepositAgreementInstalmentReturnedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DepositAgreementInstalmentReturned,
+    ) -> ::std::result::Result<Self, DepositAgreementInstalmentReturned> {
+        let DepositAgreementInstalmentReturned::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `deposit_agreement.returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -2693,6 +3283,34 @@ impl ::serde::Serialize for DepositAgreementReturned {
 impl ::std::convert::From<DepositAgreementReturnedV1> for DepositAgreementReturned {
     fn from(payload: DepositAgreementReturnedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DepositAgreementReturned {
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementReturned;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DepositAgreementReturned(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DepositAgreementReturned> for crate::events::Event {
+    fn from(event: DepositAgreementReturned) -> Self {
+        Self::DepositAgreementReturned(event)
+    }
+}
+impl crate::events::PayloadVersion<DepositAgreementReturned>
+for DepositAgreementReturnedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DepositAgreementReturned,
+    ) -> ::std::result::Result<Self, DepositAgreementReturned> {
+        let DepositAgreementReturned::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `deposit_agreement.withdrawn` version `v1` (Collections, debt and deposits).
@@ -2831,6 +3449,34 @@ impl ::std::convert::From<DepositAgreementWithdrawnV1> for DepositAgreementWithd
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DepositAgreementWithdrawn {
+    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementWithdrawn;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DepositAgreementWithdrawn(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DepositAgreementWithdrawn> for crate::events::Event {
+    fn from(event: DepositAgreementWithdrawn) -> Self {
+        Self::DepositAgreementWithdrawn(event)
+    }
+}
+impl crate::events::PayloadVersion<DepositAgreementWithdrawn>
+for DepositAgreementWithdrawnV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DepositAgreementWithdrawn,
+    ) -> ::std::result::Result<Self, DepositAgreementWithdrawn> {
+        let DepositAgreementWithdrawn::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `dunning_path_paused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathPausedV1 {
@@ -2964,6 +3610,31 @@ impl ::std::convert::From<DunningPathPausedV1> for DunningPathPaused {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DunningPathPaused {
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathPaused;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DunningPathPaused(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DunningPathPaused> for crate::events::Event {
+    fn from(event: DunningPathPaused) -> Self {
+        Self::DunningPathPaused(event)
+    }
+}
+impl crate::events::PayloadVersion<DunningPathPaused> for DunningPathPausedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DunningPathPaused,
+    ) -> ::std::result::Result<Self, DunningPathPaused> {
+        let DunningPathPaused::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `dunning_path_started` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathStartedV1 {
@@ -3089,6 +3760,31 @@ impl ::std::convert::From<DunningPathStartedV1> for DunningPathStarted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DunningPathStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DunningPathStarted(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DunningPathStarted> for crate::events::Event {
+    fn from(event: DunningPathStarted) -> Self {
+        Self::DunningPathStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<DunningPathStarted> for DunningPathStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DunningPathStarted,
+    ) -> ::std::result::Result<Self, DunningPathStarted> {
+        let DunningPathStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `dunning_path_unpaused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathUnpausedV1 {
@@ -3196,6 +3892,31 @@ impl ::serde::Serialize for DunningPathUnpaused {
 impl ::std::convert::From<DunningPathUnpausedV1> for DunningPathUnpaused {
     fn from(payload: DunningPathUnpausedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DunningPathUnpaused {
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathUnpaused;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DunningPathUnpaused(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DunningPathUnpaused> for crate::events::Event {
+    fn from(event: DunningPathUnpaused) -> Self {
+        Self::DunningPathUnpaused(event)
+    }
+}
+impl crate::events::PayloadVersion<DunningPathUnpaused> for DunningPathUnpausedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DunningPathUnpaused,
+    ) -> ::std::result::Result<Self, DunningPathUnpaused> {
+        let DunningPathUnpaused::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
@@ -3321,5 +4042,30 @@ impl ::serde::Serialize for DunningPathWithdrawn {
 impl ::std::convert::From<DunningPathWithdrawnV1> for DunningPathWithdrawn {
     fn from(payload: DunningPathWithdrawnV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DunningPathWithdrawn {
+    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathWithdrawn;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DunningPathWithdrawn(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DunningPathWithdrawn> for crate::events::Event {
+    fn from(event: DunningPathWithdrawn) -> Self {
+        Self::DunningPathWithdrawn(event)
+    }
+}
+impl crate::events::PayloadVersion<DunningPathWithdrawn> for DunningPathWithdrawnV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DunningPathWithdrawn,
+    ) -> ::std::result::Result<Self, DunningPathWithdrawn> {
+        let DunningPathWithdrawn::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

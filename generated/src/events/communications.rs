@@ -146,6 +146,34 @@ impl ::std::convert::From<CommsAccountCallUpdatedV1> for CommsAccountCallUpdated
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CommsAccountCallUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsAccountCallUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CommsAccountCallUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CommsAccountCallUpdated> for crate::events::Event {
+    fn from(event: CommsAccountCallUpdated) -> Self {
+        Self::CommsAccountCallUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<CommsAccountCallUpdated>
+for CommsAccountCallUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CommsAccountCallUpdated,
+    ) -> ::std::result::Result<Self, CommsAccountCallUpdated> {
+        let CommsAccountCallUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `comms.customer_email_bounced` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsCustomerEmailBouncedV1 {
@@ -272,6 +300,34 @@ impl ::std::convert::From<CommsCustomerEmailBouncedV1> for CommsCustomerEmailBou
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CommsCustomerEmailBounced {
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsCustomerEmailBounced;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CommsCustomerEmailBounced(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CommsCustomerEmailBounced> for crate::events::Event {
+    fn from(event: CommsCustomerEmailBounced) -> Self {
+        Self::CommsCustomerEmailBounced(event)
+    }
+}
+impl crate::events::PayloadVersion<CommsCustomerEmailBounced>
+for CommsCustomerEmailBouncedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CommsCustomerEmailBounced,
+    ) -> ::std::result::Result<Self, CommsCustomerEmailBounced> {
+        let CommsCustomerEmailBounced::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `comms.push-notification.received-unregistered-or-expired-token` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
@@ -375,6 +431,40 @@ impl ::std::convert::From<CommsPushNotificationReceivedUnregisteredOrExpiredToke
 for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     fn from(payload: CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CommsPushNotificationReceivedUnregisteredOrExpiredToken>
+for crate::events::Event {
+    fn from(event: CommsPushNotificationReceivedUnregisteredOrExpiredToken) -> Self {
+        Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+> for CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+    ) -> ::std::result::Result<
+        Self,
+        CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+    > {
+        let CommsPushNotificationReceivedUnregisteredOrExpiredToken::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `comms.transcription.created` version `v1` (Communications, complaints, consents, quoting).
@@ -511,6 +601,34 @@ impl ::std::convert::From<CommsTranscriptionCreatedV1> for CommsTranscriptionCre
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CommsTranscriptionCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CommsTranscriptionCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CommsTranscriptionCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CommsTranscriptionCreated> for crate::events::Event {
+    fn from(event: CommsTranscriptionCreated) -> Self {
+        Self::CommsTranscriptionCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<CommsTranscriptionCreated>
+for CommsTranscriptionCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CommsTranscriptionCreated,
+    ) -> ::std::result::Result<Self, CommsTranscriptionCreated> {
+        let CommsTranscriptionCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `complaints.complaint.new-contact` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsComplaintNewContactV1 {
@@ -639,6 +757,34 @@ for ComplaintsComplaintNewContact {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ComplaintsComplaintNewContact {
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintNewContact;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ComplaintsComplaintNewContact(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ComplaintsComplaintNewContact> for crate::events::Event {
+    fn from(event: ComplaintsComplaintNewContact) -> Self {
+        Self::ComplaintsComplaintNewContact(event)
+    }
+}
+impl crate::events::PayloadVersion<ComplaintsComplaintNewContact>
+for ComplaintsComplaintNewContactV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ComplaintsComplaintNewContact,
+    ) -> ::std::result::Result<Self, ComplaintsComplaintNewContact> {
+        let ComplaintsComplaintNewContact::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `complaints.complaint.opened` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsComplaintOpenedV1 {
@@ -739,6 +885,34 @@ impl ::serde::Serialize for ComplaintsComplaintOpened {
 impl ::std::convert::From<ComplaintsComplaintOpenedV1> for ComplaintsComplaintOpened {
     fn from(payload: ComplaintsComplaintOpenedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ComplaintsComplaintOpened {
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintOpened;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ComplaintsComplaintOpened(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ComplaintsComplaintOpened> for crate::events::Event {
+    fn from(event: ComplaintsComplaintOpened) -> Self {
+        Self::ComplaintsComplaintOpened(event)
+    }
+}
+impl crate::events::PayloadVersion<ComplaintsComplaintOpened>
+for ComplaintsComplaintOpenedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ComplaintsComplaintOpened,
+    ) -> ::std::result::Result<Self, ComplaintsComplaintOpened> {
+        let ComplaintsComplaintOpened::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `complaints.drp.finished` version `v1` (Communications, complaints, consents, quoting).
@@ -853,6 +1027,33 @@ impl ::std::convert::From<ComplaintsDrpFinishedV1> for ComplaintsDrpFinished {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ComplaintsDrpFinished {
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpFinished;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ComplaintsDrpFinished(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ComplaintsDrpFinished> for crate::events::Event {
+    fn from(event: ComplaintsDrpFinished) -> Self {
+        Self::ComplaintsDrpFinished(event)
+    }
+}
+impl crate::events::PayloadVersion<ComplaintsDrpFinished> for ComplaintsDrpFinishedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ComplaintsDrpFinished,
+    ) -> ::std::result::Result<Self, ComplaintsDrpFinished> {
+        let ComplaintsDrpFinished::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `complaints.drp.started` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsDrpStartedV1 {
@@ -959,6 +1160,31 @@ impl ::serde::Serialize for ComplaintsDrpStarted {
 impl ::std::convert::From<ComplaintsDrpStartedV1> for ComplaintsDrpStarted {
     fn from(payload: ComplaintsDrpStartedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ComplaintsDrpStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ComplaintsDrpStarted(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ComplaintsDrpStarted> for crate::events::Event {
+    fn from(event: ComplaintsDrpStarted) -> Self {
+        Self::ComplaintsDrpStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<ComplaintsDrpStarted> for ComplaintsDrpStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ComplaintsDrpStarted,
+    ) -> ::std::result::Result<Self, ComplaintsDrpStarted> {
+        let ComplaintsDrpStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `complex_quoting.cost_calculation_finished` version `v1` (Communications, complaints, consents, quoting).
@@ -1078,6 +1304,35 @@ for ComplexQuotingCostCalculationFinished {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ComplexQuotingCostCalculationFinished {
+    const TYPE: crate::events::EventType = crate::events::EventType::ComplexQuotingCostCalculationFinished;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ComplexQuotingCostCalculationFinished(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ComplexQuotingCostCalculationFinished>
+for crate::events::Event {
+    fn from(event: ComplexQuotingCostCalculationFinished) -> Self {
+        Self::ComplexQuotingCostCalculationFinished(event)
+    }
+}
+impl crate::events::PayloadVersion<ComplexQuotingCostCalculationFinished>
+for ComplexQuotingCostCalculationFinishedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ComplexQuotingCostCalculationFinished,
+    ) -> ::std::result::Result<Self, ComplexQuotingCostCalculationFinished> {
+        let ComplexQuotingCostCalculationFinished::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `consents.consent.created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ConsentsConsentCreatedV1 {
@@ -1177,6 +1432,33 @@ impl ::std::convert::From<ConsentsConsentCreatedV1> for ConsentsConsentCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ConsentsConsentCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ConsentsConsentCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ConsentsConsentCreated> for crate::events::Event {
+    fn from(event: ConsentsConsentCreated) -> Self {
+        Self::ConsentsConsentCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<ConsentsConsentCreated> for ConsentsConsentCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ConsentsConsentCreated,
+    ) -> ::std::result::Result<Self, ConsentsConsentCreated> {
+        let ConsentsConsentCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `consents.consent.updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ConsentsConsentUpdatedV1 {
@@ -1274,6 +1556,33 @@ impl ::serde::Serialize for ConsentsConsentUpdated {
 impl ::std::convert::From<ConsentsConsentUpdatedV1> for ConsentsConsentUpdated {
     fn from(payload: ConsentsConsentUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ConsentsConsentUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ConsentsConsentUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ConsentsConsentUpdated> for crate::events::Event {
+    fn from(event: ConsentsConsentUpdated) -> Self {
+        Self::ConsentsConsentUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<ConsentsConsentUpdated> for ConsentsConsentUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ConsentsConsentUpdated,
+    ) -> ::std::result::Result<Self, ConsentsConsentUpdated> {
+        let ConsentsConsentUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `goods.purchase-created` version `v1` (Communications, complaints, consents, quoting).
@@ -1380,6 +1689,31 @@ impl ::serde::Serialize for GoodsPurchaseCreated {
 impl ::std::convert::From<GoodsPurchaseCreatedV1> for GoodsPurchaseCreated {
     fn from(payload: GoodsPurchaseCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for GoodsPurchaseCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::GoodsPurchaseCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GoodsPurchaseCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GoodsPurchaseCreated> for crate::events::Event {
+    fn from(event: GoodsPurchaseCreated) -> Self {
+        Self::GoodsPurchaseCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<GoodsPurchaseCreated> for GoodsPurchaseCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GoodsPurchaseCreated,
+    ) -> ::std::result::Result<Self, GoodsPurchaseCreated> {
+        let GoodsPurchaseCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `goods.quote.created-for-account` version `v1` (Communications, complaints, consents, quoting).
@@ -1511,6 +1845,34 @@ impl ::std::convert::From<GoodsQuoteCreatedForAccountV1>
 for GoodsQuoteCreatedForAccount {
     fn from(payload: GoodsQuoteCreatedForAccountV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for GoodsQuoteCreatedForAccount {
+    const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedForAccount;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GoodsQuoteCreatedForAccount(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GoodsQuoteCreatedForAccount> for crate::events::Event {
+    fn from(event: GoodsQuoteCreatedForAccount) -> Self {
+        Self::GoodsQuoteCreatedForAccount(event)
+    }
+}
+impl crate::events::PayloadVersion<GoodsQuoteCreatedForAccount>
+for GoodsQuoteCreatedForAccountV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GoodsQuoteCreatedForAccount,
+    ) -> ::std::result::Result<Self, GoodsQuoteCreatedForAccount> {
+        let GoodsQuoteCreatedForAccount::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `goods.quote.created-without-account` version `v1` (Communications, complaints, consents, quoting).
@@ -1650,6 +2012,34 @@ for GoodsQuoteCreatedWithoutAccount {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for GoodsQuoteCreatedWithoutAccount {
+    const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedWithoutAccount;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GoodsQuoteCreatedWithoutAccount(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GoodsQuoteCreatedWithoutAccount> for crate::events::Event {
+    fn from(event: GoodsQuoteCreatedWithoutAccount) -> Self {
+        Self::GoodsQuoteCreatedWithoutAccount(event)
+    }
+}
+impl crate::events::PayloadVersion<GoodsQuoteCreatedWithoutAccount>
+for GoodsQuoteCreatedWithoutAccountV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GoodsQuoteCreatedWithoutAccount,
+    ) -> ::std::result::Result<Self, GoodsQuoteCreatedWithoutAccount> {
+        let GoodsQuoteCreatedWithoutAccount::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `leads.lead.stage-updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsLeadStageUpdatedV1 {
@@ -1754,6 +2144,33 @@ impl ::serde::Serialize for LeadsLeadStageUpdated {
 impl ::std::convert::From<LeadsLeadStageUpdatedV1> for LeadsLeadStageUpdated {
     fn from(payload: LeadsLeadStageUpdatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LeadsLeadStageUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsLeadStageUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LeadsLeadStageUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LeadsLeadStageUpdated> for crate::events::Event {
+    fn from(event: LeadsLeadStageUpdated) -> Self {
+        Self::LeadsLeadStageUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<LeadsLeadStageUpdated> for LeadsLeadStageUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LeadsLeadStageUpdated,
+    ) -> ::std::result::Result<Self, LeadsLeadStageUpdated> {
+        let LeadsLeadStageUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `leads.opportunity.document-attached-to-opportunity` version `v1` (Communications, complaints, consents, quoting).
@@ -1869,6 +2286,35 @@ for LeadsOpportunityDocumentAttachedToOpportunity {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LeadsOpportunityDocumentAttachedToOpportunity {
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityDocumentAttachedToOpportunity;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LeadsOpportunityDocumentAttachedToOpportunity(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LeadsOpportunityDocumentAttachedToOpportunity>
+for crate::events::Event {
+    fn from(event: LeadsOpportunityDocumentAttachedToOpportunity) -> Self {
+        Self::LeadsOpportunityDocumentAttachedToOpportunity(event)
+    }
+}
+impl crate::events::PayloadVersion<LeadsOpportunityDocumentAttachedToOpportunity>
+for LeadsOpportunityDocumentAttachedToOpportunityV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LeadsOpportunityDocumentAttachedToOpportunity,
+    ) -> ::std::result::Result<Self, LeadsOpportunityDocumentAttachedToOpportunity> {
+        let LeadsOpportunityDocumentAttachedToOpportunity::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `leads.opportunity.offer-group.created` version `v2` (Communications, complaints, consents, quoting).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1975,6 +2421,34 @@ impl ::std::convert::From<LeadsOpportunityOfferGroupCreatedV2>
 for LeadsOpportunityOfferGroupCreated {
     fn from(payload: LeadsOpportunityOfferGroupCreatedV2) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent for LeadsOpportunityOfferGroupCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityOfferGroupCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LeadsOpportunityOfferGroupCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LeadsOpportunityOfferGroupCreated> for crate::events::Event {
+    fn from(event: LeadsOpportunityOfferGroupCreated) -> Self {
+        Self::LeadsOpportunityOfferGroupCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<LeadsOpportunityOfferGroupCreated>
+for LeadsOpportunityOfferGroupCreatedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LeadsOpportunityOfferGroupCreated,
+    ) -> ::std::result::Result<Self, LeadsOpportunityOfferGroupCreated> {
+        let LeadsOpportunityOfferGroupCreated::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `leads.opportunity.stage-updated` version `v1` (Communications, complaints, consents, quoting).
@@ -2099,6 +2573,34 @@ for LeadsOpportunityStageUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LeadsOpportunityStageUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityStageUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LeadsOpportunityStageUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LeadsOpportunityStageUpdated> for crate::events::Event {
+    fn from(event: LeadsOpportunityStageUpdated) -> Self {
+        Self::LeadsOpportunityStageUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<LeadsOpportunityStageUpdated>
+for LeadsOpportunityStageUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LeadsOpportunityStageUpdated,
+    ) -> ::std::result::Result<Self, LeadsOpportunityStageUpdated> {
+        let LeadsOpportunityStageUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `messaging.push-notification.token-unregistered` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MessagingPushNotificationTokenUnregisteredV1 {
@@ -2203,5 +2705,34 @@ impl ::std::convert::From<MessagingPushNotificationTokenUnregisteredV1>
 for MessagingPushNotificationTokenUnregistered {
     fn from(payload: MessagingPushNotificationTokenUnregisteredV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MessagingPushNotificationTokenUnregistered {
+    const TYPE: crate::events::EventType = crate::events::EventType::MessagingPushNotificationTokenUnregistered;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MessagingPushNotificationTokenUnregistered(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MessagingPushNotificationTokenUnregistered>
+for crate::events::Event {
+    fn from(event: MessagingPushNotificationTokenUnregistered) -> Self {
+        Self::MessagingPushNotificationTokenUnregistered(event)
+    }
+}
+impl crate::events::PayloadVersion<MessagingPushNotificationTokenUnregistered>
+for MessagingPushNotificationTokenUnregisteredV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MessagingPushNotificationTokenUnregistered,
+    ) -> ::std::result::Result<Self, MessagingPushNotificationTokenUnregistered> {
+        let MessagingPushNotificationTokenUnregistered::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

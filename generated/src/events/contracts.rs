@@ -176,6 +176,33 @@ impl ::std::convert::From<ContractGroupsCreatedV1> for ContractGroupsCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractGroupsCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractGroupsCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractGroupsCreated> for crate::events::Event {
+    fn from(event: ContractGroupsCreated) -> Self {
+        Self::ContractGroupsCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractGroupsCreated> for ContractGroupsCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractGroupsCreated,
+    ) -> ::std::result::Result<Self, ContractGroupsCreated> {
+        let ContractGroupsCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contract-groups.memberships-changed` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsMembershipsChangedV1 {
@@ -295,6 +322,34 @@ impl ::std::convert::From<ContractGroupsMembershipsChangedV1>
 for ContractGroupsMembershipsChanged {
     fn from(payload: ContractGroupsMembershipsChangedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ContractGroupsMembershipsChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsMembershipsChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractGroupsMembershipsChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractGroupsMembershipsChanged> for crate::events::Event {
+    fn from(event: ContractGroupsMembershipsChanged) -> Self {
+        Self::ContractGroupsMembershipsChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractGroupsMembershipsChanged>
+for ContractGroupsMembershipsChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractGroupsMembershipsChanged,
+    ) -> ::std::result::Result<Self, ContractGroupsMembershipsChanged> {
+        let ContractGroupsMembershipsChanged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `contract-groups.version-created` version `v1` (Contracts and contract groups).
@@ -422,6 +477,34 @@ for ContractGroupsVersionCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractGroupsVersionCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsVersionCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractGroupsVersionCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractGroupsVersionCreated> for crate::events::Event {
+    fn from(event: ContractGroupsVersionCreated) -> Self {
+        Self::ContractGroupsVersionCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractGroupsVersionCreated>
+for ContractGroupsVersionCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractGroupsVersionCreated,
+    ) -> ::std::result::Result<Self, ContractGroupsVersionCreated> {
+        let ContractGroupsVersionCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.actualized` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsActualizedV1 {
@@ -541,6 +624,31 @@ impl ::std::convert::From<ContractsActualizedV1> for ContractsActualized {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsActualized {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsActualized;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsActualized(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsActualized> for crate::events::Event {
+    fn from(event: ContractsActualized) -> Self {
+        Self::ContractsActualized(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsActualized> for ContractsActualizedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsActualized,
+    ) -> ::std::result::Result<Self, ContractsActualized> {
+        let ContractsActualized::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsCreatedV1 {
@@ -653,6 +761,31 @@ impl ::std::convert::From<ContractsCreatedV1> for ContractsCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsCreated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsCreated> for crate::events::Event {
+    fn from(event: ContractsCreated) -> Self {
+        Self::ContractsCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsCreated> for ContractsCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsCreated,
+    ) -> ::std::result::Result<Self, ContractsCreated> {
+        let ContractsCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.expired` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsExpiredV1 {
@@ -756,6 +889,31 @@ impl ::serde::Serialize for ContractsExpired {
 impl ::std::convert::From<ContractsExpiredV1> for ContractsExpired {
     fn from(payload: ContractsExpiredV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ContractsExpired {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpired;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsExpired(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsExpired> for crate::events::Event {
+    fn from(event: ContractsExpired) -> Self {
+        Self::ContractsExpired(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsExpired> for ContractsExpiredV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsExpired,
+    ) -> ::std::result::Result<Self, ContractsExpired> {
+        let ContractsExpired::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `contracts.expiry-approaching` version `v1` (Contracts and contract groups).
@@ -866,6 +1024,34 @@ impl ::serde::Serialize for ContractsExpiryApproaching {
 impl ::std::convert::From<ContractsExpiryApproachingV1> for ContractsExpiryApproaching {
     fn from(payload: ContractsExpiryApproachingV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ContractsExpiryApproaching {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpiryApproaching;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsExpiryApproaching(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsExpiryApproaching> for crate::events::Event {
+    fn from(event: ContractsExpiryApproaching) -> Self {
+        Self::ContractsExpiryApproaching(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsExpiryApproaching>
+for ContractsExpiryApproachingV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsExpiryApproaching,
+    ) -> ::std::result::Result<Self, ContractsExpiryApproaching> {
+        let ContractsExpiryApproaching::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `contracts.journeys.creation.started` version `v1` (Contracts and contract groups).
@@ -995,6 +1181,34 @@ for ContractsJourneysCreationStarted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsJourneysCreationStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysCreationStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsJourneysCreationStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsJourneysCreationStarted> for crate::events::Event {
+    fn from(event: ContractsJourneysCreationStarted) -> Self {
+        Self::ContractsJourneysCreationStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsJourneysCreationStarted>
+for ContractsJourneysCreationStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsJourneysCreationStarted,
+    ) -> ::std::result::Result<Self, ContractsJourneysCreationStarted> {
+        let ContractsJourneysCreationStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.journeys.termination.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysTerminationStartedV1 {
@@ -1122,6 +1336,34 @@ for ContractsJourneysTerminationStarted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsJourneysTerminationStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysTerminationStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsJourneysTerminationStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsJourneysTerminationStarted> for crate::events::Event {
+    fn from(event: ContractsJourneysTerminationStarted) -> Self {
+        Self::ContractsJourneysTerminationStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsJourneysTerminationStarted>
+for ContractsJourneysTerminationStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsJourneysTerminationStarted,
+    ) -> ::std::result::Result<Self, ContractsJourneysTerminationStarted> {
+        let ContractsJourneysTerminationStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.journeys.variation.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysVariationStartedV1 {
@@ -1239,6 +1481,34 @@ for ContractsJourneysVariationStarted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsJourneysVariationStarted {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysVariationStarted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsJourneysVariationStarted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsJourneysVariationStarted> for crate::events::Event {
+    fn from(event: ContractsJourneysVariationStarted) -> Self {
+        Self::ContractsJourneysVariationStarted(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsJourneysVariationStarted>
+for ContractsJourneysVariationStartedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsJourneysVariationStarted,
+    ) -> ::std::result::Result<Self, ContractsJourneysVariationStarted> {
+        let ContractsJourneysVariationStarted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.novated` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsNovatedV1 {
@@ -1348,6 +1618,31 @@ impl ::std::convert::From<ContractsNovatedV1> for ContractsNovated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsNovated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsNovated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsNovated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsNovated> for crate::events::Event {
+    fn from(event: ContractsNovated) -> Self {
+        Self::ContractsNovated(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsNovated> for ContractsNovatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsNovated,
+    ) -> ::std::result::Result<Self, ContractsNovated> {
+        let ContractsNovated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.rescinded` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsRescindedV1 {
@@ -1446,6 +1741,31 @@ impl ::std::convert::From<ContractsRescindedV1> for ContractsRescinded {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsRescinded {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsRescinded;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsRescinded(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsRescinded> for crate::events::Event {
+    fn from(event: ContractsRescinded) -> Self {
+        Self::ContractsRescinded(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsRescinded> for ContractsRescindedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsRescinded,
+    ) -> ::std::result::Result<Self, ContractsRescinded> {
+        let ContractsRescinded::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.revoked` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsRevokedV1 {
@@ -1542,6 +1862,31 @@ impl ::serde::Serialize for ContractsRevoked {
 impl ::std::convert::From<ContractsRevokedV1> for ContractsRevoked {
     fn from(payload: ContractsRevokedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ContractsRevoked {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsRevoked;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsRevoked(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsRevoked> for crate::events::Event {
+    fn from(event: ContractsRevoked) -> Self {
+        Self::ContractsRevoked(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsRevoked> for ContractsRevokedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsRevoked,
+    ) -> ::std::result::Result<Self, ContractsRevoked> {
+        let ContractsRevoked::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `contracts.subject-amended` version `v1` (Contracts and contract groups).
@@ -1676,6 +2021,34 @@ impl ::std::convert::From<ContractsSubjectAmendedV1> for ContractsSubjectAmended
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsSubjectAmended {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsSubjectAmended;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsSubjectAmended(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsSubjectAmended> for crate::events::Event {
+    fn from(event: ContractsSubjectAmended) -> Self {
+        Self::ContractsSubjectAmended(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsSubjectAmended>
+for ContractsSubjectAmendedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsSubjectAmended,
+    ) -> ::std::result::Result<Self, ContractsSubjectAmended> {
+        let ContractsSubjectAmended::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.terminated` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsTerminatedV1 {
@@ -1774,6 +2147,31 @@ impl ::std::convert::From<ContractsTerminatedV1> for ContractsTerminated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ContractsTerminated {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsTerminated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsTerminated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsTerminated> for crate::events::Event {
+    fn from(event: ContractsTerminated) -> Self {
+        Self::ContractsTerminated(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsTerminated> for ContractsTerminatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsTerminated,
+    ) -> ::std::result::Result<Self, ContractsTerminated> {
+        let ContractsTerminated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsTermsVariedV1 {
@@ -1870,5 +2268,30 @@ impl ::serde::Serialize for ContractsTermsVaried {
 impl ::std::convert::From<ContractsTermsVariedV1> for ContractsTermsVaried {
     fn from(payload: ContractsTermsVariedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ContractsTermsVaried {
+    const TYPE: crate::events::EventType = crate::events::EventType::ContractsTermsVaried;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ContractsTermsVaried(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ContractsTermsVaried> for crate::events::Event {
+    fn from(event: ContractsTermsVaried) -> Self {
+        Self::ContractsTermsVaried(event)
+    }
+}
+impl crate::events::PayloadVersion<ContractsTermsVaried> for ContractsTermsVariedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ContractsTermsVaried,
+    ) -> ::std::result::Result<Self, ContractsTermsVaried> {
+        let ContractsTermsVaried::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

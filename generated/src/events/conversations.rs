@@ -113,6 +113,31 @@ impl ::std::convert::From<InkActionsRunV1> for InkActionsRun {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkActionsRun {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkActionsRun;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkActionsRun(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkActionsRun> for crate::events::Event {
+    fn from(event: InkActionsRun) -> Self {
+        Self::InkActionsRun(event)
+    }
+}
+impl crate::events::PayloadVersion<InkActionsRun> for InkActionsRunV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkActionsRun,
+    ) -> ::std::result::Result<Self, InkActionsRun> {
+        let InkActionsRun::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.content.inbound-message-tagged` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkContentInboundMessageTaggedV1 {
@@ -236,6 +261,34 @@ impl ::std::convert::From<InkContentInboundMessageTaggedV1>
 for InkContentInboundMessageTagged {
     fn from(payload: InkContentInboundMessageTaggedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkContentInboundMessageTagged {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkContentInboundMessageTagged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkContentInboundMessageTagged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkContentInboundMessageTagged> for crate::events::Event {
+    fn from(event: InkContentInboundMessageTagged) -> Self {
+        Self::InkContentInboundMessageTagged(event)
+    }
+}
+impl crate::events::PayloadVersion<InkContentInboundMessageTagged>
+for InkContentInboundMessageTaggedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkContentInboundMessageTagged,
+    ) -> ::std::result::Result<Self, InkContentInboundMessageTagged> {
+        let InkContentInboundMessageTagged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.conversation.assigned_to_bucket` version `v1` (Conversations and messages).
@@ -379,6 +432,34 @@ for InkConversationAssignedToBucket {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkConversationAssignedToBucket {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToBucket;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationAssignedToBucket(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationAssignedToBucket> for crate::events::Event {
+    fn from(event: InkConversationAssignedToBucket) -> Self {
+        Self::InkConversationAssignedToBucket(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationAssignedToBucket>
+for InkConversationAssignedToBucketV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationAssignedToBucket,
+    ) -> ::std::result::Result<Self, InkConversationAssignedToBucket> {
+        let InkConversationAssignedToBucket::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.conversation.assigned_to_timeline` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationAssignedToTimelineV1 {
@@ -494,6 +575,34 @@ impl ::std::convert::From<InkConversationAssignedToTimelineV1>
 for InkConversationAssignedToTimeline {
     fn from(payload: InkConversationAssignedToTimelineV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkConversationAssignedToTimeline {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToTimeline;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationAssignedToTimeline(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationAssignedToTimeline> for crate::events::Event {
+    fn from(event: InkConversationAssignedToTimeline) -> Self {
+        Self::InkConversationAssignedToTimeline(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationAssignedToTimeline>
+for InkConversationAssignedToTimelineV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationAssignedToTimeline,
+    ) -> ::std::result::Result<Self, InkConversationAssignedToTimeline> {
+        let InkConversationAssignedToTimeline::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.conversation.await_customer_reply` version `v1` (Conversations and messages).
@@ -656,6 +765,34 @@ impl ::std::convert::From<InkConversationAwaitCustomerReplyV1>
 for InkConversationAwaitCustomerReply {
     fn from(payload: InkConversationAwaitCustomerReplyV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkConversationAwaitCustomerReply {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAwaitCustomerReply;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationAwaitCustomerReply(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationAwaitCustomerReply> for crate::events::Event {
+    fn from(event: InkConversationAwaitCustomerReply) -> Self {
+        Self::InkConversationAwaitCustomerReply(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationAwaitCustomerReply>
+for InkConversationAwaitCustomerReplyV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationAwaitCustomerReply,
+    ) -> ::std::result::Result<Self, InkConversationAwaitCustomerReply> {
+        let InkConversationAwaitCustomerReply::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.conversation.closed` version `v1` (Conversations and messages).
@@ -827,6 +964,33 @@ impl ::serde::Serialize for InkConversationClosed {
 impl ::std::convert::From<InkConversationClosedV1> for InkConversationClosed {
     fn from(payload: InkConversationClosedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkConversationClosed {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationClosed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationClosed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationClosed> for crate::events::Event {
+    fn from(event: InkConversationClosed) -> Self {
+        Self::InkConversationClosed(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationClosed> for InkConversationClosedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationClosed,
+    ) -> ::std::result::Result<Self, InkConversationClosed> {
+        let InkConversationClosed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.conversation.open_status_changed` version `v1` (Conversations and messages).
@@ -1007,6 +1171,34 @@ for InkConversationOpenStatusChanged {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkConversationOpenStatusChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpenStatusChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationOpenStatusChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationOpenStatusChanged> for crate::events::Event {
+    fn from(event: InkConversationOpenStatusChanged) -> Self {
+        Self::InkConversationOpenStatusChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationOpenStatusChanged>
+for InkConversationOpenStatusChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationOpenStatusChanged,
+    ) -> ::std::result::Result<Self, InkConversationOpenStatusChanged> {
+        let InkConversationOpenStatusChanged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.conversation.opened` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -1160,6 +1352,33 @@ impl ::serde::Serialize for InkConversationOpened {
 impl ::std::convert::From<InkConversationOpenedV1> for InkConversationOpened {
     fn from(payload: InkConversationOpenedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkConversationOpened {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpened;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationOpened(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationOpened> for crate::events::Event {
+    fn from(event: InkConversationOpened) -> Self {
+        Self::InkConversationOpened(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationOpened> for InkConversationOpenedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationOpened,
+    ) -> ::std::result::Result<Self, InkConversationOpened> {
+        let InkConversationOpened::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.conversation.priority.changed` version `v1` (Conversations and messages).
@@ -1346,6 +1565,34 @@ for InkConversationPriorityChanged {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkConversationPriorityChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationPriorityChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationPriorityChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationPriorityChanged> for crate::events::Event {
+    fn from(event: InkConversationPriorityChanged) -> Self {
+        Self::InkConversationPriorityChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationPriorityChanged>
+for InkConversationPriorityChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationPriorityChanged,
+    ) -> ::std::result::Result<Self, InkConversationPriorityChanged> {
+        let InkConversationPriorityChanged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.conversation.snoozed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -1517,6 +1764,33 @@ impl ::std::convert::From<InkConversationSnoozedV1> for InkConversationSnoozed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkConversationSnoozed {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationSnoozed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationSnoozed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationSnoozed> for crate::events::Event {
+    fn from(event: InkConversationSnoozed) -> Self {
+        Self::InkConversationSnoozed(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationSnoozed> for InkConversationSnoozedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationSnoozed,
+    ) -> ::std::result::Result<Self, InkConversationSnoozed> {
+        let InkConversationSnoozed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.conversation.unassigned_from_bucket` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationUnassignedFromBucketV1 {
@@ -1658,6 +1932,34 @@ for InkConversationUnassignedFromBucket {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkConversationUnassignedFromBucket {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromBucket;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationUnassignedFromBucket(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationUnassignedFromBucket> for crate::events::Event {
+    fn from(event: InkConversationUnassignedFromBucket) -> Self {
+        Self::InkConversationUnassignedFromBucket(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationUnassignedFromBucket>
+for InkConversationUnassignedFromBucketV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationUnassignedFromBucket,
+    ) -> ::std::result::Result<Self, InkConversationUnassignedFromBucket> {
+        let InkConversationUnassignedFromBucket::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.conversation.unassigned_from_timeline` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationUnassignedFromTimelineV1 {
@@ -1775,6 +2077,35 @@ for InkConversationUnassignedFromTimeline {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkConversationUnassignedFromTimeline {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromTimeline;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkConversationUnassignedFromTimeline(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkConversationUnassignedFromTimeline>
+for crate::events::Event {
+    fn from(event: InkConversationUnassignedFromTimeline) -> Self {
+        Self::InkConversationUnassignedFromTimeline(event)
+    }
+}
+impl crate::events::PayloadVersion<InkConversationUnassignedFromTimeline>
+for InkConversationUnassignedFromTimelineV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkConversationUnassignedFromTimeline,
+    ) -> ::std::result::Result<Self, InkConversationUnassignedFromTimeline> {
+        let InkConversationUnassignedFromTimeline::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.live-chat.closed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatClosedV1 {
@@ -1890,6 +2221,31 @@ impl ::std::convert::From<InkLiveChatClosedV1> for InkLiveChatClosed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkLiveChatClosed {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatClosed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkLiveChatClosed(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkLiveChatClosed> for crate::events::Event {
+    fn from(event: InkLiveChatClosed) -> Self {
+        Self::InkLiveChatClosed(event)
+    }
+}
+impl crate::events::PayloadVersion<InkLiveChatClosed> for InkLiveChatClosedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkLiveChatClosed,
+    ) -> ::std::result::Result<Self, InkLiveChatClosed> {
+        let InkLiveChatClosed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.live-chat.initiated` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatInitiatedV1 {
@@ -1979,6 +2335,31 @@ impl ::serde::Serialize for InkLiveChatInitiated {
 impl ::std::convert::From<InkLiveChatInitiatedV1> for InkLiveChatInitiated {
     fn from(payload: InkLiveChatInitiatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkLiveChatInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkLiveChatInitiated(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkLiveChatInitiated> for crate::events::Event {
+    fn from(event: InkLiveChatInitiated) -> Self {
+        Self::InkLiveChatInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<InkLiveChatInitiated> for InkLiveChatInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkLiveChatInitiated,
+    ) -> ::std::result::Result<Self, InkLiveChatInitiated> {
+        let InkLiveChatInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.live-chat.messages.outbound-message-created` version `v1` (Conversations and messages).
@@ -2078,6 +2459,35 @@ impl ::std::convert::From<InkLiveChatMessagesOutboundMessageCreatedV1>
 for InkLiveChatMessagesOutboundMessageCreated {
     fn from(payload: InkLiveChatMessagesOutboundMessageCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkLiveChatMessagesOutboundMessageCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatMessagesOutboundMessageCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkLiveChatMessagesOutboundMessageCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkLiveChatMessagesOutboundMessageCreated>
+for crate::events::Event {
+    fn from(event: InkLiveChatMessagesOutboundMessageCreated) -> Self {
+        Self::InkLiveChatMessagesOutboundMessageCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<InkLiveChatMessagesOutboundMessageCreated>
+for InkLiveChatMessagesOutboundMessageCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkLiveChatMessagesOutboundMessageCreated,
+    ) -> ::std::result::Result<Self, InkLiveChatMessagesOutboundMessageCreated> {
+        let InkLiveChatMessagesOutboundMessageCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.message_attachment.safe` version `v1` (Conversations and messages).
@@ -2198,6 +2608,34 @@ impl ::std::convert::From<InkMessageAttachmentSafeV1> for InkMessageAttachmentSa
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessageAttachmentSafe {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentSafe;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessageAttachmentSafe(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessageAttachmentSafe> for crate::events::Event {
+    fn from(event: InkMessageAttachmentSafe) -> Self {
+        Self::InkMessageAttachmentSafe(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessageAttachmentSafe>
+for InkMessageAttachmentSafeV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessageAttachmentSafe,
+    ) -> ::std::result::Result<Self, InkMessageAttachmentSafe> {
+        let InkMessageAttachmentSafe::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.message_attachment.unsafe` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageAttachmentUnsafeV1 {
@@ -2316,6 +2754,34 @@ impl ::std::convert::From<InkMessageAttachmentUnsafeV1> for InkMessageAttachment
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessageAttachmentUnsafe {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentUnsafe;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessageAttachmentUnsafe(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessageAttachmentUnsafe> for crate::events::Event {
+    fn from(event: InkMessageAttachmentUnsafe) -> Self {
+        Self::InkMessageAttachmentUnsafe(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessageAttachmentUnsafe>
+for InkMessageAttachmentUnsafeV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessageAttachmentUnsafe,
+    ) -> ::std::result::Result<Self, InkMessageAttachmentUnsafe> {
+        let InkMessageAttachmentUnsafe::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.messages.inbound-email-migration` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundEmailMigrationV1 {
@@ -2429,6 +2895,34 @@ for InkMessagesInboundEmailMigration {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessagesInboundEmailMigration {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundEmailMigration;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesInboundEmailMigration(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesInboundEmailMigration> for crate::events::Event {
+    fn from(event: InkMessagesInboundEmailMigration) -> Self {
+        Self::InkMessagesInboundEmailMigration(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesInboundEmailMigration>
+for InkMessagesInboundEmailMigrationV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesInboundEmailMigration,
+    ) -> ::std::result::Result<Self, InkMessagesInboundEmailMigration> {
+        let InkMessagesInboundEmailMigration::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.messages.inbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundMessageCreatedV1 {
@@ -2540,6 +3034,34 @@ impl ::std::convert::From<InkMessagesInboundMessageCreatedV1>
 for InkMessagesInboundMessageCreated {
     fn from(payload: InkMessagesInboundMessageCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkMessagesInboundMessageCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesInboundMessageCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesInboundMessageCreated> for crate::events::Event {
+    fn from(event: InkMessagesInboundMessageCreated) -> Self {
+        Self::InkMessagesInboundMessageCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesInboundMessageCreated>
+for InkMessagesInboundMessageCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesInboundMessageCreated,
+    ) -> ::std::result::Result<Self, InkMessagesInboundMessageCreated> {
+        let InkMessagesInboundMessageCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.messages.inbound-message-ingested` version `v1` (Conversations and messages).
@@ -2662,6 +3184,34 @@ for InkMessagesInboundMessageIngested {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessagesInboundMessageIngested {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageIngested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesInboundMessageIngested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesInboundMessageIngested> for crate::events::Event {
+    fn from(event: InkMessagesInboundMessageIngested) -> Self {
+        Self::InkMessagesInboundMessageIngested(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesInboundMessageIngested>
+for InkMessagesInboundMessageIngestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesInboundMessageIngested,
+    ) -> ::std::result::Result<Self, InkMessagesInboundMessageIngested> {
+        let InkMessagesInboundMessageIngested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.messages.outbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesOutboundMessageCreatedV1 {
@@ -2773,6 +3323,34 @@ impl ::std::convert::From<InkMessagesOutboundMessageCreatedV1>
 for InkMessagesOutboundMessageCreated {
     fn from(payload: InkMessagesOutboundMessageCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkMessagesOutboundMessageCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesOutboundMessageCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesOutboundMessageCreated> for crate::events::Event {
+    fn from(event: InkMessagesOutboundMessageCreated) -> Self {
+        Self::InkMessagesOutboundMessageCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesOutboundMessageCreated>
+for InkMessagesOutboundMessageCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesOutboundMessageCreated,
+    ) -> ::std::result::Result<Self, InkMessagesOutboundMessageCreated> {
+        let InkMessagesOutboundMessageCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.messages.outbound-message-failed` version `v1` (Conversations and messages).
@@ -2888,6 +3466,34 @@ for InkMessagesOutboundMessageFailed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessagesOutboundMessageFailed {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageFailed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesOutboundMessageFailed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesOutboundMessageFailed> for crate::events::Event {
+    fn from(event: InkMessagesOutboundMessageFailed) -> Self {
+        Self::InkMessagesOutboundMessageFailed(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesOutboundMessageFailed>
+for InkMessagesOutboundMessageFailedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesOutboundMessageFailed,
+    ) -> ::std::result::Result<Self, InkMessagesOutboundMessageFailed> {
+        let InkMessagesOutboundMessageFailed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.messages.phishing-report-dismissed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesPhishingReportDismissedV1 {
@@ -3001,6 +3607,34 @@ for InkMessagesPhishingReportDismissed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessagesPhishingReportDismissed {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesPhishingReportDismissed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesPhishingReportDismissed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesPhishingReportDismissed> for crate::events::Event {
+    fn from(event: InkMessagesPhishingReportDismissed) -> Self {
+        Self::InkMessagesPhishingReportDismissed(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesPhishingReportDismissed>
+for InkMessagesPhishingReportDismissedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesPhishingReportDismissed,
+    ) -> ::std::result::Result<Self, InkMessagesPhishingReportDismissed> {
+        let InkMessagesPhishingReportDismissed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.messages.reported-phishing` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesReportedPhishingV1 {
@@ -3110,6 +3744,34 @@ for InkMessagesReportedPhishing {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for InkMessagesReportedPhishing {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedPhishing;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesReportedPhishing(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesReportedPhishing> for crate::events::Event {
+    fn from(event: InkMessagesReportedPhishing) -> Self {
+        Self::InkMessagesReportedPhishing(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesReportedPhishing>
+for InkMessagesReportedPhishingV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesReportedPhishing,
+    ) -> ::std::result::Result<Self, InkMessagesReportedPhishing> {
+        let InkMessagesReportedPhishing::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `ink.messages.reported-spam` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesReportedSpamV1 {
@@ -3214,6 +3876,34 @@ impl ::serde::Serialize for InkMessagesReportedSpam {
 impl ::std::convert::From<InkMessagesReportedSpamV1> for InkMessagesReportedSpam {
     fn from(payload: InkMessagesReportedSpamV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkMessagesReportedSpam {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedSpam;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesReportedSpam(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesReportedSpam> for crate::events::Event {
+    fn from(event: InkMessagesReportedSpam) -> Self {
+        Self::InkMessagesReportedSpam(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesReportedSpam>
+for InkMessagesReportedSpamV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesReportedSpam,
+    ) -> ::std::result::Result<Self, InkMessagesReportedSpam> {
+        let InkMessagesReportedSpam::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `ink.messages.spam-report-dismissed` version `v1` (Conversations and messages).
@@ -3327,5 +4017,33 @@ impl ::std::convert::From<InkMessagesSpamReportDismissedV1>
 for InkMessagesSpamReportDismissed {
     fn from(payload: InkMessagesSpamReportDismissedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for InkMessagesSpamReportDismissed {
+    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesSpamReportDismissed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::InkMessagesSpamReportDismissed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<InkMessagesSpamReportDismissed> for crate::events::Event {
+    fn from(event: InkMessagesSpamReportDismissed) -> Self {
+        Self::InkMessagesSpamReportDismissed(event)
+    }
+}
+impl crate::events::PayloadVersion<InkMessagesSpamReportDismissed>
+for InkMessagesSpamReportDismissedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: InkMessagesSpamReportDismissed,
+    ) -> ::std::result::Result<Self, InkMessagesSpamReportDismissed> {
+        let InkMessagesSpamReportDismissed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -110,6 +110,34 @@ for CustomerAccessPartnerRolesCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CustomerAccessPartnerRolesCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CustomerAccessPartnerRolesCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CustomerAccessPartnerRolesCreated> for crate::events::Event {
+    fn from(event: CustomerAccessPartnerRolesCreated) -> Self {
+        Self::CustomerAccessPartnerRolesCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<CustomerAccessPartnerRolesCreated>
+for CustomerAccessPartnerRolesCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CustomerAccessPartnerRolesCreated,
+    ) -> ::std::result::Result<Self, CustomerAccessPartnerRolesCreated> {
+        let CustomerAccessPartnerRolesCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `customer_access.partner_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessPartnerRolesUpdatedV1 {
@@ -239,6 +267,34 @@ for CustomerAccessPartnerRolesUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CustomerAccessPartnerRolesUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CustomerAccessPartnerRolesUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CustomerAccessPartnerRolesUpdated> for crate::events::Event {
+    fn from(event: CustomerAccessPartnerRolesUpdated) -> Self {
+        Self::CustomerAccessPartnerRolesUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<CustomerAccessPartnerRolesUpdated>
+for CustomerAccessPartnerRolesUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CustomerAccessPartnerRolesUpdated,
+    ) -> ::std::result::Result<Self, CustomerAccessPartnerRolesUpdated> {
+        let CustomerAccessPartnerRolesUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `customer_access.partner_user_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessPartnerUserRolesCreatedV1 {
@@ -345,6 +401,35 @@ impl ::std::convert::From<CustomerAccessPartnerUserRolesCreatedV1>
 for CustomerAccessPartnerUserRolesCreated {
     fn from(payload: CustomerAccessPartnerUserRolesCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CustomerAccessPartnerUserRolesCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CustomerAccessPartnerUserRolesCreated>
+for crate::events::Event {
+    fn from(event: CustomerAccessPartnerUserRolesCreated) -> Self {
+        Self::CustomerAccessPartnerUserRolesCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<CustomerAccessPartnerUserRolesCreated>
+for CustomerAccessPartnerUserRolesCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CustomerAccessPartnerUserRolesCreated,
+    ) -> ::std::result::Result<Self, CustomerAccessPartnerUserRolesCreated> {
+        let CustomerAccessPartnerUserRolesCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `customer_access.partner_user_roles.updated` version `v1` (Customer access roles).
@@ -476,6 +561,35 @@ for CustomerAccessPartnerUserRolesUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CustomerAccessPartnerUserRolesUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CustomerAccessPartnerUserRolesUpdated>
+for crate::events::Event {
+    fn from(event: CustomerAccessPartnerUserRolesUpdated) -> Self {
+        Self::CustomerAccessPartnerUserRolesUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<CustomerAccessPartnerUserRolesUpdated>
+for CustomerAccessPartnerUserRolesUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CustomerAccessPartnerUserRolesUpdated,
+    ) -> ::std::result::Result<Self, CustomerAccessPartnerUserRolesUpdated> {
+        let CustomerAccessPartnerUserRolesUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `customer_access.user_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessUserRolesCreatedV1 {
@@ -589,6 +703,34 @@ impl ::std::convert::From<CustomerAccessUserRolesCreatedV1>
 for CustomerAccessUserRolesCreated {
     fn from(payload: CustomerAccessUserRolesCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for CustomerAccessUserRolesCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CustomerAccessUserRolesCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CustomerAccessUserRolesCreated> for crate::events::Event {
+    fn from(event: CustomerAccessUserRolesCreated) -> Self {
+        Self::CustomerAccessUserRolesCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<CustomerAccessUserRolesCreated>
+for CustomerAccessUserRolesCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CustomerAccessUserRolesCreated,
+    ) -> ::std::result::Result<Self, CustomerAccessUserRolesCreated> {
+        let CustomerAccessUserRolesCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `customer_access.user_roles.updated` version `v1` (Customer access roles).
@@ -720,6 +862,34 @@ for CustomerAccessUserRolesUpdated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for CustomerAccessUserRolesUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::CustomerAccessUserRolesUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<CustomerAccessUserRolesUpdated> for crate::events::Event {
+    fn from(event: CustomerAccessUserRolesUpdated) -> Self {
+        Self::CustomerAccessUserRolesUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<CustomerAccessUserRolesUpdated>
+for CustomerAccessUserRolesUpdatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: CustomerAccessUserRolesUpdated,
+    ) -> ::std::result::Result<Self, CustomerAccessUserRolesUpdated> {
+        let CustomerAccessUserRolesUpdated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `loyalty-points.user-role-removal` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LoyaltyPointsUserRoleRemovalV1 {
@@ -820,5 +990,33 @@ impl ::std::convert::From<LoyaltyPointsUserRoleRemovalV1>
 for LoyaltyPointsUserRoleRemoval {
     fn from(payload: LoyaltyPointsUserRoleRemovalV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LoyaltyPointsUserRoleRemoval {
+    const TYPE: crate::events::EventType = crate::events::EventType::LoyaltyPointsUserRoleRemoval;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LoyaltyPointsUserRoleRemoval(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LoyaltyPointsUserRoleRemoval> for crate::events::Event {
+    fn from(event: LoyaltyPointsUserRoleRemoval) -> Self {
+        Self::LoyaltyPointsUserRoleRemoval(event)
+    }
+}
+impl crate::events::PayloadVersion<LoyaltyPointsUserRoleRemoval>
+for LoyaltyPointsUserRoleRemovalV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LoyaltyPointsUserRoleRemoval,
+    ) -> ::std::result::Result<Self, LoyaltyPointsUserRoleRemoval> {
+        let LoyaltyPointsUserRoleRemoval::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -119,6 +119,34 @@ for DataImportImportProcessCancelled {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DataImportImportProcessCancelled {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessCancelled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessCancelled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessCancelled> for crate::events::Event {
+    fn from(event: DataImportImportProcessCancelled) -> Self {
+        Self::DataImportImportProcessCancelled(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessCancelled>
+for DataImportImportProcessCancelledV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessCancelled,
+    ) -> ::std::result::Result<Self, DataImportImportProcessCancelled> {
+        let DataImportImportProcessCancelled::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `data_import.import_process.complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessCompleteV1 {
@@ -232,6 +260,34 @@ for DataImportImportProcessComplete {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DataImportImportProcessComplete {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessComplete;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessComplete(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessComplete> for crate::events::Event {
+    fn from(event: DataImportImportProcessComplete) -> Self {
+        Self::DataImportImportProcessComplete(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessComplete>
+for DataImportImportProcessCompleteV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessComplete,
+    ) -> ::std::result::Result<Self, DataImportImportProcessComplete> {
+        let DataImportImportProcessComplete::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `data_import.import_process.dry_run_complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessDryRunCompleteV1 {
@@ -336,6 +392,35 @@ impl ::std::convert::From<DataImportImportProcessDryRunCompleteV1>
 for DataImportImportProcessDryRunComplete {
     fn from(payload: DataImportImportProcessDryRunCompleteV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DataImportImportProcessDryRunComplete {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunComplete;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessDryRunComplete(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessDryRunComplete>
+for crate::events::Event {
+    fn from(event: DataImportImportProcessDryRunComplete) -> Self {
+        Self::DataImportImportProcessDryRunComplete(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessDryRunComplete>
+for DataImportImportProcessDryRunCompleteV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessDryRunComplete,
+    ) -> ::std::result::Result<Self, DataImportImportProcessDryRunComplete> {
+        let DataImportImportProcessDryRunComplete::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `data_import.import_process.dry_run_error` version `v1` (Data import).
@@ -463,6 +548,34 @@ for DataImportImportProcessDryRunError {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DataImportImportProcessDryRunError {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunError;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessDryRunError(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessDryRunError> for crate::events::Event {
+    fn from(event: DataImportImportProcessDryRunError) -> Self {
+        Self::DataImportImportProcessDryRunError(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessDryRunError>
+for DataImportImportProcessDryRunErrorV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessDryRunError,
+    ) -> ::std::result::Result<Self, DataImportImportProcessDryRunError> {
+        let DataImportImportProcessDryRunError::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `data_import.import_process.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessErrorV1 {
@@ -582,6 +695,34 @@ impl ::std::convert::From<DataImportImportProcessErrorV1>
 for DataImportImportProcessError {
     fn from(payload: DataImportImportProcessErrorV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DataImportImportProcessError {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessError;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessError(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessError> for crate::events::Event {
+    fn from(event: DataImportImportProcessError) -> Self {
+        Self::DataImportImportProcessError(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessError>
+for DataImportImportProcessErrorV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessError,
+    ) -> ::std::result::Result<Self, DataImportImportProcessError> {
+        let DataImportImportProcessError::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `data_import.import_process.post_import.completed` version `v1` (Data import).
@@ -713,6 +854,35 @@ impl ::std::convert::From<DataImportImportProcessPostImportCompletedV1>
 for DataImportImportProcessPostImportCompleted {
     fn from(payload: DataImportImportProcessPostImportCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DataImportImportProcessPostImportCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessPostImportCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessPostImportCompleted>
+for crate::events::Event {
+    fn from(event: DataImportImportProcessPostImportCompleted) -> Self {
+        Self::DataImportImportProcessPostImportCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessPostImportCompleted>
+for DataImportImportProcessPostImportCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessPostImportCompleted,
+    ) -> ::std::result::Result<Self, DataImportImportProcessPostImportCompleted> {
+        let DataImportImportProcessPostImportCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `data_import.import_process.post_import.error` version `v1` (Data import).
@@ -854,6 +1024,35 @@ for DataImportImportProcessPostImportError {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DataImportImportProcessPostImportError {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportError;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportImportProcessPostImportError(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportImportProcessPostImportError>
+for crate::events::Event {
+    fn from(event: DataImportImportProcessPostImportError) -> Self {
+        Self::DataImportImportProcessPostImportError(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportImportProcessPostImportError>
+for DataImportImportProcessPostImportErrorV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportImportProcessPostImportError,
+    ) -> ::std::result::Result<Self, DataImportImportProcessPostImportError> {
+        let DataImportImportProcessPostImportError::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessCancelledV1 {
@@ -960,6 +1159,34 @@ for DataImportOrderProcessCancelled {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DataImportOrderProcessCancelled {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessCancelled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportOrderProcessCancelled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportOrderProcessCancelled> for crate::events::Event {
+    fn from(event: DataImportOrderProcessCancelled) -> Self {
+        Self::DataImportOrderProcessCancelled(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportOrderProcessCancelled>
+for DataImportOrderProcessCancelledV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportOrderProcessCancelled,
+    ) -> ::std::result::Result<Self, DataImportOrderProcessCancelled> {
+        let DataImportOrderProcessCancelled::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `data_import.order_process.complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessCompleteV1 {
@@ -1064,6 +1291,34 @@ impl ::std::convert::From<DataImportOrderProcessCompleteV1>
 for DataImportOrderProcessComplete {
     fn from(payload: DataImportOrderProcessCompleteV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for DataImportOrderProcessComplete {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessComplete;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportOrderProcessComplete(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportOrderProcessComplete> for crate::events::Event {
+    fn from(event: DataImportOrderProcessComplete) -> Self {
+        Self::DataImportOrderProcessComplete(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportOrderProcessComplete>
+for DataImportOrderProcessCompleteV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportOrderProcessComplete,
+    ) -> ::std::result::Result<Self, DataImportOrderProcessComplete> {
+        let DataImportOrderProcessComplete::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `data_import.order_process.error` version `v1` (Data import).
@@ -1175,6 +1430,34 @@ for DataImportOrderProcessError {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for DataImportOrderProcessError {
+    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessError;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::DataImportOrderProcessError(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<DataImportOrderProcessError> for crate::events::Event {
+    fn from(event: DataImportOrderProcessError) -> Self {
+        Self::DataImportOrderProcessError(event)
+    }
+}
+impl crate::events::PayloadVersion<DataImportOrderProcessError>
+for DataImportOrderProcessErrorV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: DataImportOrderProcessError,
+    ) -> ::std::result::Result<Self, DataImportOrderProcessError> {
+        let DataImportOrderProcessError::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `external_messaging.uploaded_file.processed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileProcessedV1 {
@@ -1272,6 +1555,35 @@ impl ::std::convert::From<ExternalMessagingUploadedFileProcessedV1>
 for ExternalMessagingUploadedFileProcessed {
     fn from(payload: ExternalMessagingUploadedFileProcessedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ExternalMessagingUploadedFileProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ExternalMessagingUploadedFileProcessed>
+for crate::events::Event {
+    fn from(event: ExternalMessagingUploadedFileProcessed) -> Self {
+        Self::ExternalMessagingUploadedFileProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ExternalMessagingUploadedFileProcessed>
+for ExternalMessagingUploadedFileProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ExternalMessagingUploadedFileProcessed,
+    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileProcessed> {
+        let ExternalMessagingUploadedFileProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `external_messaging.uploaded_file.processing_failed` version `v1` (Data import).
@@ -1373,6 +1685,35 @@ for ExternalMessagingUploadedFileProcessingFailed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessingFailed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessingFailed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ExternalMessagingUploadedFileProcessingFailed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ExternalMessagingUploadedFileProcessingFailed>
+for crate::events::Event {
+    fn from(event: ExternalMessagingUploadedFileProcessingFailed) -> Self {
+        Self::ExternalMessagingUploadedFileProcessingFailed(event)
+    }
+}
+impl crate::events::PayloadVersion<ExternalMessagingUploadedFileProcessingFailed>
+for ExternalMessagingUploadedFileProcessingFailedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ExternalMessagingUploadedFileProcessingFailed,
+    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileProcessingFailed> {
+        let ExternalMessagingUploadedFileProcessingFailed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `external_messaging.uploaded_file.safe` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileSafeV1 {
@@ -1472,6 +1813,34 @@ for ExternalMessagingUploadedFileSafe {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ExternalMessagingUploadedFileSafe {
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileSafe;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ExternalMessagingUploadedFileSafe(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ExternalMessagingUploadedFileSafe> for crate::events::Event {
+    fn from(event: ExternalMessagingUploadedFileSafe) -> Self {
+        Self::ExternalMessagingUploadedFileSafe(event)
+    }
+}
+impl crate::events::PayloadVersion<ExternalMessagingUploadedFileSafe>
+for ExternalMessagingUploadedFileSafeV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ExternalMessagingUploadedFileSafe,
+    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileSafe> {
+        let ExternalMessagingUploadedFileSafe::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `external_messaging.uploaded_file.unsafe` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileUnsafeV1 {
@@ -1569,5 +1938,33 @@ impl ::std::convert::From<ExternalMessagingUploadedFileUnsafeV1>
 for ExternalMessagingUploadedFileUnsafe {
     fn from(payload: ExternalMessagingUploadedFileUnsafeV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ExternalMessagingUploadedFileUnsafe {
+    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileUnsafe;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ExternalMessagingUploadedFileUnsafe(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ExternalMessagingUploadedFileUnsafe> for crate::events::Event {
+    fn from(event: ExternalMessagingUploadedFileUnsafe) -> Self {
+        Self::ExternalMessagingUploadedFileUnsafe(event)
+    }
+}
+impl crate::events::PayloadVersion<ExternalMessagingUploadedFileUnsafe>
+for ExternalMessagingUploadedFileUnsafeV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ExternalMessagingUploadedFileUnsafe,
+    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileUnsafe> {
+        let ExternalMessagingUploadedFileUnsafe::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -145,6 +145,34 @@ impl ::std::convert::From<FlexDeviceDeauthenticatedV1> for FlexDeviceDeauthentic
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for FlexDeviceDeauthenticated {
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDeauthenticated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::FlexDeviceDeauthenticated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<FlexDeviceDeauthenticated> for crate::events::Event {
+    fn from(event: FlexDeviceDeauthenticated) -> Self {
+        Self::FlexDeviceDeauthenticated(event)
+    }
+}
+impl crate::events::PayloadVersion<FlexDeviceDeauthenticated>
+for FlexDeviceDeauthenticatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: FlexDeviceDeauthenticated,
+    ) -> ::std::result::Result<Self, FlexDeviceDeauthenticated> {
+        let FlexDeviceDeauthenticated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `flex_device.disconnected` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
@@ -281,6 +309,33 @@ impl ::serde::Serialize for FlexDeviceDisconnected {
 impl ::std::convert::From<FlexDeviceDisconnectedV1> for FlexDeviceDisconnected {
     fn from(payload: FlexDeviceDisconnectedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for FlexDeviceDisconnected {
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDisconnected;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::FlexDeviceDisconnected(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<FlexDeviceDisconnected> for crate::events::Event {
+    fn from(event: FlexDeviceDisconnected) -> Self {
+        Self::FlexDeviceDisconnected(event)
+    }
+}
+impl crate::events::PayloadVersion<FlexDeviceDisconnected> for FlexDeviceDisconnectedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: FlexDeviceDisconnected,
+    ) -> ::std::result::Result<Self, FlexDeviceDisconnected> {
+        let FlexDeviceDisconnected::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `flex_device.optimisation_created` version `v1` (Flexible devices).
@@ -428,6 +483,34 @@ for FlexDeviceOptimisationCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for FlexDeviceOptimisationCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceOptimisationCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::FlexDeviceOptimisationCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<FlexDeviceOptimisationCreated> for crate::events::Event {
+    fn from(event: FlexDeviceOptimisationCreated) -> Self {
+        Self::FlexDeviceOptimisationCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<FlexDeviceOptimisationCreated>
+for FlexDeviceOptimisationCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: FlexDeviceOptimisationCreated,
+    ) -> ::std::result::Result<Self, FlexDeviceOptimisationCreated> {
+        let FlexDeviceOptimisationCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `flex_device.registered` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
@@ -568,5 +651,30 @@ impl ::serde::Serialize for FlexDeviceRegistered {
 impl ::std::convert::From<FlexDeviceRegisteredV1> for FlexDeviceRegistered {
     fn from(payload: FlexDeviceRegisteredV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for FlexDeviceRegistered {
+    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceRegistered;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::FlexDeviceRegistered(e) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<FlexDeviceRegistered> for crate::events::Event {
+    fn from(event: FlexDeviceRegistered) -> Self {
+        Self::FlexDeviceRegistered(event)
+    }
+}
+impl crate::events::PayloadVersion<FlexDeviceRegistered> for FlexDeviceRegisteredV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: FlexDeviceRegistered,
+    ) -> ::std::result::Result<Self, FlexDeviceRegistered> {
+        let FlexDeviceRegistered::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -120,6 +120,40 @@ for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryElectricityChangeOfEnergisationUnsolicitedMessage>
+for crate::events::Event {
+    fn from(event: IndustryElectricityChangeOfEnergisationUnsolicitedMessage) -> Self {
+        Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+> for IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+    ) -> ::std::result::Result<
+        Self,
+        IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+    > {
+        let IndustryElectricityChangeOfEnergisationUnsolicitedMessage::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `industry.electricity.change_of_service.meter_deactivated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
@@ -236,6 +270,38 @@ for IndustryElectricityChangeOfServiceMeterDeactivated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for IndustryElectricityChangeOfServiceMeterDeactivated {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfServiceMeterDeactivated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryElectricityChangeOfServiceMeterDeactivated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryElectricityChangeOfServiceMeterDeactivated>
+for crate::events::Event {
+    fn from(event: IndustryElectricityChangeOfServiceMeterDeactivated) -> Self {
+        Self::IndustryElectricityChangeOfServiceMeterDeactivated(event)
+    }
+}
+impl crate::events::PayloadVersion<IndustryElectricityChangeOfServiceMeterDeactivated>
+for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryElectricityChangeOfServiceMeterDeactivated,
+    ) -> ::std::result::Result<
+        Self,
+        IndustryElectricityChangeOfServiceMeterDeactivated,
+    > {
+        let IndustryElectricityChangeOfServiceMeterDeactivated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `industry.electricity.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
@@ -334,6 +400,35 @@ impl ::std::convert::From<IndustryElectricityChangeOfSupplyGainInitiatedV1>
 for IndustryElectricityChangeOfSupplyGainInitiated {
     fn from(payload: IndustryElectricityChangeOfSupplyGainInitiatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyGainInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyGainInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryElectricityChangeOfSupplyGainInitiated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryElectricityChangeOfSupplyGainInitiated>
+for crate::events::Event {
+    fn from(event: IndustryElectricityChangeOfSupplyGainInitiated) -> Self {
+        Self::IndustryElectricityChangeOfSupplyGainInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<IndustryElectricityChangeOfSupplyGainInitiated>
+for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryElectricityChangeOfSupplyGainInitiated,
+    ) -> ::std::result::Result<Self, IndustryElectricityChangeOfSupplyGainInitiated> {
+        let IndustryElectricityChangeOfSupplyGainInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `industry.electricity.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
@@ -459,6 +554,35 @@ impl ::std::convert::From<IndustryElectricityChangeOfSupplyLossCompleteV1>
 for IndustryElectricityChangeOfSupplyLossComplete {
     fn from(payload: IndustryElectricityChangeOfSupplyLossCompleteV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyLossComplete {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyLossComplete;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryElectricityChangeOfSupplyLossComplete(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryElectricityChangeOfSupplyLossComplete>
+for crate::events::Event {
+    fn from(event: IndustryElectricityChangeOfSupplyLossComplete) -> Self {
+        Self::IndustryElectricityChangeOfSupplyLossComplete(event)
+    }
+}
+impl crate::events::PayloadVersion<IndustryElectricityChangeOfSupplyLossComplete>
+for IndustryElectricityChangeOfSupplyLossCompleteV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryElectricityChangeOfSupplyLossComplete,
+    ) -> ::std::result::Result<Self, IndustryElectricityChangeOfSupplyLossComplete> {
+        let IndustryElectricityChangeOfSupplyLossComplete::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `industry.electricity.export_installation.validated` version `v1` (Industry (electricity and gas)).
@@ -764,6 +888,80 @@ for IndustryElectricityExportInstallationValidated {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for IndustryElectricityExportInstallationValidated {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityExportInstallationValidated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryElectricityExportInstallationValidated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryElectricityExportInstallationValidated>
+for crate::events::Event {
+    fn from(event: IndustryElectricityExportInstallationValidated) -> Self {
+        Self::IndustryElectricityExportInstallationValidated(event)
+    }
+}
+impl crate::events::PayloadVersion<IndustryElectricityExportInstallationValidated>
+for IndustryElectricityExportInstallationValidatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryElectricityExportInstallationValidated,
+    ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
+        match event {
+            IndustryElectricityExportInstallationValidated::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: IndustryElectricityExportInstallationValidated,
+    ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
+        match event {
+            IndustryElectricityExportInstallationValidated::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            IndustryElectricityExportInstallationValidated::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<IndustryElectricityExportInstallationValidated>
+for IndustryElectricityExportInstallationValidatedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: IndustryElectricityExportInstallationValidated,
+    ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
+        match event {
+            IndustryElectricityExportInstallationValidated::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `industry.electricity.export_installation.validated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV2>
+for IndustryElectricityExportInstallationValidatedV1 {
+    fn from(newer: IndustryElectricityExportInstallationValidatedV2) -> Self {
+        Self {
+            import_mpan: newer.import_mpan,
+            account_number: newer.account_number,
+            product_code: newer.product_code,
+            manual_declared_net_capacity: newer.manual_declared_net_capacity,
+            manual_technology_type: newer.manual_technology_type,
+            valid_mcs_installations: newer.valid_mcs_installations,
+            journey_identifier: newer.journey_identifier,
+        }
+    }
+}
 /// Payload of `industry.gas.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
@@ -861,6 +1059,35 @@ impl ::std::convert::From<IndustryGasChangeOfSupplyGainInitiatedV1>
 for IndustryGasChangeOfSupplyGainInitiated {
     fn from(payload: IndustryGasChangeOfSupplyGainInitiatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for IndustryGasChangeOfSupplyGainInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyGainInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryGasChangeOfSupplyGainInitiated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryGasChangeOfSupplyGainInitiated>
+for crate::events::Event {
+    fn from(event: IndustryGasChangeOfSupplyGainInitiated) -> Self {
+        Self::IndustryGasChangeOfSupplyGainInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<IndustryGasChangeOfSupplyGainInitiated>
+for IndustryGasChangeOfSupplyGainInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryGasChangeOfSupplyGainInitiated,
+    ) -> ::std::result::Result<Self, IndustryGasChangeOfSupplyGainInitiated> {
+        let IndustryGasChangeOfSupplyGainInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `industry.gas.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
@@ -986,5 +1213,34 @@ impl ::std::convert::From<IndustryGasChangeOfSupplyLossCompleteV1>
 for IndustryGasChangeOfSupplyLossComplete {
     fn from(payload: IndustryGasChangeOfSupplyLossCompleteV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for IndustryGasChangeOfSupplyLossComplete {
+    const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyLossComplete;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::IndustryGasChangeOfSupplyLossComplete(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<IndustryGasChangeOfSupplyLossComplete>
+for crate::events::Event {
+    fn from(event: IndustryGasChangeOfSupplyLossComplete) -> Self {
+        Self::IndustryGasChangeOfSupplyLossComplete(event)
+    }
+}
+impl crate::events::PayloadVersion<IndustryGasChangeOfSupplyLossComplete>
+for IndustryGasChangeOfSupplyLossCompleteV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: IndustryGasChangeOfSupplyLossComplete,
+    ) -> ::std::result::Result<Self, IndustryGasChangeOfSupplyLossComplete> {
+        let IndustryGasChangeOfSupplyLossComplete::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

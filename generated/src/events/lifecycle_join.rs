@@ -140,6 +140,35 @@ for LifecycleJoinSupplierActivationCompleted {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierActivationCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierActivationCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierActivationCompleted>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierActivationCompleted) -> Self {
+        Self::LifecycleJoinSupplierActivationCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierActivationCompleted>
+for LifecycleJoinSupplierActivationCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierActivationCompleted,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierActivationCompleted> {
+        let LifecycleJoinSupplierActivationCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.activation.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -278,6 +307,35 @@ impl ::std::convert::From<LifecycleJoinSupplierActivationInitiatedV1>
 for LifecycleJoinSupplierActivationInitiated {
     fn from(payload: LifecycleJoinSupplierActivationInitiatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleJoinSupplierActivationInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierActivationInitiated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierActivationInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierActivationInitiated) -> Self {
+        Self::LifecycleJoinSupplierActivationInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierActivationInitiated>
+for LifecycleJoinSupplierActivationInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierActivationInitiated,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierActivationInitiated> {
+        let LifecycleJoinSupplierActivationInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join-supplier.agreement.created` version `v1` (Lifecycle: joining a supplier).
@@ -420,6 +478,35 @@ for LifecycleJoinSupplierAgreementCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierAgreementCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAgreementCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierAgreementCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierAgreementCreated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierAgreementCreated) -> Self {
+        Self::LifecycleJoinSupplierAgreementCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierAgreementCreated>
+for LifecycleJoinSupplierAgreementCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierAgreementCreated,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierAgreementCreated> {
+        let LifecycleJoinSupplierAgreementCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -545,6 +632,40 @@ for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
         payload: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated) -> Self {
+        Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+> for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+    > {
+        let LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
@@ -674,6 +795,40 @@ for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated) -> Self {
+        Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+> for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+    > {
+        let LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -797,6 +952,40 @@ impl ::std::convert::From<LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiate
 for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     fn from(payload: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated) -> Self {
+        Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+> for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+    > {
+        let LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join-supplier.cancellation-requested` version `v1` (Lifecycle: joining a supplier).
@@ -931,6 +1120,35 @@ for LifecycleJoinSupplierCancellationRequested {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierCancellationRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancellationRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierCancellationRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierCancellationRequested>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierCancellationRequested) -> Self {
+        Self::LifecycleJoinSupplierCancellationRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierCancellationRequested>
+for LifecycleJoinSupplierCancellationRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierCancellationRequested,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierCancellationRequested> {
+        let LifecycleJoinSupplierCancellationRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.cancelled` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1063,6 +1281,34 @@ for LifecycleJoinSupplierCancelled {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierCancelled {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancelled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierCancelled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierCancelled> for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierCancelled) -> Self {
+        Self::LifecycleJoinSupplierCancelled(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierCancelled>
+for LifecycleJoinSupplierCancelledV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierCancelled,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierCancelled> {
+        let LifecycleJoinSupplierCancelled::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1193,6 +1439,34 @@ impl ::std::convert::From<LifecycleJoinSupplierCompletedV1>
 for LifecycleJoinSupplierCompleted {
     fn from(payload: LifecycleJoinSupplierCompletedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleJoinSupplierCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierCompleted> for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierCompleted) -> Self {
+        Self::LifecycleJoinSupplierCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierCompleted>
+for LifecycleJoinSupplierCompletedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierCompleted,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierCompleted> {
+        let LifecycleJoinSupplierCompleted::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join-supplier.requested` version `v1` (Lifecycle: joining a supplier).
@@ -1335,6 +1609,34 @@ for LifecycleJoinSupplierRequested {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierRequested> for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierRequested) -> Self {
+        Self::LifecycleJoinSupplierRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierRequested>
+for LifecycleJoinSupplierRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierRequested,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierRequested> {
+        let LifecycleJoinSupplierRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.reversal-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1467,6 +1769,35 @@ for LifecycleJoinSupplierReversalRequested {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierReversalRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversalRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierReversalRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierReversalRequested>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierReversalRequested) -> Self {
+        Self::LifecycleJoinSupplierReversalRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierReversalRequested>
+for LifecycleJoinSupplierReversalRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierReversalRequested,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierReversalRequested> {
+        let LifecycleJoinSupplierReversalRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.reversed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1597,6 +1928,34 @@ impl ::std::convert::From<LifecycleJoinSupplierReversedV1>
 for LifecycleJoinSupplierReversed {
     fn from(payload: LifecycleJoinSupplierReversedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleJoinSupplierReversed {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierReversed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierReversed> for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierReversed) -> Self {
+        Self::LifecycleJoinSupplierReversed(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierReversed>
+for LifecycleJoinSupplierReversedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierReversed,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierReversed> {
+        let LifecycleJoinSupplierReversed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join-supplier.supply-period.created` version `v1` (Lifecycle: joining a supplier).
@@ -1737,6 +2096,35 @@ for LifecycleJoinSupplierSupplyPeriodCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleJoinSupplierSupplyPeriodCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPeriodCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierSupplyPeriodCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierSupplyPeriodCreated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierSupplyPeriodCreated) -> Self {
+        Self::LifecycleJoinSupplierSupplyPeriodCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierSupplyPeriodCreated>
+for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierSupplyPeriodCreated,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierSupplyPeriodCreated> {
+        let LifecycleJoinSupplierSupplyPeriodCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1872,6 +2260,47 @@ impl ::std::convert::From<
         payload: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<
+    LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+> for crate::events::Event {
+    fn from(
+        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+    ) -> Self {
+        Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
+            event,
+        )
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+> for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+    > {
+        let LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::V1(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
@@ -2011,6 +2440,47 @@ impl ::std::convert::From<
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<
+    LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+> for crate::events::Event {
+    fn from(
+        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+    ) -> Self {
+        Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
+            event,
+        )
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+> for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+    > {
+        let LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::V1(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_completed` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -2136,6 +2606,40 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
         payload: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
     ) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted) -> Self {
+        Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+> for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+    > {
+        let LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` version `v2` (Lifecycle: joining a supplier).
@@ -2265,6 +2769,40 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated) -> Self {
+        Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+> for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+    > {
+        let LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.join_supplier.security_deposits.created` version `v1` (Lifecycle: joining a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
@@ -2365,6 +2903,35 @@ impl ::std::convert::From<LifecycleJoinSupplierSecurityDepositsCreatedV1>
 for LifecycleJoinSupplierSecurityDepositsCreated {
     fn from(payload: LifecycleJoinSupplierSecurityDepositsCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleJoinSupplierSecurityDepositsCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSecurityDepositsCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierSecurityDepositsCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierSecurityDepositsCreated>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierSecurityDepositsCreated) -> Self {
+        Self::LifecycleJoinSupplierSecurityDepositsCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierSecurityDepositsCreated>
+for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleJoinSupplierSecurityDepositsCreated,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierSecurityDepositsCreated> {
+        let LifecycleJoinSupplierSecurityDepositsCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.join_supplier.terms-and-conditions.accepted` version `v2` (Lifecycle: joining a supplier).
@@ -2480,5 +3047,34 @@ impl ::std::convert::From<LifecycleJoinSupplierTermsAndConditionsAcceptedV2>
 for LifecycleJoinSupplierTermsAndConditionsAccepted {
     fn from(payload: LifecycleJoinSupplierTermsAndConditionsAcceptedV2) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleJoinSupplierTermsAndConditionsAccepted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierTermsAndConditionsAccepted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleJoinSupplierTermsAndConditionsAccepted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleJoinSupplierTermsAndConditionsAccepted>
+for crate::events::Event {
+    fn from(event: LifecycleJoinSupplierTermsAndConditionsAccepted) -> Self {
+        Self::LifecycleJoinSupplierTermsAndConditionsAccepted(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleJoinSupplierTermsAndConditionsAccepted>
+for LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleJoinSupplierTermsAndConditionsAccepted,
+    ) -> ::std::result::Result<Self, LifecycleJoinSupplierTermsAndConditionsAccepted> {
+        let LifecycleJoinSupplierTermsAndConditionsAccepted::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -128,6 +128,42 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated>
+for crate::events::Event {
+    fn from(
+        event: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+    ) -> Self {
+        Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+> for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+    > {
+        let LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
@@ -253,6 +289,40 @@ for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated) -> Self {
+        Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+> for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+    > {
+        let LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
@@ -376,6 +446,40 @@ for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
         payload: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated) -> Self {
+        Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+> for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+    > {
+        let LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.cancellation-requested` version `v2` (Lifecycle: leaving a supplier).
@@ -510,6 +614,35 @@ for LifecycleLeaveSupplierCancellationRequested {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleLeaveSupplierCancellationRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancellationRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierCancellationRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierCancellationRequested>
+for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierCancellationRequested) -> Self {
+        Self::LifecycleLeaveSupplierCancellationRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierCancellationRequested>
+for LifecycleLeaveSupplierCancellationRequestedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleLeaveSupplierCancellationRequested,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCancellationRequested> {
+        let LifecycleLeaveSupplierCancellationRequested::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.leave-supplier.cancelled` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -640,6 +773,34 @@ impl ::std::convert::From<LifecycleLeaveSupplierCancelledV2>
 for LifecycleLeaveSupplierCancelled {
     fn from(payload: LifecycleLeaveSupplierCancelledV2) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleLeaveSupplierCancelled {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancelled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierCancelled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierCancelled> for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierCancelled) -> Self {
+        Self::LifecycleLeaveSupplierCancelled(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierCancelled>
+for LifecycleLeaveSupplierCancelledV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleLeaveSupplierCancelled,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCancelled> {
+        let LifecycleLeaveSupplierCancelled::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.completed` version `v3` (Lifecycle: leaving a supplier).
@@ -783,6 +944,34 @@ impl ::std::convert::From<LifecycleLeaveSupplierCompletedV3>
 for LifecycleLeaveSupplierCompleted {
     fn from(payload: LifecycleLeaveSupplierCompletedV3) -> Self {
         Self::V3(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleLeaveSupplierCompleted {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCompleted;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierCompleted(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierCompleted> for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierCompleted) -> Self {
+        Self::LifecycleLeaveSupplierCompleted(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierCompleted>
+for LifecycleLeaveSupplierCompletedV3 {
+    const VERSION: &'static str = "v3";
+    fn from_versions(
+        event: LifecycleLeaveSupplierCompleted,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCompleted> {
+        let LifecycleLeaveSupplierCompleted::V3(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.requested` version `v2` (Lifecycle: leaving a supplier).
@@ -1117,6 +1306,82 @@ for LifecycleLeaveSupplierRequested {
         Self::V3(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleLeaveSupplierRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierRequested> for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierRequested) -> Self {
+        Self::LifecycleLeaveSupplierRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierRequested>
+for LifecycleLeaveSupplierRequestedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleLeaveSupplierRequested,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
+        match event {
+            LifecycleLeaveSupplierRequested::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: LifecycleLeaveSupplierRequested,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
+        match event {
+            LifecycleLeaveSupplierRequested::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            LifecycleLeaveSupplierRequested::V3(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierRequested>
+for LifecycleLeaveSupplierRequestedV3 {
+    const VERSION: &'static str = "v3";
+    fn from_versions(
+        event: LifecycleLeaveSupplierRequested,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
+        match event {
+            LifecycleLeaveSupplierRequested::V3(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `lifecycle.leave-supplier.requested` v3 read as v2 (every field of v2 is in v3; the others are dropped).
+impl ::std::convert::From<LifecycleLeaveSupplierRequestedV3>
+for LifecycleLeaveSupplierRequestedV2 {
+    fn from(newer: LifecycleLeaveSupplierRequestedV3) -> Self {
+        Self {
+            account_number: newer.account_number,
+            leave_supplier_process_id: newer.leave_supplier_process_id,
+            leave_supplier_process_subtype: newer.leave_supplier_process_subtype,
+            supply_points: newer.supply_points,
+            requested_supply_end_at: newer.requested_supply_end_at,
+            requested_supply_end_date: newer.requested_supply_end_date,
+            requested_at: newer.requested_at,
+            is_passive: newer.is_passive,
+            passive_loss_instigated_supply_point_id: newer
+                .passive_loss_instigated_supply_point_id,
+        }
+    }
+}
 /// Payload of `lifecycle.leave-supplier.reversal-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1247,6 +1512,35 @@ impl ::std::convert::From<LifecycleLeaveSupplierReversalRequestedV2>
 for LifecycleLeaveSupplierReversalRequested {
     fn from(payload: LifecycleLeaveSupplierReversalRequestedV2) -> Self {
         Self::V2(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleLeaveSupplierReversalRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierReversalRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierReversalRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierReversalRequested>
+for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierReversalRequested) -> Self {
+        Self::LifecycleLeaveSupplierReversalRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierReversalRequested>
+for LifecycleLeaveSupplierReversalRequestedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleLeaveSupplierReversalRequested,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierReversalRequested> {
+        let LifecycleLeaveSupplierReversalRequested::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
@@ -1382,6 +1676,47 @@ impl ::std::convert::From<
         payload: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+> for crate::events::Event {
+    fn from(
+        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+    ) -> Self {
+        Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
+            event,
+        )
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+> for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+    > {
+        let LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::V1(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
@@ -1522,6 +1857,48 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+> for crate::events::Event {
+    fn from(
+        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+    ) -> Self {
+        Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
+            event,
+        )
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+>
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+    > {
+        let LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::V1(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
@@ -1655,6 +2032,47 @@ impl ::std::convert::From<
         payload: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+> for crate::events::Event {
+    fn from(
+        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+    ) -> Self {
+        Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
+            event,
+        )
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+> for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+    > {
+        let LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::V1(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.termination.confirmed` version `v2` (Lifecycle: leaving a supplier).
@@ -1798,6 +2216,35 @@ for LifecycleLeaveSupplierTerminationConfirmed {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationConfirmed {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationConfirmed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierTerminationConfirmed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierTerminationConfirmed>
+for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierTerminationConfirmed) -> Self {
+        Self::LifecycleLeaveSupplierTerminationConfirmed(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierTerminationConfirmed>
+for LifecycleLeaveSupplierTerminationConfirmedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleLeaveSupplierTerminationConfirmed,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierTerminationConfirmed> {
+        let LifecycleLeaveSupplierTerminationConfirmed::V2(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.leave-supplier.termination.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
@@ -1929,6 +2376,35 @@ impl ::std::convert::From<LifecycleLeaveSupplierTerminationInitiatedV1>
 for LifecycleLeaveSupplierTerminationInitiated {
     fn from(payload: LifecycleLeaveSupplierTerminationInitiatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationInitiated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationInitiated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierTerminationInitiated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierTerminationInitiated>
+for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierTerminationInitiated) -> Self {
+        Self::LifecycleLeaveSupplierTerminationInitiated(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierTerminationInitiated>
+for LifecycleLeaveSupplierTerminationInitiatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleLeaveSupplierTerminationInitiated,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierTerminationInitiated> {
+        let LifecycleLeaveSupplierTerminationInitiated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `lifecycle.leave-supplier.updated` version `v2` (Lifecycle: leaving a supplier).
@@ -2261,5 +2737,81 @@ impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV3>
 for LifecycleLeaveSupplierUpdated {
     fn from(payload: LifecycleLeaveSupplierUpdatedV3) -> Self {
         Self::V3(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleLeaveSupplierUpdated {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierUpdated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleLeaveSupplierUpdated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleLeaveSupplierUpdated> for crate::events::Event {
+    fn from(event: LifecycleLeaveSupplierUpdated) -> Self {
+        Self::LifecycleLeaveSupplierUpdated(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierUpdated>
+for LifecycleLeaveSupplierUpdatedV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleLeaveSupplierUpdated,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
+        match event {
+            LifecycleLeaveSupplierUpdated::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: LifecycleLeaveSupplierUpdated,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
+        match event {
+            LifecycleLeaveSupplierUpdated::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            LifecycleLeaveSupplierUpdated::V3(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<LifecycleLeaveSupplierUpdated>
+for LifecycleLeaveSupplierUpdatedV3 {
+    const VERSION: &'static str = "v3";
+    fn from_versions(
+        event: LifecycleLeaveSupplierUpdated,
+    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
+        match event {
+            LifecycleLeaveSupplierUpdated::V3(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `lifecycle.leave-supplier.updated` v3 read as v2 (every field of v2 is in v3; the others are dropped).
+impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV3>
+for LifecycleLeaveSupplierUpdatedV2 {
+    fn from(newer: LifecycleLeaveSupplierUpdatedV3) -> Self {
+        Self {
+            account_number: newer.account_number,
+            leave_supplier_process_id: newer.leave_supplier_process_id,
+            leave_supplier_process_subtype: newer.leave_supplier_process_subtype,
+            supply_points: newer.supply_points,
+            requested_supply_end_at: newer.requested_supply_end_at,
+            requested_supply_end_date: newer.requested_supply_end_date,
+            updated_at: newer.updated_at,
+            is_passive: newer.is_passive,
+            passive_loss_instigated_supply_point_id: newer
+                .passive_loss_instigated_supply_point_id,
+        }
     }
 }

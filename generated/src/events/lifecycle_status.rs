@@ -142,6 +142,39 @@ for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleEnrollmentLoyaltyPointsQualificationReversed>
+for crate::events::Event {
+    fn from(event: LifecycleEnrollmentLoyaltyPointsQualificationReversed) -> Self {
+        Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleEnrollmentLoyaltyPointsQualificationReversed>
+for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleEnrollmentLoyaltyPointsQualificationReversed,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleEnrollmentLoyaltyPointsQualificationReversed,
+    > {
+        let LifecycleEnrollmentLoyaltyPointsQualificationReversed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` version `v2` (Lifecycle: status and enrolment).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -291,6 +324,44 @@ impl ::std::convert::From<
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent
+for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint>
+for crate::events::Event {
+    fn from(
+        event: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+    ) -> Self {
+        Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+> for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+    ) -> ::std::result::Result<
+        Self,
+        LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+    > {
+        let LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::V2(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.status-changed` version `v1` (Lifecycle: status and enrolment).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleStatusChangedV1 {
@@ -409,6 +480,33 @@ impl ::std::convert::From<LifecycleStatusChangedV1> for LifecycleStatusChanged {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for LifecycleStatusChanged {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleStatusChanged;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleStatusChanged(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleStatusChanged> for crate::events::Event {
+    fn from(event: LifecycleStatusChanged) -> Self {
+        Self::LifecycleStatusChanged(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleStatusChanged> for LifecycleStatusChangedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: LifecycleStatusChanged,
+    ) -> ::std::result::Result<Self, LifecycleStatusChanged> {
+        let LifecycleStatusChanged::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `lifecycle.support-site.sale` version `1.0.0` (Lifecycle: status and enrolment).
 ///
 /// The one event of the catalogue whose payload version is labelled `1.0.0`.
@@ -521,5 +619,33 @@ impl ::serde::Serialize for LifecycleSupportSiteSale {
 impl ::std::convert::From<LifecycleSupportSiteSaleV1_0_0> for LifecycleSupportSiteSale {
     fn from(payload: LifecycleSupportSiteSaleV1_0_0) -> Self {
         Self::V1_0_0(payload)
+    }
+}
+impl crate::events::TypedEvent for LifecycleSupportSiteSale {
+    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleSupportSiteSale;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::LifecycleSupportSiteSale(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<LifecycleSupportSiteSale> for crate::events::Event {
+    fn from(event: LifecycleSupportSiteSale) -> Self {
+        Self::LifecycleSupportSiteSale(event)
+    }
+}
+impl crate::events::PayloadVersion<LifecycleSupportSiteSale>
+for LifecycleSupportSiteSaleV1_0_0 {
+    const VERSION: &'static str = "1.0.0";
+    fn from_versions(
+        event: LifecycleSupportSiteSale,
+    ) -> ::std::result::Result<Self, LifecycleSupportSiteSale> {
+        let LifecycleSupportSiteSale::V1_0_0(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -102,6 +102,35 @@ for ElectricityFlowFileCancellationInvoiceProcessed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ElectricityFlowFileCancellationInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileCancellationInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ElectricityFlowFileCancellationInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ElectricityFlowFileCancellationInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: ElectricityFlowFileCancellationInvoiceProcessed) -> Self {
+        Self::ElectricityFlowFileCancellationInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ElectricityFlowFileCancellationInvoiceProcessed>
+for ElectricityFlowFileCancellationInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ElectricityFlowFileCancellationInvoiceProcessed,
+    ) -> ::std::result::Result<Self, ElectricityFlowFileCancellationInvoiceProcessed> {
+        let ElectricityFlowFileCancellationInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `electricity-flow-file.complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
@@ -200,6 +229,35 @@ impl ::std::convert::From<ElectricityFlowFileComplementaryInvoiceProcessedV1>
 for ElectricityFlowFileComplementaryInvoiceProcessed {
     fn from(payload: ElectricityFlowFileComplementaryInvoiceProcessedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ElectricityFlowFileComplementaryInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileComplementaryInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ElectricityFlowFileComplementaryInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ElectricityFlowFileComplementaryInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: ElectricityFlowFileComplementaryInvoiceProcessed) -> Self {
+        Self::ElectricityFlowFileComplementaryInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ElectricityFlowFileComplementaryInvoiceProcessed>
+for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ElectricityFlowFileComplementaryInvoiceProcessed,
+    ) -> ::std::result::Result<Self, ElectricityFlowFileComplementaryInvoiceProcessed> {
+        let ElectricityFlowFileComplementaryInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `electricity-flow-file.rectification-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -302,6 +360,35 @@ for ElectricityFlowFileRectificationInvoiceProcessed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ElectricityFlowFileRectificationInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRectificationInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ElectricityFlowFileRectificationInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ElectricityFlowFileRectificationInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: ElectricityFlowFileRectificationInvoiceProcessed) -> Self {
+        Self::ElectricityFlowFileRectificationInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ElectricityFlowFileRectificationInvoiceProcessed>
+for ElectricityFlowFileRectificationInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ElectricityFlowFileRectificationInvoiceProcessed,
+    ) -> ::std::result::Result<Self, ElectricityFlowFileRectificationInvoiceProcessed> {
+        let ElectricityFlowFileRectificationInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `electricity-flow-file.regularizer-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
@@ -400,6 +487,35 @@ impl ::std::convert::From<ElectricityFlowFileRegularizerInvoiceProcessedV1>
 for ElectricityFlowFileRegularizerInvoiceProcessed {
     fn from(payload: ElectricityFlowFileRegularizerInvoiceProcessedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ElectricityFlowFileRegularizerInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularizerInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ElectricityFlowFileRegularizerInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ElectricityFlowFileRegularizerInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: ElectricityFlowFileRegularizerInvoiceProcessed) -> Self {
+        Self::ElectricityFlowFileRegularizerInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ElectricityFlowFileRegularizerInvoiceProcessed>
+for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ElectricityFlowFileRegularizerInvoiceProcessed,
+    ) -> ::std::result::Result<Self, ElectricityFlowFileRegularizerInvoiceProcessed> {
+        let ElectricityFlowFileRegularizerInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `electricity_flow_file.billable_concepts_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -504,6 +620,38 @@ for ElectricityFlowFileBillableConceptsInvoiceProcessed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for ElectricityFlowFileBillableConceptsInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ElectricityFlowFileBillableConceptsInvoiceProcessed(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ElectricityFlowFileBillableConceptsInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: ElectricityFlowFileBillableConceptsInvoiceProcessed) -> Self {
+        Self::ElectricityFlowFileBillableConceptsInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ElectricityFlowFileBillableConceptsInvoiceProcessed>
+for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ElectricityFlowFileBillableConceptsInvoiceProcessed,
+    ) -> ::std::result::Result<
+        Self,
+        ElectricityFlowFileBillableConceptsInvoiceProcessed,
+    > {
+        let ElectricityFlowFileBillableConceptsInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `electricity_flow_file.regular_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
@@ -601,6 +749,35 @@ impl ::std::convert::From<ElectricityFlowFileRegularInvoiceProcessedV1>
 for ElectricityFlowFileRegularInvoiceProcessed {
     fn from(payload: ElectricityFlowFileRegularInvoiceProcessedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for ElectricityFlowFileRegularInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::ElectricityFlowFileRegularInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<ElectricityFlowFileRegularInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: ElectricityFlowFileRegularInvoiceProcessed) -> Self {
+        Self::ElectricityFlowFileRegularInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<ElectricityFlowFileRegularInvoiceProcessed>
+for ElectricityFlowFileRegularInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: ElectricityFlowFileRegularInvoiceProcessed,
+    ) -> ::std::result::Result<Self, ElectricityFlowFileRegularInvoiceProcessed> {
+        let ElectricityFlowFileRegularInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `esp-supply-points.enrichment-data.sent` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -726,6 +903,34 @@ impl ::std::convert::From<EspSupplyPointsEnrichmentDataSentV1>
 for EspSupplyPointsEnrichmentDataSent {
     fn from(payload: EspSupplyPointsEnrichmentDataSentV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for EspSupplyPointsEnrichmentDataSent {
+    const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsEnrichmentDataSent;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::EspSupplyPointsEnrichmentDataSent(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<EspSupplyPointsEnrichmentDataSent> for crate::events::Event {
+    fn from(event: EspSupplyPointsEnrichmentDataSent) -> Self {
+        Self::EspSupplyPointsEnrichmentDataSent(event)
+    }
+}
+impl crate::events::PayloadVersion<EspSupplyPointsEnrichmentDataSent>
+for EspSupplyPointsEnrichmentDataSentV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: EspSupplyPointsEnrichmentDataSent,
+    ) -> ::std::result::Result<Self, EspSupplyPointsEnrichmentDataSent> {
+        let EspSupplyPointsEnrichmentDataSent::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `esp_supply_points.atr_snapshot.sent` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -861,6 +1066,34 @@ for EspSupplyPointsAtrSnapshotSent {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for EspSupplyPointsAtrSnapshotSent {
+    const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsAtrSnapshotSent;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::EspSupplyPointsAtrSnapshotSent(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<EspSupplyPointsAtrSnapshotSent> for crate::events::Event {
+    fn from(event: EspSupplyPointsAtrSnapshotSent) -> Self {
+        Self::EspSupplyPointsAtrSnapshotSent(event)
+    }
+}
+impl crate::events::PayloadVersion<EspSupplyPointsAtrSnapshotSent>
+for EspSupplyPointsAtrSnapshotSentV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: EspSupplyPointsAtrSnapshotSent,
+    ) -> ::std::result::Result<Self, EspSupplyPointsAtrSnapshotSent> {
+        let EspSupplyPointsAtrSnapshotSent::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `gas-bill-flow-details.annulment-with-substituent-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
@@ -972,6 +1205,40 @@ for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated>
+for crate::events::Event {
+    fn from(event: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated) -> Self {
+        Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+> for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+    ) -> ::std::result::Result<
+        Self,
+        GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+    > {
+        let GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `gas-bill-flow-details.cancellation-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
@@ -1076,6 +1343,35 @@ impl ::std::convert::From<GasBillFlowDetailsCancellationInvoiceCreatedV1>
 for GasBillFlowDetailsCancellationInvoiceCreated {
     fn from(payload: GasBillFlowDetailsCancellationInvoiceCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for GasBillFlowDetailsCancellationInvoiceCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsCancellationInvoiceCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasBillFlowDetailsCancellationInvoiceCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasBillFlowDetailsCancellationInvoiceCreated>
+for crate::events::Event {
+    fn from(event: GasBillFlowDetailsCancellationInvoiceCreated) -> Self {
+        Self::GasBillFlowDetailsCancellationInvoiceCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<GasBillFlowDetailsCancellationInvoiceCreated>
+for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasBillFlowDetailsCancellationInvoiceCreated,
+    ) -> ::std::result::Result<Self, GasBillFlowDetailsCancellationInvoiceCreated> {
+        let GasBillFlowDetailsCancellationInvoiceCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `gas-bill-flow-details.complementary-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -1184,6 +1480,35 @@ for GasBillFlowDetailsComplementaryInvoiceCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for GasBillFlowDetailsComplementaryInvoiceCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsComplementaryInvoiceCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasBillFlowDetailsComplementaryInvoiceCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasBillFlowDetailsComplementaryInvoiceCreated>
+for crate::events::Event {
+    fn from(event: GasBillFlowDetailsComplementaryInvoiceCreated) -> Self {
+        Self::GasBillFlowDetailsComplementaryInvoiceCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<GasBillFlowDetailsComplementaryInvoiceCreated>
+for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasBillFlowDetailsComplementaryInvoiceCreated,
+    ) -> ::std::result::Result<Self, GasBillFlowDetailsComplementaryInvoiceCreated> {
+        let GasBillFlowDetailsComplementaryInvoiceCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `gas-bill-flow-details.rectification-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
@@ -1288,6 +1613,35 @@ impl ::std::convert::From<GasBillFlowDetailsRectificationInvoiceCreatedV1>
 for GasBillFlowDetailsRectificationInvoiceCreated {
     fn from(payload: GasBillFlowDetailsRectificationInvoiceCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for GasBillFlowDetailsRectificationInvoiceCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRectificationInvoiceCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasBillFlowDetailsRectificationInvoiceCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasBillFlowDetailsRectificationInvoiceCreated>
+for crate::events::Event {
+    fn from(event: GasBillFlowDetailsRectificationInvoiceCreated) -> Self {
+        Self::GasBillFlowDetailsRectificationInvoiceCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<GasBillFlowDetailsRectificationInvoiceCreated>
+for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasBillFlowDetailsRectificationInvoiceCreated,
+    ) -> ::std::result::Result<Self, GasBillFlowDetailsRectificationInvoiceCreated> {
+        let GasBillFlowDetailsRectificationInvoiceCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `gas-bill-flow-details.regular-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -1396,6 +1750,35 @@ for GasBillFlowDetailsRegularInvoiceCreated {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for GasBillFlowDetailsRegularInvoiceCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRegularInvoiceCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasBillFlowDetailsRegularInvoiceCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasBillFlowDetailsRegularInvoiceCreated>
+for crate::events::Event {
+    fn from(event: GasBillFlowDetailsRegularInvoiceCreated) -> Self {
+        Self::GasBillFlowDetailsRegularInvoiceCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<GasBillFlowDetailsRegularInvoiceCreated>
+for GasBillFlowDetailsRegularInvoiceCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasBillFlowDetailsRegularInvoiceCreated,
+    ) -> ::std::result::Result<Self, GasBillFlowDetailsRegularInvoiceCreated> {
+        let GasBillFlowDetailsRegularInvoiceCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `gas-flow-file.b7033-complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
@@ -1502,6 +1885,35 @@ for GasFlowFileB7033ComplementaryInvoiceProcessed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for GasFlowFileB7033ComplementaryInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033ComplementaryInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasFlowFileB7033ComplementaryInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasFlowFileB7033ComplementaryInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: GasFlowFileB7033ComplementaryInvoiceProcessed) -> Self {
+        Self::GasFlowFileB7033ComplementaryInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<GasFlowFileB7033ComplementaryInvoiceProcessed>
+for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasFlowFileB7033ComplementaryInvoiceProcessed,
+    ) -> ::std::result::Result<Self, GasFlowFileB7033ComplementaryInvoiceProcessed> {
+        let GasFlowFileB7033ComplementaryInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `gas-flow-file.b7033-regular-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
@@ -1606,6 +2018,35 @@ impl ::std::convert::From<GasFlowFileB7033RegularInvoiceProcessedV1>
 for GasFlowFileB7033RegularInvoiceProcessed {
     fn from(payload: GasFlowFileB7033RegularInvoiceProcessedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for GasFlowFileB7033RegularInvoiceProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033RegularInvoiceProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasFlowFileB7033RegularInvoiceProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasFlowFileB7033RegularInvoiceProcessed>
+for crate::events::Event {
+    fn from(event: GasFlowFileB7033RegularInvoiceProcessed) -> Self {
+        Self::GasFlowFileB7033RegularInvoiceProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<GasFlowFileB7033RegularInvoiceProcessed>
+for GasFlowFileB7033RegularInvoiceProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasFlowFileB7033RegularInvoiceProcessed,
+    ) -> ::std::result::Result<Self, GasFlowFileB7033RegularInvoiceProcessed> {
+        let GasFlowFileB7033RegularInvoiceProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `gas-supply-point.inspection-results.received` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -1760,6 +2201,35 @@ for GasSupplyPointInspectionResultsReceived {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for GasSupplyPointInspectionResultsReceived {
+    const TYPE: crate::events::EventType = crate::events::EventType::GasSupplyPointInspectionResultsReceived;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::GasSupplyPointInspectionResultsReceived(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<GasSupplyPointInspectionResultsReceived>
+for crate::events::Event {
+    fn from(event: GasSupplyPointInspectionResultsReceived) -> Self {
+        Self::GasSupplyPointInspectionResultsReceived(event)
+    }
+}
+impl crate::events::PayloadVersion<GasSupplyPointInspectionResultsReceived>
+for GasSupplyPointInspectionResultsReceivedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: GasSupplyPointInspectionResultsReceived,
+    ) -> ::std::result::Result<Self, GasSupplyPointInspectionResultsReceived> {
+        let GasSupplyPointInspectionResultsReceived::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `markets.esp.bill-flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspBillFlowFileProcessedV1 {
@@ -1901,6 +2371,34 @@ for MarketsEspBillFlowFileProcessed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for MarketsEspBillFlowFileProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspBillFlowFileProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MarketsEspBillFlowFileProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MarketsEspBillFlowFileProcessed> for crate::events::Event {
+    fn from(event: MarketsEspBillFlowFileProcessed) -> Self {
+        Self::MarketsEspBillFlowFileProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<MarketsEspBillFlowFileProcessed>
+for MarketsEspBillFlowFileProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MarketsEspBillFlowFileProcessed,
+    ) -> ::std::result::Result<Self, MarketsEspBillFlowFileProcessed> {
+        let MarketsEspBillFlowFileProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `markets.esp.flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspFlowFileProcessedV1 {
@@ -2015,6 +2513,34 @@ impl ::std::convert::From<MarketsEspFlowFileProcessedV1>
 for MarketsEspFlowFileProcessed {
     fn from(payload: MarketsEspFlowFileProcessedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MarketsEspFlowFileProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspFlowFileProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MarketsEspFlowFileProcessed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MarketsEspFlowFileProcessed> for crate::events::Event {
+    fn from(event: MarketsEspFlowFileProcessed) -> Self {
+        Self::MarketsEspFlowFileProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<MarketsEspFlowFileProcessed>
+for MarketsEspFlowFileProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MarketsEspFlowFileProcessed,
+    ) -> ::std::result::Result<Self, MarketsEspFlowFileProcessed> {
+        let MarketsEspFlowFileProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `markets.esp_industry_gasbillflowdetails.inspection.processed` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -2132,6 +2658,40 @@ for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MarketsEspIndustryGasbillflowdetailsInspectionProcessed>
+for crate::events::Event {
+    fn from(event: MarketsEspIndustryGasbillflowdetailsInspectionProcessed) -> Self {
+        Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+> for MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+    ) -> ::std::result::Result<
+        Self,
+        MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+    > {
+        let MarketsEspIndustryGasbillflowdetailsInspectionProcessed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `markets.gas-supply-point.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsGasSupplyPointCreatedV1 {
@@ -2232,6 +2792,34 @@ impl ::std::convert::From<MarketsGasSupplyPointCreatedV1>
 for MarketsGasSupplyPointCreated {
     fn from(payload: MarketsGasSupplyPointCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MarketsGasSupplyPointCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsGasSupplyPointCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MarketsGasSupplyPointCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MarketsGasSupplyPointCreated> for crate::events::Event {
+    fn from(event: MarketsGasSupplyPointCreated) -> Self {
+        Self::MarketsGasSupplyPointCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<MarketsGasSupplyPointCreated>
+for MarketsGasSupplyPointCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MarketsGasSupplyPointCreated,
+    ) -> ::std::result::Result<Self, MarketsGasSupplyPointCreated> {
+        let MarketsGasSupplyPointCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `markets.network-operator.created` version `v1` (Market files (electricity, gas, Spanish market)).
@@ -2365,5 +2953,33 @@ impl ::std::convert::From<MarketsNetworkOperatorCreatedV1>
 for MarketsNetworkOperatorCreated {
     fn from(payload: MarketsNetworkOperatorCreatedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MarketsNetworkOperatorCreated {
+    const TYPE: crate::events::EventType = crate::events::EventType::MarketsNetworkOperatorCreated;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MarketsNetworkOperatorCreated(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MarketsNetworkOperatorCreated> for crate::events::Event {
+    fn from(event: MarketsNetworkOperatorCreated) -> Self {
+        Self::MarketsNetworkOperatorCreated(event)
+    }
+}
+impl crate::events::PayloadVersion<MarketsNetworkOperatorCreated>
+for MarketsNetworkOperatorCreatedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MarketsNetworkOperatorCreated,
+    ) -> ::std::result::Result<Self, MarketsNetworkOperatorCreated> {
+        let MarketsNetworkOperatorCreated::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

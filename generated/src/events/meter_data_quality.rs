@@ -335,6 +335,82 @@ for MeterDataQualityResolutionCancelled {
         Self::V2(payload)
     }
 }
+impl crate::events::TypedEvent for MeterDataQualityResolutionCancelled {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionCancelled;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterDataQualityResolutionCancelled(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterDataQualityResolutionCancelled> for crate::events::Event {
+    fn from(event: MeterDataQualityResolutionCancelled) -> Self {
+        Self::MeterDataQualityResolutionCancelled(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterDataQualityResolutionCancelled>
+for MeterDataQualityResolutionCancelledV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterDataQualityResolutionCancelled,
+    ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
+        match event {
+            MeterDataQualityResolutionCancelled::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+    fn view_of(
+        event: MeterDataQualityResolutionCancelled,
+    ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
+        match event {
+            MeterDataQualityResolutionCancelled::V1(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            MeterDataQualityResolutionCancelled::V2(payload) => {
+                ::std::result::Result::Ok(payload.into())
+            }
+        }
+    }
+}
+impl crate::events::PayloadVersion<MeterDataQualityResolutionCancelled>
+for MeterDataQualityResolutionCancelledV2 {
+    const VERSION: &'static str = "v2";
+    fn from_versions(
+        event: MeterDataQualityResolutionCancelled,
+    ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
+        match event {
+            MeterDataQualityResolutionCancelled::V2(payload) => {
+                ::std::result::Result::Ok(payload)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+/// Version view: `meter_data_quality.resolution_cancelled` v2 read as v1 (every field of v1 is in v2; the others are dropped).
+impl ::std::convert::From<MeterDataQualityResolutionCancelledV2>
+for MeterDataQualityResolutionCancelledV1 {
+    fn from(newer: MeterDataQualityResolutionCancelledV2) -> Self {
+        Self {
+            issue_id: newer.issue_id,
+            issue_category: newer.issue_category,
+            issue_subcategory: newer.issue_subcategory,
+            issue_status: newer.issue_status,
+            market_supply_point_id: newer.market_supply_point_id,
+            opened_at: newer.opened_at,
+            period_start: newer.period_start,
+            period_end: newer.period_end,
+            reading_type: newer.reading_type,
+            utility: newer.utility,
+        }
+    }
+}
 /// Payload of `meter_data_quality.resolution_requested` version `v1` (Meter data quality).
 ///
 /// Holds the fields of base `IB`, then its own.
@@ -508,5 +584,33 @@ impl ::std::convert::From<MeterDataQualityResolutionRequestedV1>
 for MeterDataQualityResolutionRequested {
     fn from(payload: MeterDataQualityResolutionRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterDataQualityResolutionRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterDataQualityResolutionRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterDataQualityResolutionRequested> for crate::events::Event {
+    fn from(event: MeterDataQualityResolutionRequested) -> Self {
+        Self::MeterDataQualityResolutionRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterDataQualityResolutionRequested>
+for MeterDataQualityResolutionRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterDataQualityResolutionRequested,
+    ) -> ::std::result::Result<Self, MeterDataQualityResolutionRequested> {
+        let MeterDataQualityResolutionRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -151,6 +151,35 @@ for MeterpointElecCosGainRegistrationRequested {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for MeterpointElecCosGainRegistrationRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointElecCosGainRegistrationRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointElecCosGainRegistrationRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointElecCosGainRegistrationRequested>
+for crate::events::Event {
+    fn from(event: MeterpointElecCosGainRegistrationRequested) -> Self {
+        Self::MeterpointElecCosGainRegistrationRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointElecCosGainRegistrationRequested>
+for MeterpointElecCosGainRegistrationRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointElecCosGainRegistrationRequested,
+    ) -> ::std::result::Result<Self, MeterpointElecCosGainRegistrationRequested> {
+        let MeterpointElecCosGainRegistrationRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `meterpoint.gas.api_backfill` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasApiBackfillV1 {
@@ -283,6 +312,34 @@ impl ::serde::Serialize for MeterpointGasApiBackfill {
 impl ::std::convert::From<MeterpointGasApiBackfillV1> for MeterpointGasApiBackfill {
     fn from(payload: MeterpointGasApiBackfillV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasApiBackfill {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasApiBackfill;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasApiBackfill(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasApiBackfill> for crate::events::Event {
+    fn from(event: MeterpointGasApiBackfill) -> Self {
+        Self::MeterpointGasApiBackfill(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasApiBackfill>
+for MeterpointGasApiBackfillV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasApiBackfill,
+    ) -> ::std::result::Result<Self, MeterpointGasApiBackfill> {
+        let MeterpointGasApiBackfill::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.appoint_mam.requested` version `v1` (Meter points (gas and electricity)).
@@ -476,6 +533,34 @@ impl ::std::convert::From<MeterpointGasAppointMamRequestedV1>
 for MeterpointGasAppointMamRequested {
     fn from(payload: MeterpointGasAppointMamRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasAppointMamRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasAppointMamRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasAppointMamRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasAppointMamRequested> for crate::events::Event {
+    fn from(event: MeterpointGasAppointMamRequested) -> Self {
+        Self::MeterpointGasAppointMamRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasAppointMamRequested>
+for MeterpointGasAppointMamRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasAppointMamRequested,
+    ) -> ::std::result::Result<Self, MeterpointGasAppointMamRequested> {
+        let MeterpointGasAppointMamRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.backfill` version `v1` (Meter points (gas and electricity)).
@@ -740,6 +825,33 @@ impl ::std::convert::From<MeterpointGasBackfillV1> for MeterpointGasBackfill {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for MeterpointGasBackfill {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasBackfill;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasBackfill(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasBackfill> for crate::events::Event {
+    fn from(event: MeterpointGasBackfill) -> Self {
+        Self::MeterpointGasBackfill(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasBackfill> for MeterpointGasBackfillV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasBackfill,
+    ) -> ::std::result::Result<Self, MeterpointGasBackfill> {
+        let MeterpointGasBackfill::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `meterpoint.gas.change_of_cohort.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasChangeOfCohortRequestedV1 {
@@ -844,6 +956,35 @@ impl ::std::convert::From<MeterpointGasChangeOfCohortRequestedV1>
 for MeterpointGasChangeOfCohortRequested {
     fn from(payload: MeterpointGasChangeOfCohortRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasChangeOfCohortRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfCohortRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasChangeOfCohortRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasChangeOfCohortRequested>
+for crate::events::Event {
+    fn from(event: MeterpointGasChangeOfCohortRequested) -> Self {
+        Self::MeterpointGasChangeOfCohortRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasChangeOfCohortRequested>
+for MeterpointGasChangeOfCohortRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasChangeOfCohortRequested,
+    ) -> ::std::result::Result<Self, MeterpointGasChangeOfCohortRequested> {
+        let MeterpointGasChangeOfCohortRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.change_of_mam.requested` version `v1` (Meter points (gas and electricity)).
@@ -1053,6 +1194,34 @@ impl ::std::convert::From<MeterpointGasChangeOfMamRequestedV1>
 for MeterpointGasChangeOfMamRequested {
     fn from(payload: MeterpointGasChangeOfMamRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasChangeOfMamRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfMamRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasChangeOfMamRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasChangeOfMamRequested> for crate::events::Event {
+    fn from(event: MeterpointGasChangeOfMamRequested) -> Self {
+        Self::MeterpointGasChangeOfMamRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasChangeOfMamRequested>
+for MeterpointGasChangeOfMamRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasChangeOfMamRequested,
+    ) -> ::std::result::Result<Self, MeterpointGasChangeOfMamRequested> {
+        let MeterpointGasChangeOfMamRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.cos_gain.mtd_received` version `v1` (Meter points (gas and electricity)).
@@ -1391,6 +1560,34 @@ for MeterpointGasCosGainMtdReceived {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for MeterpointGasCosGainMtdReceived {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainMtdReceived;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasCosGainMtdReceived(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasCosGainMtdReceived> for crate::events::Event {
+    fn from(event: MeterpointGasCosGainMtdReceived) -> Self {
+        Self::MeterpointGasCosGainMtdReceived(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasCosGainMtdReceived>
+for MeterpointGasCosGainMtdReceivedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasCosGainMtdReceived,
+    ) -> ::std::result::Result<Self, MeterpointGasCosGainMtdReceived> {
+        let MeterpointGasCosGainMtdReceived::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `meterpoint.gas.cos_gain.registration.confirmed` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
@@ -1509,6 +1706,35 @@ impl ::std::convert::From<MeterpointGasCosGainRegistrationConfirmedV1>
 for MeterpointGasCosGainRegistrationConfirmed {
     fn from(payload: MeterpointGasCosGainRegistrationConfirmedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationConfirmed {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationConfirmed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasCosGainRegistrationConfirmed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasCosGainRegistrationConfirmed>
+for crate::events::Event {
+    fn from(event: MeterpointGasCosGainRegistrationConfirmed) -> Self {
+        Self::MeterpointGasCosGainRegistrationConfirmed(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasCosGainRegistrationConfirmed>
+for MeterpointGasCosGainRegistrationConfirmedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasCosGainRegistrationConfirmed,
+    ) -> ::std::result::Result<Self, MeterpointGasCosGainRegistrationConfirmed> {
+        let MeterpointGasCosGainRegistrationConfirmed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
@@ -1634,6 +1860,35 @@ impl ::std::convert::From<MeterpointGasCosGainRegistrationRequestedV1>
 for MeterpointGasCosGainRegistrationRequested {
     fn from(payload: MeterpointGasCosGainRegistrationRequestedV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasCosGainRegistrationRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasCosGainRegistrationRequested>
+for crate::events::Event {
+    fn from(event: MeterpointGasCosGainRegistrationRequested) -> Self {
+        Self::MeterpointGasCosGainRegistrationRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasCosGainRegistrationRequested>
+for MeterpointGasCosGainRegistrationRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasCosGainRegistrationRequested,
+    ) -> ::std::result::Result<Self, MeterpointGasCosGainRegistrationRequested> {
+        let MeterpointGasCosGainRegistrationRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.cos_loss.confirmed` version `v1` (Meter points (gas and electricity)).
@@ -1812,6 +2067,34 @@ for MeterpointGasCosLossConfirmed {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for MeterpointGasCosLossConfirmed {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosLossConfirmed;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasCosLossConfirmed(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasCosLossConfirmed> for crate::events::Event {
+    fn from(event: MeterpointGasCosLossConfirmed) -> Self {
+        Self::MeterpointGasCosLossConfirmed(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasCosLossConfirmed>
+for MeterpointGasCosLossConfirmedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasCosLossConfirmed,
+    ) -> ::std::result::Result<Self, MeterpointGasCosLossConfirmed> {
+        let MeterpointGasCosLossConfirmed::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `meterpoint.gas.deappoint_mam.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasDeappointMamRequestedV1 {
@@ -1953,6 +2236,34 @@ for MeterpointGasDeappointMamRequested {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent for MeterpointGasDeappointMamRequested {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDeappointMamRequested;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasDeappointMamRequested(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasDeappointMamRequested> for crate::events::Event {
+    fn from(event: MeterpointGasDeappointMamRequested) -> Self {
+        Self::MeterpointGasDeappointMamRequested(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasDeappointMamRequested>
+for MeterpointGasDeappointMamRequestedV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasDeappointMamRequested,
+    ) -> ::std::result::Result<Self, MeterpointGasDeappointMamRequested> {
+        let MeterpointGasDeappointMamRequested::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `meterpoint.gas.disputed_closing_reading.accepted.by_us` version `v1` (Meter points (gas and electricity)).
 ///
 /// The payload is the shared type [`DisputedClosingReading`](crate::types::DisputedClosingReading).
@@ -2001,6 +2312,35 @@ impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedByUsV1>
 for MeterpointGasDisputedClosingReadingAcceptedByUs {
     fn from(payload: MeterpointGasDisputedClosingReadingAcceptedByUsV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingAcceptedByUs {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedByUs;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasDisputedClosingReadingAcceptedByUs(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedByUs>
+for crate::events::Event {
+    fn from(event: MeterpointGasDisputedClosingReadingAcceptedByUs) -> Self {
+        Self::MeterpointGasDisputedClosingReadingAcceptedByUs(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasDisputedClosingReadingAcceptedByUs>
+for crate::types::DisputedClosingReading {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasDisputedClosingReadingAcceptedByUs,
+    ) -> ::std::result::Result<Self, MeterpointGasDisputedClosingReadingAcceptedByUs> {
+        let MeterpointGasDisputedClosingReadingAcceptedByUs::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` version `v1` (Meter points (gas and electricity)).
@@ -2055,6 +2395,40 @@ for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
         Self::V1(payload)
     }
 }
+impl crate::events::TypedEvent
+for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedOtherSupplier>
+for crate::events::Event {
+    fn from(event: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier) -> Self {
+        Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+> for crate::types::DisputedClosingReading {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+    ) -> ::std::result::Result<
+        Self,
+        MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+    > {
+        let MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
+    }
+}
 /// Payload of `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` version `v1` (Meter points (gas and electricity)).
 ///
 /// The payload is the shared type [`DisputedClosingReading`](crate::types::DisputedClosingReading).
@@ -2105,6 +2479,40 @@ for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
         payload: MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasDisputedClosingReadingAlternativeProposedByUs>
+for crate::events::Event {
+    fn from(event: MeterpointGasDisputedClosingReadingAlternativeProposedByUs) -> Self {
+        Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+> for crate::types::DisputedClosingReading {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+    ) -> ::std::result::Result<
+        Self,
+        MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+    > {
+        let MeterpointGasDisputedClosingReadingAlternativeProposedByUs::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` version `v1` (Meter points (gas and electricity)).
@@ -2159,6 +2567,45 @@ impl ::std::convert::From<
         payload: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1,
     ) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent
+for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
+                e,
+            ) => ::std::result::Result::Ok(e),
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<
+    MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+> for crate::events::Event {
+    fn from(
+        event: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+    ) -> Self {
+        Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(event)
+    }
+}
+impl crate::events::PayloadVersion<
+    MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+> for crate::types::DisputedClosingReading {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+    ) -> ::std::result::Result<
+        Self,
+        MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+    > {
+        let MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::V1(
+            payload,
+        ) = event;
+        ::std::result::Result::Ok(payload)
     }
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.queried.by_us` version `v1` (Meter points (gas and electricity)).
@@ -2275,5 +2722,34 @@ impl ::std::convert::From<MeterpointGasDisputedClosingReadingQueriedByUsV1>
 for MeterpointGasDisputedClosingReadingQueriedByUs {
     fn from(payload: MeterpointGasDisputedClosingReadingQueriedByUsV1) -> Self {
         Self::V1(payload)
+    }
+}
+impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingQueriedByUs {
+    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingQueriedByUs;
+    fn from_event(
+        event: crate::events::Event,
+    ) -> ::std::result::Result<Self, crate::events::Event> {
+        match event {
+            crate::events::Event::MeterpointGasDisputedClosingReadingQueriedByUs(e) => {
+                ::std::result::Result::Ok(e)
+            }
+            other => ::std::result::Result::Err(other),
+        }
+    }
+}
+impl ::std::convert::From<MeterpointGasDisputedClosingReadingQueriedByUs>
+for crate::events::Event {
+    fn from(event: MeterpointGasDisputedClosingReadingQueriedByUs) -> Self {
+        Self::MeterpointGasDisputedClosingReadingQueriedByUs(event)
+    }
+}
+impl crate::events::PayloadVersion<MeterpointGasDisputedClosingReadingQueriedByUs>
+for MeterpointGasDisputedClosingReadingQueriedByUsV1 {
+    const VERSION: &'static str = "v1";
+    fn from_versions(
+        event: MeterpointGasDisputedClosingReadingQueriedByUs,
+    ) -> ::std::result::Result<Self, MeterpointGasDisputedClosingReadingQueriedByUs> {
+        let MeterpointGasDisputedClosingReadingQueriedByUs::V1(payload) = event;
+        ::std::result::Result::Ok(payload)
     }
 }

@@ -33,6 +33,8 @@ pub use decode::{
     DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType,
     json_path_at,
 };
+mod routing;
+pub use routing::{PayloadVersion, TypedEvent};
 /// Section "Account users" (cargo feature `account-users`).
 #[cfg(feature = "account-users")]
 pub mod account_users;

@@ -1,9 +1,11 @@
 //! `src/events/`: payload structs and version enums per section, and the `Event` enum over all of them.
 
 use super::{Home, doc_attrs, inner_doc_attrs, struct_tokens};
-use crate::model::{EventType, Model, Section};
+use crate::model::{EventType, EventVersion, Model, Section};
+use crate::views::{VersionView, version_views};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 
 /// `src/events/mod.rs` and one `src/events/<section>.rs` per section.
 pub(super) fn files(model: &Model) -> Vec<(String, TokenStream)> {
@@ -13,17 +15,23 @@ pub(super) fn files(model: &Model) -> Vec<(String, TokenStream)> {
             "src/events/decode.rs".to_owned(),
             super::support::events_decode(),
         ),
+        (
+            "src/events/routing.rs".to_owned(),
+            super::support::events_routing(),
+        ),
     ];
+    // Payloads that are a shared type as a whole could make two events ask for the same conversion.
+    let mut conversions = BTreeSet::new();
     for section in &model.sections {
         files.push((
             format!("src/events/{}.rs", section.module),
-            section_rs(section),
+            section_rs(section, &mut conversions),
         ));
     }
     files
 }
 
-fn section_rs(section: &Section) -> TokenStream {
+fn section_rs(section: &Section, conversions: &mut BTreeSet<(String, String)>) -> TokenStream {
     let doc = inner_doc_attrs(&format!(
         "Events of the catalogue section \"{}\".\n\n{}",
         section.title, section.doc
@@ -39,7 +47,10 @@ fn section_rs(section: &Section) -> TokenStream {
             None => struct_tokens(&v.payload, Home::Types),
         });
         let enum_ = version_enum(section, e);
-        quote! { #(#structs)* #enum_ }
+        let routing = routing_impls(section, e);
+        let views = version_views(e);
+        let conversions = views.iter().filter_map(|view| view_impl(view, conversions));
+        quote! { #(#structs)* #enum_ #routing #(#conversions)* }
     });
     quote! {
         #doc
@@ -138,6 +149,129 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
     }
 }
 
+/// The Rust type of a version's payload: the shared type itself when the payload is one as a whole.
+fn payload_type(v: &EventVersion) -> TokenStream {
+    match &v.alias_of {
+        Some(shared) => {
+            let name = format_ident!("{}", shared.rust_name);
+            quote!(crate::types::#name)
+        }
+        None => {
+            let name = format_ident!("{}", v.payload.rust_name);
+            quote!(#name)
+        }
+    }
+}
+
+/// `TypedEvent` for the version enum, `From<enum> for Event`, and `PayloadVersion` for each payload.
+fn routing_impls(section: &Section, e: &EventType) -> TokenStream {
+    let name = format_ident!("{}", e.rust_name);
+    // With a single event type compiled in, `Event` has one variant and the fallback arm is unreachable.
+    let lone = (section.events.len() == 1).then(|| quote!(#[allow(unreachable_patterns)]));
+    let views = version_views(e);
+    let versions = e.versions.iter().map(|v| {
+        let payload = payload_type(v);
+        let label = &v.label;
+        let variant = format_ident!("{}", v.variant);
+        let exact = if e.versions.len() == 1 {
+            quote! { let #name::#variant(payload) = event; ::std::result::Result::Ok(payload) }
+        } else {
+            quote! {
+                match event {
+                    #name::#variant(payload) => ::std::result::Result::Ok(payload),
+                    other => ::std::result::Result::Err(other),
+                }
+            }
+        };
+        let newer: Vec<_> = views
+            .iter()
+            .filter(|view| view.older.label == v.label)
+            .map(|view| format_ident!("{}", view.newer.variant))
+            .collect();
+        let view_of = (!newer.is_empty()).then(|| {
+            let all_covered = newer.len() + 1 == e.versions.len();
+            let rest = (!all_covered).then(|| quote!(other => ::std::result::Result::Err(other),));
+            quote! {
+                fn view_of(event: #name) -> ::std::result::Result<Self, #name> {
+                    match event {
+                        #name::#variant(payload) => ::std::result::Result::Ok(payload),
+                        #(#name::#newer(payload) => ::std::result::Result::Ok(payload.into()),)*
+                        #rest
+                    }
+                }
+            }
+        });
+        quote! {
+            impl crate::events::PayloadVersion<#name> for #payload {
+                const VERSION: &'static str = #label;
+                fn from_versions(event: #name) -> ::std::result::Result<Self, #name> {
+                    #exact
+                }
+                #view_of
+            }
+        }
+    });
+    quote! {
+        impl crate::events::TypedEvent for #name {
+            const TYPE: crate::events::EventType = crate::events::EventType::#name;
+            #lone
+            fn from_event(event: crate::events::Event) -> ::std::result::Result<Self, crate::events::Event> {
+                match event {
+                    crate::events::Event::#name(e) => ::std::result::Result::Ok(e),
+                    other => ::std::result::Result::Err(other),
+                }
+            }
+        }
+
+        impl ::std::convert::From<#name> for crate::events::Event {
+            fn from(event: #name) -> Self {
+                Self::#name(event)
+            }
+        }
+
+        #(#versions)*
+    }
+}
+
+/// `From<newer> for older` of a version view, unless that conversion was already written.
+fn view_impl(
+    view: &VersionView<'_>,
+    written: &mut BTreeSet<(String, String)>,
+) -> Option<TokenStream> {
+    let newer = payload_type(view.newer);
+    let older = payload_type(view.older);
+    if !written.insert((newer.to_string(), older.to_string()))
+        || newer.to_string() == older.to_string()
+    {
+        return None;
+    }
+    let event_type = view
+        .newer
+        .id
+        .strip_suffix(&format!(".{}", view.newer.label))
+        .unwrap_or(&view.newer.id);
+    let doc = format!(
+        " Version view: `{event_type}` {} read as {} (every field of {} is in {}; the others are dropped).",
+        view.newer.label, view.older.label, view.older.label, view.newer.label
+    );
+    let fields = view.fields.iter().map(|f| {
+        let id = super::ident(&f.field.rust_name);
+        if f.wrap_in_some {
+            quote!(#id: ::std::option::Option::Some(newer.#id))
+        } else {
+            quote!(#id: newer.#id)
+        }
+    });
+    Some(quote! {
+        #[doc = #doc]
+        impl ::std::convert::From<#newer> for #older {
+            fn from(newer: #newer) -> Self {
+                Self { #(#fields,)* }
+            }
+        }
+    })
+}
+
 fn mod_rs(model: &Model) -> TokenStream {
     let modules = model.sections.iter().map(|s| {
         let module = format_ident!("{}", s.module);
@@ -189,6 +323,8 @@ fn mod_rs(model: &Model) -> TokenStream {
 
         mod decode;
         pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType, json_path_at};
+        mod routing;
+        pub use routing::{PayloadVersion, TypedEvent};
 
         #(#modules)*
 

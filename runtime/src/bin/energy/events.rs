@@ -1,0 +1,255 @@
+//! `energy events …`: checking captured event streams.
+
+use clap::{Args, Subcommand};
+use energy_runtime::events::{
+    Checked, DEFAULT_MAX_LINE_BYTES, Decoder, ErrorKind, EventError, Line, LineReader,
+};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Subcommands of `energy events`.
+#[derive(Subcommand)]
+pub(crate) enum EventsCommand {
+    /// Check newline-delimited event envelopes against the catalogue.
+    ///
+    /// Each line is an envelope `{"event_type": "...", "version": "v1", "payload": {...}}` (other top-level
+    /// fields are allowed). Prints one JSON object per line on standard output, saying whether it is valid
+    /// and, if not, the error's kind, JSON path and message; blank lines are skipped. A summary goes to
+    /// standard error. Exit status: 0 when every line is valid, 1 when any is not, 2 for a usage or I/O
+    /// error.
+    Validate(ValidateArgs),
+}
+
+/// Arguments of `energy events validate`.
+#[derive(Args)]
+pub(crate) struct ValidateArgs {
+    /// The stream to check; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE|-")]
+    file: Option<PathBuf>,
+    /// Also report payload fields the catalogue does not list (`unknown_field`).
+    #[arg(long)]
+    strict: bool,
+    /// Accept event types and versions the catalogue does not know, instead of reporting them.
+    #[arg(long)]
+    allow_unknown: bool,
+    /// Longest line decoded, in bytes; a longer line is reported as `bad_envelope` without being read whole.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, value_parser = line_limit)]
+    max_line_bytes: usize,
+}
+
+/// A line limit: a positive number of bytes.
+fn line_limit(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Runs a subcommand of `energy events`.
+pub(crate) fn run(command: EventsCommand) -> ExitCode {
+    match command {
+        EventsCommand::Validate(args) => validate(&args),
+    }
+}
+
+/// One line of the report.
+#[derive(Serialize)]
+struct Report<'a> {
+    line: u64,
+    ok: bool,
+    event_type: Option<&'a str>,
+    version: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct ErrorReport<'a> {
+    kind: &'static str,
+    path: &'a str,
+    message: &'a str,
+    /// 1-based byte column of the fault in the line, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<usize>,
+}
+
+impl<'a> Report<'a> {
+    fn valid(line: u64, checked: &'a Checked<'_>) -> Self {
+        Report {
+            line,
+            ok: true,
+            event_type: Some(checked.event_type()),
+            version: Some(checked.version()),
+            error: None,
+        }
+    }
+
+    fn invalid(line: u64, error: &'a EventError) -> Self {
+        Report {
+            line,
+            ok: false,
+            event_type: error.event_type.as_deref(),
+            version: error.version.as_deref(),
+            error: Some(ErrorReport {
+                kind: error.kind.as_str(),
+                path: &error.path,
+                message: &error.message,
+                column: error.offset.map(|offset| offset + 1),
+            }),
+        }
+    }
+}
+
+/// Counts for the summary line.
+#[derive(Default)]
+struct Summary {
+    valid: u64,
+    unknown_accepted: u64,
+    blank: u64,
+    failed: [u64; ErrorKind::ALL.len()],
+}
+
+impl Summary {
+    fn failed_total(&self) -> u64 {
+        self.failed.iter().sum()
+    }
+
+    fn count_failure(&mut self, kind: ErrorKind) {
+        if let Some(i) = ErrorKind::ALL.iter().position(|k| *k == kind) {
+            self.failed[i] += 1;
+        }
+    }
+
+    fn line(&self) -> String {
+        let failed = self.failed_total();
+        let checked = self.valid + failed;
+        let mut text = format!(
+            "energy events validate: {checked} {} checked: {} valid",
+            if checked == 1 { "event" } else { "events" },
+            self.valid
+        );
+        if self.unknown_accepted > 0 {
+            let _ = write!(
+                text,
+                " ({} of unknown type or version)",
+                self.unknown_accepted
+            );
+        }
+        let _ = write!(text, ", {failed} invalid");
+        let kinds: Vec<String> = ErrorKind::ALL
+            .iter()
+            .zip(self.failed)
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        if !kinds.is_empty() {
+            let _ = write!(text, " ({})", kinds.join(", "));
+        }
+        match self.blank {
+            0 => {}
+            1 => text.push_str("; 1 blank line skipped"),
+            n => {
+                let _ = write!(text, "; {n} blank lines skipped");
+            }
+        }
+        text
+    }
+}
+
+fn validate(args: &ValidateArgs) -> ExitCode {
+    let (name, input): (String, Box<dyn BufRead>) = match &args.file {
+        Some(path) if path.as_os_str() != "-" => match File::open(path) {
+            Ok(file) => (
+                path.display().to_string(),
+                Box::new(BufReader::with_capacity(64 * 1024, file)),
+            ),
+            Err(e) => {
+                eprintln!("error: cannot read `{}`: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        _ => ("standard input".to_owned(), Box::new(io::stdin().lock())),
+    };
+    let decoder = Decoder::new()
+        .strict(args.strict)
+        .reject_unknown(!args.allow_unknown);
+    let mut lines = LineReader::new(input, args.max_line_bytes);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut summary = Summary::default();
+    loop {
+        let (number, line) = match lines.next_line() {
+            Ok(Some(next)) => next,
+            Ok(None) => break,
+            Err(e) => {
+                let _ = out.flush();
+                eprintln!("error: cannot read {name}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let written = match line {
+            Line::Complete(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {
+                summary.blank += 1;
+                continue;
+            }
+            Line::Complete(bytes) => match decoder.validate(bytes) {
+                Ok(checked) => {
+                    summary.valid += 1;
+                    if matches!(checked, Checked::Unknown { .. }) {
+                        summary.unknown_accepted += 1;
+                    }
+                    write_report(&mut out, &Report::valid(number, &checked))
+                }
+                Err(error) => {
+                    summary.count_failure(error.kind);
+                    write_report(&mut out, &Report::invalid(number, &error))
+                }
+            },
+            Line::TooLong { length } => {
+                let error = too_long(length, args.max_line_bytes);
+                summary.count_failure(error.kind);
+                write_report(&mut out, &Report::invalid(number, &error))
+            }
+        };
+        if let Err(e) = written {
+            return output_failed(&e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return output_failed(&e);
+    }
+    eprintln!("{}", summary.line());
+    if summary.failed_total() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// The error reported for a line over the limit.
+fn too_long(length: u64, limit: usize) -> EventError {
+    EventError::new(
+        ErrorKind::BadEnvelope,
+        "",
+        format!(
+            "line of {length} bytes is longer than the limit of {limit} bytes (--max-line-bytes); not decoded"
+        ),
+    )
+}
+
+fn write_report(out: &mut impl Write, report: &Report<'_>) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, report).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+fn output_failed(error: &io::Error) -> ExitCode {
+    // A closed pipe (`| head`) is the reader's choice, not worth a message.
+    if error.kind() != io::ErrorKind::BrokenPipe {
+        eprintln!("error: cannot write the report: {error}");
+    }
+    ExitCode::from(2)
+}

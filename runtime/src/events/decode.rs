@@ -1,0 +1,390 @@
+//! [`Decoder`]: envelopes (or type, version and payload from elsewhere) to typed or raw events.
+
+use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
+use super::error::{ErrorKind, EventError, byte_offset, message_of};
+use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
+use energy_api::{Event, EventKind, EventType};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// Decodes events, with the caller's choices: how unknown types and versions are treated, whether
+/// unlisted payload fields are errors, and the envelope's field names.
+///
+/// ```
+/// use energy_runtime::events::{Decoded, Decoder};
+///
+/// let line = br#"{"event_type": "agreement.revoked", "version": "v2", "id": "evt-1",
+///                 "payload": {"agreement_id": 7, "account_number": "A-1B2C3D4E"}}"#;
+/// let Decoded::Known(known) = Decoder::new().decode(line)? else { unreachable!() };
+/// assert_eq!(known.event.event_type().as_str(), "agreement.revoked");
+/// assert_eq!(known.metadata.get_str("id").as_deref(), Some("evt-1"));
+/// # Ok::<(), energy_runtime::events::EventError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    fields: EnvelopeFields,
+    strict: bool,
+    reject_unknown: bool,
+}
+
+/// The result of [`Decoder::validate`]: what the event is, without keeping its payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked<'a> {
+    /// A known type and version whose payload matches its shape.
+    Known(EventKind),
+    /// An unknown type or version (when the decoder accepts them), as given.
+    Unknown {
+        /// The event type as given.
+        event_type: Cow<'a, str>,
+        /// The version as given.
+        version: Cow<'a, str>,
+    },
+}
+
+impl Checked<'_> {
+    /// The event type.
+    pub fn event_type(&self) -> &str {
+        match self {
+            Checked::Known(kind) => kind.event_type().as_str(),
+            Checked::Unknown { event_type, .. } => event_type,
+        }
+    }
+
+    /// The payload version.
+    pub fn version(&self) -> &str {
+        match self {
+            Checked::Known(kind) => kind.version(),
+            Checked::Unknown { version, .. } => version,
+        }
+    }
+}
+
+/// An envelope read and its payload decoded (what `K` keeps of it), still borrowing the input.
+struct Read<'a, T> {
+    event_type: Cow<'a, str>,
+    version: Cow<'a, str>,
+    content: Content<'a, T>,
+    metadata: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+enum Content<'a, T> {
+    Known(T),
+    Unknown(&'a RawValue),
+}
+
+impl Decoder {
+    /// The default decoder: default envelope, unknown types and versions kept raw, unlisted fields ignored.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reports payload fields the schema does not list as [`ErrorKind::UnknownField`] (fields of payloads
+    /// the schema marks incomplete excepted: those are kept in `additional_fields`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Makes unknown event types and versions errors ([`ErrorKind::UnknownEventType`],
+    /// [`ErrorKind::UnknownVersion`]) instead of [`Decoded::Unknown`] events.
+    pub fn reject_unknown(mut self, reject: bool) -> Self {
+        self.reject_unknown = reject;
+        self
+    }
+
+    /// Reads envelopes whose fields have these names.
+    pub fn envelope_fields(mut self, fields: EnvelopeFields) -> Self {
+        self.fields = fields;
+        self
+    }
+
+    /// The envelope's field names.
+    pub fn fields(&self) -> &EnvelopeFields {
+        &self.fields
+    }
+
+    /// Decodes one JSON envelope.
+    pub fn decode(&self, input: &[u8]) -> Result<Decoded, EventError> {
+        let read = self.read::<KeepEvent>(input)?;
+        let metadata: Metadata = read.metadata.into_iter().collect();
+        Ok(match read.content {
+            Content::Known(event) => Decoded::Known(KnownEvent { event, metadata }),
+            Content::Unknown(payload) => Decoded::Unknown(RawEvent {
+                event_type: read.event_type.into_owned(),
+                version: read.version.into_owned(),
+                payload: payload.to_owned(),
+                metadata,
+            }),
+        })
+    }
+
+    /// Checks one JSON envelope as [`Decoder::decode`] does, keeping nothing but the type and version.
+    pub fn validate<'a>(&self, input: &'a [u8]) -> Result<Checked<'a>, EventError> {
+        let read = self.read::<KeepKind>(input)?;
+        Ok(match read.content {
+            Content::Known(kind) => Checked::Known(kind),
+            Content::Unknown(_) => Checked::Unknown {
+                event_type: read.event_type,
+                version: read.version,
+            },
+        })
+    }
+
+    /// Decodes an event whose type and version travel outside the payload (message headers, say).
+    ///
+    /// Errors name payload fields from the envelope's payload field (`payload.ledger.account.number`), and
+    /// offsets count from the payload's first byte.
+    pub fn decode_parts(
+        &self,
+        event_type: &str,
+        version: &str,
+        payload: &[u8],
+        metadata: Metadata,
+    ) -> Result<Decoded, EventError> {
+        let Some(kind) = kind_of(event_type, version) else {
+            self.check_unknown(event_type, version)?;
+            let payload = serde_json::from_slice::<Box<RawValue>>(payload)
+                .map_err(|e| self.json_error(payload, &e))
+                .and_then(|raw| {
+                    check_depth(raw.get().as_bytes(), &raw, &self.fields.payload)?;
+                    Ok(raw)
+                })
+                .map_err(|e| e.of(Some(event_type), Some(version)))?;
+            return Ok(Decoded::Unknown(RawEvent {
+                event_type: event_type.to_owned(),
+                version: version.to_owned(),
+                payload,
+                metadata,
+            }));
+        };
+        let text = std::str::from_utf8(payload).map_err(|e| {
+            EventError::new(
+                ErrorKind::MalformedJson,
+                &*self.fields.payload,
+                "invalid UTF-8 in the payload",
+            )
+            .at_offset(Some(e.valid_up_to()))
+            .of(Some(event_type), Some(version))
+        })?;
+        let event = Box::new(self.payload(kind, text, 0)?);
+        Ok(Decoded::Known(KnownEvent { event, metadata }))
+    }
+
+    /// Reads an envelope, in one pass when the type and version come before the payload.
+    fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept>, EventError> {
+        let mut trace = Trace::default();
+        let body =
+            match visit::read_envelope::<K>(input, &self.fields, self.strict, true, &mut trace) {
+                Ok(body) => body,
+                Err(error) => return Err(self.explain(input, &error)),
+            };
+        let Body {
+            event_type,
+            version,
+            payload,
+            metadata,
+            ignored,
+        } = body;
+        // Raw values are skipped without a depth limit; hold them to the one decoding applies.
+        for (key, value) in &metadata {
+            check_depth(input, value, key).map_err(|e| e.of(Some(&event_type), Some(&version)))?;
+        }
+        let content = match payload {
+            Payload::Decoded(kept) => {
+                self.check_ignored(&event_type, &version, ignored)?;
+                Content::Known(kept)
+            }
+            Payload::Raw(raw) => match kind_of(&event_type, &version) {
+                Some(kind) => {
+                    let event = self.payload(kind, raw.get(), offset_in(input, raw))?;
+                    Content::Known(K::keep(kind, event))
+                }
+                None => {
+                    self.check_unknown(&event_type, &version)?;
+                    check_depth(input, raw, &self.fields.payload)
+                        .map_err(|e| e.of(Some(&event_type), Some(&version)))?;
+                    Content::Unknown(raw)
+                }
+            },
+        };
+        Ok(Read {
+            event_type,
+            version,
+            content,
+            metadata,
+        })
+    }
+
+    /// Decodes a payload known to be of `kind`, starting at `base_offset` of the input.
+    fn payload(
+        &self,
+        kind: EventKind,
+        text: &str,
+        base_offset: usize,
+    ) -> Result<Event, EventError> {
+        match visit::decode_payload(kind, text, self.strict) {
+            Ok((event, ignored)) => {
+                self.check_ignored(kind.event_type().as_str(), kind.version(), ignored)?;
+                Ok(event)
+            }
+            Err(_) => Err(EventError::from_payload(
+                kind.locate_error(text.as_bytes()),
+                &self.fields.payload,
+                text,
+                base_offset,
+            )),
+        }
+    }
+
+    /// Why one pass over `input` failed with `error`: the envelope is read again with the payload raw,
+    /// then the payload on its own with path tracking.
+    fn explain(&self, input: &[u8], error: &serde_json::Error) -> EventError {
+        let mut trace = Trace::default();
+        let body =
+            visit::read_envelope::<KeepKind>(input, &self.fields, self.strict, false, &mut trace);
+        match body {
+            Err(second) => self.envelope_error(input, &trace, &second),
+            Ok(Body {
+                payload: Payload::Raw(raw),
+                ..
+            }) => match trace.kind() {
+                Some(kind) => match self.payload(kind, raw.get(), offset_in(input, raw)) {
+                    Err(payload_error) => payload_error,
+                    // Not reproduced (cannot happen: the same bytes are decoded the same way).
+                    Ok(_) => self.envelope_error(input, &trace, error),
+                },
+                None => self.envelope_error(input, &trace, error),
+            },
+            Ok(_) => self.envelope_error(input, &trace, error),
+        }
+    }
+
+    /// An error of the envelope, from what the reader recorded.
+    fn envelope_error(
+        &self,
+        input: &[u8],
+        trace: &Trace<'_>,
+        error: &serde_json::Error,
+    ) -> EventError {
+        let base = match &trace.problem {
+            Some(problem) => EventError::new(problem.kind, &*problem.path, &*problem.message),
+            None => {
+                let kind = match error.classify() {
+                    serde_json::error::Category::Data => ErrorKind::BadEnvelope,
+                    _ => ErrorKind::MalformedJson,
+                };
+                EventError::new(kind, trace.key.as_deref().unwrap_or(""), message_of(error))
+            }
+        };
+        base.at_offset(byte_offset(input, error.line(), error.column()))
+            .of(trace.event_type.as_deref(), trace.version.as_deref())
+    }
+
+    /// A JSON error of a payload given apart from its envelope.
+    fn json_error(&self, payload: &[u8], error: &serde_json::Error) -> EventError {
+        EventError::new(
+            ErrorKind::MalformedJson,
+            &*self.fields.payload,
+            message_of(error),
+        )
+        .at_offset(byte_offset(payload, error.line(), error.column()))
+    }
+
+    /// An error for an unknown type or version, when the caller asked for one.
+    fn check_unknown(&self, event_type: &str, version: &str) -> Result<(), EventError> {
+        if !self.reject_unknown {
+            return Ok(());
+        }
+        let error = match event_type.parse::<EventType>() {
+            Ok(known) => EventError::new(
+                ErrorKind::UnknownVersion,
+                &*self.fields.version,
+                format!(
+                    "unknown version `{version}` of event type `{event_type}` (known: {})",
+                    known.versions().join(", ")
+                ),
+            ),
+            Err(_) => EventError::new(
+                ErrorKind::UnknownEventType,
+                &*self.fields.event_type,
+                format!("unknown event type `{event_type}`"),
+            ),
+        };
+        Err(error.of(Some(event_type), Some(version)))
+    }
+
+    /// In strict mode, an error for the first of the payload's unlisted fields.
+    fn check_ignored(
+        &self,
+        event_type: &str,
+        version: &str,
+        ignored: Vec<String>,
+    ) -> Result<(), EventError> {
+        let Some(first) = ignored.first() else {
+            return Ok(());
+        };
+        let mut message = format!(
+            "unknown field `{}`",
+            first.rsplit('.').next().unwrap_or(first)
+        );
+        if ignored.len() > 1 {
+            message.push_str(&format!(
+                " ({} unknown fields: {})",
+                ignored.len(),
+                ignored.join(", ")
+            ));
+        }
+        let path = format!("{}.{first}", self.fields.payload);
+        Err(EventError::new(ErrorKind::UnknownField, path, message)
+            .of(Some(event_type), Some(version)))
+    }
+}
+
+/// How deep decoding nests at most (serde_json's limit), for raw values too.
+const MAX_DEPTH: usize = 128;
+
+/// An error if `raw` (a slice of `input`, the value of `field`) nests deeper than decoding allows.
+fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventError> {
+    if !raw.get().starts_with(['[', '{']) {
+        return Ok(());
+    }
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, byte) in raw.get().bytes().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(EventError::new(
+                        ErrorKind::MalformedJson,
+                        field,
+                        "recursion limit exceeded",
+                    )
+                    .at_offset(Some(offset_in(input, raw) + i)));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Where `raw` (a slice of `input`) starts in it.
+fn offset_in(input: &[u8], raw: &RawValue) -> usize {
+    raw.get()
+        .as_ptr()
+        .addr()
+        .saturating_sub(input.as_ptr().addr())
+}

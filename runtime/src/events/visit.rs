@@ -1,0 +1,346 @@
+//! The serde side of decoding: one pass over an envelope that reads the type and version, then hands the
+//! payload to [`EventKind`] as a `DeserializeSeed`, so a payload is parsed once, straight into its struct.
+//!
+//! A payload that comes before the type or version is kept as a borrowed `&RawValue` (its extent, no
+//! copy) and decoded after the envelope. Other fields are kept as borrowed raw values (metadata).
+//!
+//! Decoding does not track paths (that costs time on every event); when it fails, the envelope is read
+//! again with the payload raw, recording where it was (see `Trace`), and a failing payload again with
+//! path tracking, by the generated crate.
+
+use super::envelope::EnvelopeFields;
+use super::error::ErrorKind;
+use energy_api::{Event, EventKind, EventType};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// What the envelope reader saw, kept even when reading fails, to say where and about which event.
+#[derive(Debug, Default)]
+pub(crate) struct Trace<'de> {
+    /// The event type, once read.
+    pub event_type: Option<Cow<'de, str>>,
+    /// The version, once read.
+    pub version: Option<Cow<'de, str>>,
+    /// The key whose value is being read.
+    pub key: Option<Cow<'de, str>>,
+    /// A fault found by the reader itself (a missing or repeated field), more precise than its error.
+    pub problem: Option<Problem>,
+}
+
+/// A fault of the envelope found by the reader.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    pub kind: ErrorKind,
+    pub path: String,
+    pub message: String,
+}
+
+impl Trace<'_> {
+    /// The known (type, version) pair read, if any.
+    pub fn kind(&self) -> Option<EventKind> {
+        kind_of(self.event_type.as_deref()?, self.version.as_deref()?)
+    }
+
+    fn fail<E: de::Error>(&mut self, kind: ErrorKind, path: &str, message: String) -> E {
+        let error = E::custom(&message);
+        self.problem = Some(Problem {
+            kind,
+            path: path.to_owned(),
+            message,
+        });
+        error
+    }
+}
+
+/// The pair for a type and version, when both are in the catalogue.
+pub(crate) fn kind_of(event_type: &str, version: &str) -> Option<EventKind> {
+    event_type.parse::<EventType>().ok()?.kind(version)
+}
+
+/// What is kept of a payload decoded in the same pass: the event, or only its kind (validation).
+pub(crate) trait Keep {
+    /// What is kept.
+    type Kept;
+    /// Keeps what is needed of `event`, of `kind`.
+    fn keep(kind: EventKind, event: Event) -> Self::Kept;
+}
+
+/// Keeps the event, boxed: an `Event` is large, and it moves through several layers on its way out.
+pub(crate) struct KeepEvent;
+
+impl Keep for KeepEvent {
+    type Kept = Box<Event>;
+    fn keep(_: EventKind, event: Event) -> Box<Event> {
+        Box::new(event)
+    }
+}
+
+/// Keeps only the kind: the payload matched its shape.
+pub(crate) struct KeepKind;
+
+impl Keep for KeepKind {
+    type Kept = EventKind;
+    fn keep(kind: EventKind, _: Event) -> EventKind {
+        kind
+    }
+}
+
+/// The payload as read in the envelope.
+pub(crate) enum Payload<'de, T> {
+    /// Decoded in the same pass (the type and version came first, and are known).
+    Decoded(T),
+    /// Kept raw: the type or version came after it, is unknown, or the reader was asked to.
+    Raw(&'de RawValue),
+}
+
+/// An envelope read in one pass.
+pub(crate) struct Body<'de, T> {
+    pub event_type: Cow<'de, str>,
+    pub version: Cow<'de, str>,
+    pub payload: Payload<'de, T>,
+    /// The other top-level fields, in order.
+    pub metadata: Vec<(Cow<'de, str>, &'de RawValue)>,
+    /// Paths (inside the payload) of the fields the schema does not list, in strict mode.
+    pub ignored: Vec<String>,
+}
+
+/// Reads one JSON envelope from `input`, recording into `trace` as it goes.
+///
+/// With `typed_payload`, a payload whose known type and version came first is decoded in the same pass
+/// (and `K` says what is kept of it); otherwise every payload is kept raw (the second reading, after a
+/// failure).
+pub(crate) fn read_envelope<'de, K: Keep>(
+    input: &'de [u8],
+    fields: &EnvelopeFields,
+    strict: bool,
+    typed_payload: bool,
+    trace: &mut Trace<'de>,
+) -> Result<Body<'de, K::Kept>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(input);
+    let body = de.deserialize_map(EnvelopeVisitor::<K> {
+        fields,
+        strict,
+        typed_payload,
+        trace,
+        keep: PhantomData,
+    })?;
+    de.end()?;
+    Ok(body)
+}
+
+/// Decodes a payload on its own: `Ok` with the paths of unlisted fields (when `strict`), or the JSON error.
+pub(crate) fn decode_payload(
+    kind: EventKind,
+    payload: &str,
+    strict: bool,
+) -> Result<(Event, Vec<String>), serde_json::Error> {
+    // From a slice, like the envelope: one instantiation of every payload deserializer serves both.
+    let mut de = serde_json::Deserializer::from_slice(payload.as_bytes());
+    let mut ignored = Vec::new();
+    let event = PayloadSeed {
+        kind,
+        strict,
+        ignored: &mut ignored,
+    }
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok((event, ignored))
+}
+
+struct EnvelopeVisitor<'a, 't, 'de, K> {
+    fields: &'a EnvelopeFields,
+    strict: bool,
+    typed_payload: bool,
+    trace: &'t mut Trace<'de>,
+    keep: PhantomData<K>,
+}
+
+impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
+    type Value = Body<'de, K::Kept>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "an event envelope (a JSON object with `{}`, `{}` and `{}`)",
+            self.fields.event_type, self.fields.version, self.fields.payload
+        )
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let fields = self.fields;
+        let mut payload = None;
+        let mut metadata: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+        let mut ignored = Vec::new();
+        while let Some(Text(key)) = map.next_key()? {
+            self.trace.key = Some(key.clone());
+            let repeated = if key == fields.event_type {
+                self.trace.event_type.is_some()
+            } else if key == fields.version {
+                self.trace.version.is_some()
+            } else if key == fields.payload {
+                payload.is_some()
+            } else {
+                false
+            };
+            if repeated {
+                return Err(self.trace.fail(
+                    ErrorKind::MalformedJson,
+                    &key,
+                    format!("duplicate field `{key}`"),
+                ));
+            }
+            if key == fields.event_type {
+                self.trace.event_type = Some(map.next_value::<Text>()?.0);
+            } else if key == fields.version {
+                self.trace.version = Some(map.next_value::<Text>()?.0);
+            } else if key == fields.payload {
+                let kind = self.trace.kind().filter(|_| self.typed_payload);
+                payload = Some(match kind {
+                    Some(kind) => {
+                        let event = map.next_value_seed(PayloadSeed {
+                            kind,
+                            strict: self.strict,
+                            ignored: &mut ignored,
+                        })?;
+                        Payload::Decoded(K::keep(kind, event))
+                    }
+                    None => Payload::Raw(map.next_value()?),
+                });
+            } else {
+                let value = map.next_value()?;
+                metadata.push((key, value));
+            }
+            self.trace.key = None;
+        }
+        // Borrowed from the input, these clones copy no text (only an escaped string is owned).
+        let (Some(event_type), Some(version), Some(payload)) = (
+            self.trace.event_type.clone(),
+            self.trace.version.clone(),
+            payload,
+        ) else {
+            let name = if self.trace.event_type.is_none() {
+                &fields.event_type
+            } else if self.trace.version.is_none() {
+                &fields.version
+            } else {
+                &fields.payload
+            };
+            return Err(self.trace.fail(
+                ErrorKind::BadEnvelope,
+                name,
+                format!("missing field `{name}`"),
+            ));
+        };
+        if let Some(key) = repeated_key(&metadata) {
+            return Err(self.trace.fail(
+                ErrorKind::MalformedJson,
+                &key,
+                format!("duplicate field `{key}`"),
+            ));
+        }
+        Ok(Body {
+            event_type,
+            version,
+            payload,
+            metadata,
+            ignored,
+        })
+    }
+}
+
+/// A key that appears twice among the metadata, if any.
+fn repeated_key(metadata: &[(Cow<'_, str>, &RawValue)]) -> Option<String> {
+    // A few keys (the usual id and timestamp) are compared pairwise, without allocating; many are sorted,
+    // so that a line of thousands of keys stays fast.
+    if metadata.len() <= 8 {
+        return metadata.iter().enumerate().find_map(|(i, (key, _))| {
+            metadata[i + 1..]
+                .iter()
+                .any(|(other, _)| other == key)
+                .then(|| key.clone().into_owned())
+        });
+    }
+    let mut keys: Vec<&str> = metadata.iter().map(|(key, _)| &**key).collect();
+    keys.sort_unstable();
+    keys.windows(2)
+        .find(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0].to_owned())
+}
+
+/// A payload decoded by its kind, in strict mode through `serde_ignored` to collect unlisted fields.
+///
+/// Incomplete payloads keep unlisted fields in their `additional_fields` map (a flattened map): nothing is
+/// ignored there, so nothing is reported.
+struct PayloadSeed<'i> {
+    kind: EventKind,
+    strict: bool,
+    ignored: &'i mut Vec<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = Event;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Event, D::Error> {
+        if !self.strict {
+            return self.kind.deserialize(deserializer);
+        }
+        let ignored = self.ignored;
+        let mut record = |path: serde_ignored::Path<'_>| {
+            let mut text = String::new();
+            write_path(&path, &mut text);
+            ignored.push(text);
+        };
+        self.kind
+            .deserialize(serde_ignored::Deserializer::new(deserializer, &mut record))
+    }
+}
+
+/// A path as `ledger.entries[0].id`, the style of the generated crate's payload errors.
+fn write_path(path: &serde_ignored::Path<'_>, out: &mut String) {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => {}
+        Path::Seq { parent, index } => {
+            write_path(parent, out);
+            out.push_str(&format!("[{index}]"));
+        }
+        Path::Map { parent, key } => {
+            write_path(parent, out);
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(key);
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => write_path(parent, out),
+    }
+}
+
+/// A string, borrowed from the input when it has no escapes.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(TextVisitor)
+    }
+}

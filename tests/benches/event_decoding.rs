@@ -1,0 +1,154 @@
+//! Throughput of decoding a stream of envelopes covering every event version, by approach, relative to
+//! the floor (`serde_json::from_slice::<IgnoredAny>`, parsing only). Run with
+//! `cargo bench -p energy-tests --bench event_decoding [-- MEGABYTES] [WORD…]` (default 50 MB; words keep
+//! only the approaches whose name contains one); figures go to `notes/events.md`, never into test
+//! assertions.
+#![forbid(unsafe_code)]
+
+use energy_api::EventKind;
+use energy_codegen::samples::{Optionals, event_payload};
+use energy_runtime::events::Decoder;
+use serde::de::IgnoredAny;
+use serde_json::json;
+use serde_json::value::RawValue;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// The envelope with the payload as a borrowed slice, nothing else (the extent of the payload found).
+#[derive(serde::Deserialize)]
+struct RawEnvelope<'a> {
+    #[serde(borrow)]
+    event_type: &'a str,
+    #[serde(borrow)]
+    version: &'a str,
+    #[serde(borrow)]
+    payload: &'a RawValue,
+}
+
+fn stream(megabytes: usize, payload_first: bool) -> Vec<String> {
+    let model = match energy_codegen::build_model(&energy_tests::schema_dir()) {
+        Ok(model) => model,
+        Err(failure) => panic!("{}", failure.render(false)),
+    };
+    let mut lines = Vec::new();
+    for (_, event) in model.events() {
+        for version in &event.versions {
+            for optionals in [Optionals::All, Optionals::None] {
+                let head = format!(
+                    r#""event_type":{},"version":{},"id":"evt-{:06}","occurred_at":"2024-03-01T09:30:00Z""#,
+                    json!(event.name),
+                    json!(version.label),
+                    lines.len()
+                );
+                let payload = format!(r#""payload":{}"#, event_payload(&model, version, optionals));
+                lines.push(if payload_first {
+                    format!("{{{payload},{head}}}")
+                } else {
+                    format!("{{{head},{payload}}}")
+                });
+            }
+        }
+    }
+    let per_cycle: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let cycles = (megabytes << 20).div_ceil(per_cycle);
+    lines
+        .iter()
+        .cycle()
+        .take(lines.len() * cycles)
+        .cloned()
+        .collect()
+}
+
+fn run(
+    name: &str,
+    lines: &[String],
+    floor: Option<Duration>,
+    decode: impl Fn(&[u8]) -> bool,
+) -> Duration {
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
+        .collect();
+    if floor.is_some() && !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
+        return Duration::ZERO;
+    }
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let mut best = Duration::MAX;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let mut ok = 0usize;
+        for line in lines {
+            ok += usize::from(decode(black_box(line.as_bytes())));
+        }
+        let elapsed = start.elapsed();
+        assert_eq!(ok, lines.len(), "{name}: every line decodes");
+        best = best.min(elapsed);
+    }
+    let mb_per_s = bytes as f64 / (1 << 20) as f64 / best.as_secs_f64();
+    let relative = floor.map_or(1.0, |f| f.as_secs_f64() / best.as_secs_f64());
+    println!("| {name} | {mb_per_s:.0} MB/s | {relative:.2} |");
+    best
+}
+
+fn main() {
+    let megabytes = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(50);
+    let lines = stream(megabytes, false);
+    let payload_first = stream(megabytes, true);
+    let average = lines.iter().map(String::len).sum::<usize>() / lines.len();
+    println!(
+        "{} lines, {megabytes} MB, {average} bytes a line on average",
+        lines.len()
+    );
+    println!("| approach | throughput | relative to the floor |\n|---|---|---|");
+    let floor = run("`IgnoredAny` (the floor)", &lines, None, |l| {
+        serde_json::from_slice::<IgnoredAny>(l).is_ok()
+    });
+    let floor = Some(floor);
+    run(
+        "envelope with the payload as `&RawValue`",
+        &lines,
+        floor,
+        |l| serde_json::from_slice::<RawEnvelope<'_>>(l).is_ok(),
+    );
+    run("`serde_json::Value`", &lines, floor, |l| {
+        serde_json::from_slice::<serde_json::Value>(l).is_ok()
+    });
+    run(
+        "two passes: `&RawValue` envelope, then `EventKind::decode`",
+        &lines,
+        floor,
+        |l| {
+            serde_json::from_slice::<RawEnvelope<'_>>(l)
+                .ok()
+                .and_then(|e| {
+                    EventKind::new(e.event_type, e.version)
+                        .ok()
+                        .map(|k| (k, e.payload))
+                })
+                .is_some_and(|(kind, payload)| kind.decode(payload.get().as_bytes()).is_ok())
+        },
+    );
+    let decoder = Decoder::new().reject_unknown(true);
+    run("`Decoder::validate` (one pass)", &lines, floor, |l| {
+        decoder.validate(l).is_ok()
+    });
+    run(
+        "`Decoder::decode` (one pass, metadata kept)",
+        &lines,
+        floor,
+        |l| decoder.decode(l).is_ok(),
+    );
+    let strict = Decoder::new().reject_unknown(true).strict(true);
+    run("`Decoder::validate`, strict", &lines, floor, |l| {
+        strict.validate(l).is_ok()
+    });
+    run(
+        "`Decoder::validate`, payload before type and version",
+        &payload_first,
+        floor,
+        |l| decoder.validate(l).is_ok(),
+    );
+}
