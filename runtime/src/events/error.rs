@@ -158,21 +158,13 @@ impl EventError {
             // not fit the field's type.
             _ => ErrorKind::InvalidType,
         };
-        let mut path = if error.path.is_empty() {
+        // The generated crate's path names the bad field itself (a missing or repeated one too).
+        let path = if error.path.is_empty() {
             payload_field.to_owned()
         } else {
             format!("{payload_field}.{}", error.path)
         };
-        // The path of a repeated field is its object's; name the field, as for a missing one.
-        if error.kind == PayloadErrorKind::DuplicateField
-            && let Some(field) = error
-                .message
-                .strip_prefix("duplicate field `")
-                .and_then(|rest| rest.split('`').next())
-        {
-            path.push('.');
-            path.push_str(field);
-        }
+
         EventErrorDetails {
             kind,
             event_type: Some(error.event_type.as_str().to_owned()),
