@@ -61,9 +61,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentHeldV1 {
                 let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -223,9 +227,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentIssuedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -298,9 +306,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentIssuedV2 {
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -507,9 +519,13 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -591,9 +607,13 @@ for BillingBillingDocumentRepresentationDispatchedV2 {
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -696,9 +716,13 @@ for BillingBillingDocumentRepresentationDispatchedV3 {
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -999,9 +1023,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingBillingOptionsUpdatedV1 {
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1143,9 +1171,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingChargingLedgerAssignedToAgreement
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1282,9 +1314,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingChargingSupplyPointTriggeredV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<crate::types::ChargePeriod> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1413,9 +1449,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceCancelV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1533,9 +1573,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceNewV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1652,9 +1696,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceReplaceV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1784,9 +1832,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingFinalBillV1 {
                     ::std::vec::Vec<::std::string::String>,
                 > = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1922,9 +1974,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingIssuanceExternalStatusCreatedV1 {
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2068,9 +2124,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingIssuedBillV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2188,9 +2248,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryPostedV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2244,9 +2308,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryPostedV2 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<crate::types::LedgerEntry> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2418,9 +2486,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryRemovedV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2474,9 +2546,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryRemovedV2 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<crate::types::LedgerEntryRemoval> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2679,9 +2755,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingPathwayTraversalFailedV1 {
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2844,9 +2924,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingPathwayTraversalSucceededV1 {
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2997,9 +3081,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingPortfolioInvoiceSummaryCompletedV
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -3155,9 +3243,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingRebateAcceptedV1 {
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -3316,9 +3408,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingRebateCreatedV1 {
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -3478,9 +3574,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingRebateDeclinedV1 {
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -3643,9 +3743,13 @@ impl<'de> ::serde::Deserialize<'de> for BillingRebateUpdatedV1 {
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -3795,9 +3899,13 @@ impl<'de> ::serde::Deserialize<'de> for ChargingPrimingErroredV1 {
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -3940,9 +4048,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceComplete
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4105,9 +4217,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceFeeAppli
                     ::std::option::Option<::std::string::String>,
                 > = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4256,9 +4372,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceStartedV
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4394,9 +4514,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculationServiceComplete
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4533,9 +4657,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculationServiceStartedV
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4679,9 +4807,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorCompletedV1 {
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4824,9 +4956,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorFeeAppliedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -4962,9 +5098,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorStartedV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -5099,9 +5239,13 @@ impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeWaivedV1 {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

@@ -27,9 +27,13 @@ impl<'de> ::serde::Deserialize<'de> for BusinessCreatedV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -148,9 +152,13 @@ impl<'de> ::serde::Deserialize<'de> for BusinessUpdatedV1 {
                 let mut f1: ::std::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -271,9 +279,13 @@ impl<'de> ::serde::Deserialize<'de> for BusinessOperationsTeamUpdatedV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -436,9 +448,13 @@ impl<'de> ::serde::Deserialize<'de> for InternalCompanyCreatedV1 {
                 let mut f7: ::std::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

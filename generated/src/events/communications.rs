@@ -55,9 +55,13 @@ impl<'de> ::serde::Deserialize<'de> for CommsAccountCallUpdatedV1 {
                 let mut f6: ::std::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -217,9 +221,13 @@ impl<'de> ::serde::Deserialize<'de> for CommsCustomerEmailBouncedV1 {
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -356,9 +364,13 @@ for CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -514,9 +526,13 @@ impl<'de> ::serde::Deserialize<'de> for CommsTranscriptionCreatedV1 {
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -671,9 +687,13 @@ impl<'de> ::serde::Deserialize<'de> for ComplaintsComplaintNewContactV1 {
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -816,9 +836,13 @@ impl<'de> ::serde::Deserialize<'de> for ComplaintsComplaintOpenedV1 {
                     ::std::option::Option<::std::string::String>,
                 > = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -952,9 +976,13 @@ impl<'de> ::serde::Deserialize<'de> for ComplaintsDrpFinishedV1 {
                 let mut f2: ::std::option::Option<
                     ::std::option::Option<::std::string::String>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1088,9 +1116,13 @@ impl<'de> ::serde::Deserialize<'de> for ComplaintsDrpStartedV1 {
                 > = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1222,9 +1254,13 @@ impl<'de> ::serde::Deserialize<'de> for ComplexQuotingCostCalculationFinishedV1 
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1361,9 +1397,13 @@ impl<'de> ::serde::Deserialize<'de> for ConsentsConsentCreatedV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<crate::types::SigningIdentity> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<crate::types::Consent> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1487,9 +1527,13 @@ impl<'de> ::serde::Deserialize<'de> for ConsentsConsentUpdatedV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<crate::types::SigningIdentity> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<crate::types::Consent> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1617,9 +1661,13 @@ impl<'de> ::serde::Deserialize<'de> for GoodsPurchaseCreatedV1 {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1761,9 +1809,13 @@ impl<'de> ::serde::Deserialize<'de> for GoodsQuoteCreatedForAccountV1 {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1922,9 +1974,13 @@ impl<'de> ::serde::Deserialize<'de> for GoodsQuoteCreatedWithoutAccountV1 {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2071,9 +2127,13 @@ impl<'de> ::serde::Deserialize<'de> for LeadsLeadStageUpdatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2204,9 +2264,13 @@ impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityDocumentAttachedToOpport
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2345,9 +2409,13 @@ impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityOfferGroupCreatedV2 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2491,9 +2559,13 @@ impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityStageUpdatedV1 {
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2629,9 +2701,13 @@ impl<'de> ::serde::Deserialize<'de> for MessagingPushNotificationTokenUnregister
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

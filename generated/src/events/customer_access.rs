@@ -32,9 +32,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomerAccessPartnerRolesCreatedV1 {
                 let mut f1: ::std::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -181,9 +185,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomerAccessPartnerRolesUpdatedV1 {
                 let mut f3: ::std::option::Option<
                     ::std::option::Option<::std::vec::Vec<::std::string::String>>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -325,9 +333,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomerAccessPartnerUserRolesCreatedV1 
                 let mut f1: ::std::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -475,9 +487,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomerAccessPartnerUserRolesUpdatedV1 
                 let mut f3: ::std::option::Option<
                     ::std::option::Option<::std::vec::Vec<::std::string::String>>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -623,9 +639,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomerAccessUserRolesCreatedV1 {
                     ::std::vec::Vec<::std::string::String>,
                 > = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -776,9 +796,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomerAccessUserRolesUpdatedV1 {
                 let mut f3: ::std::option::Option<
                     ::std::option::Option<::std::vec::Vec<::std::string::String>>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -918,9 +942,13 @@ impl<'de> ::serde::Deserialize<'de> for LoyaltyPointsUserRoleRemovalV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

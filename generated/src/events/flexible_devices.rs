@@ -58,9 +58,13 @@ impl<'de> ::serde::Deserialize<'de> for FlexDeviceDeauthenticatedV1 {
                         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                     >,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -224,9 +228,13 @@ impl<'de> ::serde::Deserialize<'de> for FlexDeviceDisconnectedV1 {
                 let mut f5: ::std::option::Option<
                     crate::types::FlexDeviceDisconnectedPayload,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -389,9 +397,13 @@ impl<'de> ::serde::Deserialize<'de> for FlexDeviceOptimisationCreatedV1 {
                 let mut f5: ::std::option::Option<
                     crate::types::FlexDeviceOptimisationCreatedPayload,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -567,9 +579,13 @@ impl<'de> ::serde::Deserialize<'de> for FlexDeviceRegisteredV1 {
                         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                     >,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

@@ -36,9 +36,13 @@ for IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -188,9 +192,13 @@ for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -328,9 +336,13 @@ for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -470,9 +482,13 @@ impl<'de> ::serde::Deserialize<'de> for IndustryElectricityChangeOfSupplyLossCom
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -643,9 +659,13 @@ for IndustryElectricityExportInstallationValidatedV1 {
                     >,
                 > = ::std::option::Option::None;
                 let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -764,9 +784,13 @@ for IndustryElectricityExportInstallationValidatedV2 {
                 > = ::std::option::Option::None;
                 let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -987,9 +1011,13 @@ impl<'de> ::serde::Deserialize<'de> for IndustryGasChangeOfSupplyGainInitiatedV1
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1129,9 +1157,13 @@ impl<'de> ::serde::Deserialize<'de> for IndustryGasChangeOfSupplyLossCompleteV1 
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

@@ -47,9 +47,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierActivationCompleted
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -216,9 +220,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierActivationInitiated
                 let mut f4: ::std::option::Option<
                     crate::types::ActivationInitiatedSupplyPoint,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -385,9 +393,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierAgreementCreatedV1 
                     ::std::vec::Vec<crate::types::JoinAgreement>,
                 > = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<crate::types::ContractReferences> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -547,9 +559,13 @@ for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -708,9 +724,13 @@ for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -869,9 +889,13 @@ for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1031,9 +1055,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCancellationRequest
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::JoinSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1192,9 +1220,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCancelledV1 {
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::JoinSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1352,9 +1384,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCompletedV1 {
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1516,9 +1552,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierRequestedV1 {
                     ::std::vec::Vec<crate::types::JoinSupplyPoint>,
                 > = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1680,9 +1720,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierReversalRequestedV1
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::JoinSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1841,9 +1885,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierReversedV1 {
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::JoinSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2003,9 +2051,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierSupplyPeriodCreated
                 let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<crate::types::SupplyPeriodData> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<crate::types::ContractReferences> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2169,9 +2221,13 @@ for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2347,9 +2403,13 @@ for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<crate::types::JoinSupplyPoint> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2521,9 +2581,13 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2682,9 +2746,13 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2828,9 +2896,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierSecurityDepositsCre
                 mut map: A,
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2968,9 +3040,13 @@ for LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

@@ -40,9 +40,13 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -202,9 +206,13 @@ for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -361,9 +369,13 @@ for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -525,9 +537,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCancellationReques
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -686,9 +702,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCancelledV2 {
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -850,9 +870,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCompletedV3 {
                 let mut f4: ::std::option::Option<
                     ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1038,9 +1062,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierRequestedV2 {
                 let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1171,9 +1199,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierRequestedV3 {
                 let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1425,9 +1457,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierReversalRequestedV
                 let mut f3: ::std::option::Option<
                     ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1585,9 +1621,13 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiate
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<crate::types::TerminatedSupplyPoint> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1761,9 +1801,13 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<crate::types::LeaveSupplyPoint> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1941,9 +1985,13 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<crate::types::LeaveSupplyPoint> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2120,9 +2168,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierTerminationConfirm
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<crate::types::TerminatedSupplyPoint> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2286,9 +2338,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierTerminationInitiat
                 let mut f3: ::std::option::Option<
                     crate::types::TerminationInitiatedSupplyPoint,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2471,9 +2527,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierUpdatedV2 {
                 let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2604,9 +2664,13 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierUpdatedV3 {
                 let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

@@ -67,9 +67,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterDataQualityResolutionCancelledV1 {
                 let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -202,9 +206,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterDataQualityResolutionCancelledV2 {
                 let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -476,9 +484,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterDataQualityResolutionRequestedV1 {
                 let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

@@ -53,9 +53,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointElecCosGainRegistrationRequest
                 let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -227,9 +231,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasApiBackfillV1 {
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -417,9 +425,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasAppointMamRequestedV1 {
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -674,9 +686,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasBackfillV1 {
                 let mut f19: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f20: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f21: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -880,9 +896,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasChangeOfCohortRequestedV1 {
             ) -> ::std::result::Result<Self::Value, A::Error> {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1070,9 +1090,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasChangeOfMamRequestedV1 {
                 let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f12: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f13: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1370,9 +1394,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainMtdReceivedV1 {
                 let mut f27: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f28: ::std::option::Option<i64> = ::std::option::Option::None;
                 let mut f29: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1622,9 +1650,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainRegistrationConfirme
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1776,9 +1808,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainRegistrationRequeste
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -1954,9 +1990,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosLossConfirmedV1 {
                 let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f8: ::std::option::Option<f64> = ::std::option::Option::None;
                 let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -2142,9 +2182,13 @@ impl<'de> ::serde::Deserialize<'de> for MeterpointGasDeappointMamRequestedV1 {
                 let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
                 let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

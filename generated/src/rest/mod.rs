@@ -50,9 +50,13 @@ impl<'de> ::serde::Deserialize<'de> for Link {
                 let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -120,9 +124,13 @@ impl<'de, T: ::serde::Deserialize<'de>> ::serde::Deserialize<'de> for Page<T> {
                     ::std::option::Option<::std::string::String>,
                 > = ::std::option::Option::None;
                 let mut f3: ::std::option::Option<::std::vec::Vec<T>> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -249,9 +257,13 @@ impl<'de> ::serde::Deserialize<'de> for Product {
                 let mut f13: ::std::option::Option<::std::vec::Vec<crate::rest::Link>> = ::std::option::Option::None;
                 let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
                 let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {
@@ -567,9 +579,13 @@ impl<'de> ::serde::Deserialize<'de> for StandardUnitRate {
                 let mut f4: ::std::option::Option<
                     ::std::option::Option<::std::string::String>,
                 > = ::std::option::Option::None;
+                let mut next = 0;
                 while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
                     &mut map,
-                    crate::de::Key(FIELDS),
+                    crate::de::Key {
+                        fields: FIELDS,
+                        next: &mut next,
+                    },
                 )? {
                     match key {
                         ::std::option::Option::Some(0usize) => {

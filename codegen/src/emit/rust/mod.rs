@@ -370,12 +370,15 @@ fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
         )
     } else {
         (
-            quote!(crate::de::Key(FIELDS)),
+            quote!(crate::de::Key {
+                fields: FIELDS,
+                next: &mut next
+            }),
             quote!(_ => {
                 ::serde::de::MapAccess::next_value::<::serde::de::IgnoredAny>(&mut map)?;
             }),
             quote!(),
-            quote!(),
+            quote!(let mut next = 0;),
         )
     };
     let known = |i: usize| {

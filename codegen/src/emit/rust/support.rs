@@ -424,26 +424,45 @@ pub(super) fn de() -> TokenStream {
         #![doc = " Shared pieces of the generated `Deserialize` impls: one field-name lookup for every struct."]
 
                 /// Reads a map key as the index of a known field name; an unknown name is `None` (and not kept).
+        ///
+        /// Keys usually arrive in the order the schema lists them, so the field after the last one found is
+        /// tried first: a whole object is then read with one comparison per key.
         #[allow(dead_code, reason = "a schema, or a set of features, may have no struct that needs it")]
-        pub(crate) struct Key(pub(crate) &'static [&'static str]);
+        pub(crate) struct Key<'h> {
+            pub(crate) fields: &'static [&'static str],
+            pub(crate) next: &'h mut usize,
+        }
 
-        impl<'de> ::serde::de::DeserializeSeed<'de> for Key {
+        impl Key<'_> {
+            fn find(self, name: &[u8]) -> ::std::option::Option<usize> {
+                let found = match self.fields.get(*self.next) {
+                    ::std::option::Option::Some(expected) if expected.as_bytes() == name => ::std::option::Option::Some(*self.next),
+                    _ => self.fields.iter().position(|known| known.as_bytes() == name),
+                };
+                if let ::std::option::Option::Some(i) = found {
+                    *self.next = i + 1;
+                }
+                found
+            }
+        }
+
+        impl<'de> ::serde::de::DeserializeSeed<'de> for Key<'_> {
             type Value = ::std::option::Option<usize>;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Self::Value, D::Error> {
                 deserializer.deserialize_identifier(self)
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for Key {
+        impl<'de> ::serde::de::Visitor<'de> for Key<'_> {
             type Value = ::std::option::Option<usize>;
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("a field name")
             }
             fn visit_str<E: ::serde::de::Error>(self, name: &str) -> ::std::result::Result<Self::Value, E> {
-                ::std::result::Result::Ok(self.0.iter().position(|known| *known == name))
+                ::std::result::Result::Ok(self.find(name.as_bytes()))
             }
             fn visit_bytes<E: ::serde::de::Error>(self, name: &[u8]) -> ::std::result::Result<Self::Value, E> {
-                ::std::result::Result::Ok(self.0.iter().position(|known| known.as_bytes() == name))
+                ::std::result::Result::Ok(self.find(name))
             }
         }
 
