@@ -422,12 +422,12 @@ pub(super) fn rest_endpoint() -> TokenStream {
 pub(super) fn de() -> TokenStream {
     quote! {
         #![doc = " Shared pieces of the generated `Deserialize` impls: one field-name lookup for every struct."]
+        #![allow(dead_code, reason = "a schema, or a set of features, may not need every piece")]
 
                 /// Reads a map key as the index of a known field name; an unknown name is `None` (and not kept).
         ///
         /// Keys usually arrive in the order the schema lists them, so the field after the last one found is
         /// tried first: a whole object is then read with one comparison per key.
-        #[allow(dead_code, reason = "a schema, or a set of features, may have no struct that needs it")]
         pub(crate) struct Key<'h> {
             pub(crate) fields: &'static [&'static str],
             pub(crate) next: &'h mut usize,
@@ -468,8 +468,7 @@ pub(super) fn de() -> TokenStream {
 
         /// Reads a map key as the index of a known field name, or the name itself when unknown (for the
         /// `additional_fields` of an incomplete struct).
-                #[allow(dead_code, reason = "a schema, or a set of features, may have no incomplete struct")]
-        pub(crate) struct KeyOrName(pub(crate) &'static [&'static str]);
+                pub(crate) struct KeyOrName(pub(crate) &'static [&'static str]);
 
 
         impl<'de> ::serde::de::DeserializeSeed<'de> for KeyOrName {
