@@ -16,7 +16,7 @@ pub(crate) struct FuzzArgs {
 }
 
 /// Every fuzz target in `fuzz/fuzz_targets/`.
-const TARGETS: &[&str] = &["schema_loader", "event_decode"];
+const TARGETS: &[&str] = &["schema_loader", "event_decode", "envelope"];
 
 pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
     let root = crate::workspace_root();
@@ -125,6 +125,16 @@ fn seed(root: &Path) -> std::io::Result<()> {
             input.extend(serde_json::to_vec(&payload).map_err(std::io::Error::other)?);
             std::fs::write(decode.join(format!("seed-{}", version.id)), input)?;
         }
+    }
+    let envelope = corpus.join("envelope");
+    std::fs::create_dir_all(&envelope)?;
+    let fixture = root
+        .join("tests")
+        .join("fixtures")
+        .join("events")
+        .join("mixed.ndjson");
+    for (i, line) in std::fs::read(fixture)?.split(|&b| b == b'\n').enumerate() {
+        std::fs::write(envelope.join(format!("seed-mixed-{i:03}")), line)?;
     }
     Ok(())
 }
