@@ -16,6 +16,13 @@ fn every_event_version_round_trips() {
             for optionals in [Optionals::All, Optionals::None] {
                 let sample = event_payload(&model, version, optionals);
                 let bytes = serde_json::to_vec(&sample).expect("samples serialise");
+                let kind = energy_api::EventKind::new(&event.name, &version.label).expect("known");
+                if let Err(e) = kind.validate(&bytes) {
+                    failures.push(format!(
+                        "{} ({optionals:?}) does not validate: {e}",
+                        version.id
+                    ));
+                }
                 match Event::decode(&event.name, &version.label, &bytes) {
                     Ok(decoded) => {
                         assert_eq!(decoded.event_type().as_str(), event.name);
@@ -260,10 +267,22 @@ fn every_field_error_is_located() {
             );
             for (path, kind, broken) in cases {
                 let bytes = serde_json::to_vec_pretty(&broken).unwrap();
-                match Event::decode(&event.name, &version.label, &bytes) {
+                let decoded = Event::decode(&event.name, &version.label, &bytes);
+                match &decoded {
                     Err(DecodeError::Payload(e)) if e.path == path && e.kind == kind => {}
                     other => failures.push(format!("{} {path} ({kind:?}): {other:?}", version.id)),
                 }
+                // The allocation-free check gives the same verdict and the same error.
+                let validated = energy_api::EventKind::new(&event.name, &version.label)
+                    .unwrap()
+                    .validate(&bytes);
+                if validated.err() != decoded.err() {
+                    failures.push(format!(
+                        "{} {path}: validate and decode disagree",
+                        version.id
+                    ));
+                }
+
                 checked += 1;
             }
         }
@@ -295,8 +314,8 @@ fn json_paths_survive_escapes_nesting_and_broken_input() {
     );
     assert_eq!(
         json_path_at(b"{\"a\": [1, {\"b", 13),
-        "a[1].b",
-        "truncated input"
+        "a[1]",
+        "truncated inside a key: the key's object"
     );
     assert_eq!(json_path_at(b"", 10), "");
     assert_eq!(json_path_at(b"\"\\", 5), "", "a lone escape at the end");

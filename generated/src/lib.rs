@@ -15,6 +15,8 @@ pub mod types;
 pub mod events;
 pub mod rest;
 mod de;
+mod shape;
+mod shapes;
 pub mod documents;
 pub use events::{
     DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind,

@@ -478,7 +478,7 @@ fn hostile_input_gives_the_right_error() {
         ("empty", b"".to_vec(), ErrorKind::MalformedJson, ""),
         ("truncated", envelope(r#"{"agreement_id": 1, "acc"#).into_bytes(), ErrorKind::MalformedJson, "payload"),
         ("truncated envelope", br#"{"event_type": "agreement.upd"#.to_vec(), ErrorKind::MalformedJson, "event_type"),
-        ("invalid UTF-8", invalid_utf8, ErrorKind::MalformedJson, "payload"),
+        ("invalid UTF-8", invalid_utf8, ErrorKind::MalformedJson, "payload.account_number"),
         ("invalid UTF-8 in a key", b"{\"event_\xff\": 1}".to_vec(), ErrorKind::MalformedJson, ""),
         ("lone surrogate", envelope(r#"{"agreement_id": 1, "account_number": "\ud800", "changes": {}}"#).into_bytes(), ErrorKind::MalformedJson, "payload.account_number"),
         ("deep payload", deep_payload.into_bytes(), ErrorKind::MalformedJson, ""),

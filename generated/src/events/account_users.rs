@@ -141,6 +141,11 @@ impl AccountUserCreated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserCreatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -261,6 +266,11 @@ impl AccountUserPasswordChanged {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserPasswordChangedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -396,6 +406,11 @@ impl AccountUserPasswordResetRequested {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserPasswordResetRequestedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -555,6 +570,11 @@ impl AccountUserPsrRecordsUpdated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserPsrRecordsUpdatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -750,6 +770,11 @@ impl AccountUserRemoved {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserRemovedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -959,6 +984,11 @@ impl AccountUserUpdated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserUpdatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1097,6 +1127,11 @@ impl AccountUserVerificationCompleted {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserVerificationCompletedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1243,6 +1278,11 @@ impl AccountUserVerificationStarted {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserVerificationStartedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1384,6 +1424,11 @@ impl AccountUserMetadataCreated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserMetadataCreatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1522,6 +1567,11 @@ impl AccountUserMetadataRemoved {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserMetadataRemovedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1654,6 +1704,11 @@ impl AccountUserMetadataUpdated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::AccountUserMetadataUpdatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(

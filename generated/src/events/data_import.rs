@@ -95,6 +95,11 @@ impl DataImportImportProcessCancelled {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessCancelledV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -240,6 +245,11 @@ impl DataImportImportProcessComplete {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessCompleteV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -377,6 +387,11 @@ impl DataImportImportProcessDryRunComplete {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessDryRunCompleteV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -536,6 +551,11 @@ impl DataImportImportProcessDryRunError {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessDryRunErrorV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -688,6 +708,11 @@ impl DataImportImportProcessError {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessErrorV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -851,6 +876,11 @@ impl DataImportImportProcessPostImportCompleted {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessPostImportCompletedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1024,6 +1054,11 @@ impl DataImportImportProcessPostImportError {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportImportProcessPostImportErrorV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1163,6 +1198,11 @@ impl DataImportOrderProcessCancelled {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportOrderProcessCancelledV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1300,6 +1340,11 @@ impl DataImportOrderProcessComplete {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportOrderProcessCompleteV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1442,6 +1487,11 @@ impl DataImportOrderProcessError {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DataImportOrderProcessErrorV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1572,6 +1622,11 @@ impl ExternalMessagingUploadedFileProcessed {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ExternalMessagingUploadedFileProcessedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1705,6 +1760,11 @@ impl ExternalMessagingUploadedFileProcessingFailed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1837,6 +1897,11 @@ impl ExternalMessagingUploadedFileSafe {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ExternalMessagingUploadedFileSafeV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1967,6 +2032,11 @@ impl ExternalMessagingUploadedFileUnsafe {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ExternalMessagingUploadedFileUnsafeV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(

@@ -60,7 +60,8 @@ impl EventKind {
     }
     /// Decodes a JSON payload of this type and version.
     pub fn decode(self, payload: &[u8]) -> ::std::result::Result<Event, DecodeError> {
-        let mut de = ::serde_json::Deserializer::from_slice(payload);
+        let text = utf8(self, payload).map_err(DecodeError::Payload)?;
+        let mut de = ::serde_json::Deserializer::from_str(text);
         let decoded = ::serde::de::DeserializeSeed::deserialize(self, &mut de)
             .and_then(|e| de.end().map(|()| e));
         decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
@@ -71,7 +72,11 @@ impl EventKind {
     /// tracking the path while decoding: path tracking would instantiate a second deserializer for
     /// every payload type, doubling this crate's code, to serve only the failures.
     pub fn locate_error(self, payload: &[u8]) -> PayloadError {
-        let mut de = ::serde_json::Deserializer::from_slice(payload);
+        let text = match utf8(self, payload) {
+            ::std::result::Result::Ok(text) => text,
+            ::std::result::Result::Err(e) => return e,
+        };
+        let mut de = ::serde_json::Deserializer::from_str(text);
         let result = ::serde::de::DeserializeSeed::deserialize(self, &mut de)
             .and_then(|_| de.end());
         let error = match result {
@@ -81,6 +86,62 @@ impl EventKind {
             }
         };
         PayloadError::from_json(self, payload, &error)
+    }
+}
+/// The payload as text. JSON is UTF-8: checking it once, for the whole payload, lets serde_json read
+/// every string without checking it again (the largest single cost of decoding short strings).
+fn utf8(kind: EventKind, payload: &[u8]) -> ::std::result::Result<&str, PayloadError> {
+    ::std::str::from_utf8(payload)
+        .map_err(|e| {
+            let at = e.valid_up_to();
+            let line = 1 + payload[..at].iter().filter(|&&b| b == b'\n').count();
+            let line_start = payload[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            PayloadError {
+                event_type: kind.event_type(),
+                version: kind.version(),
+                kind: PayloadErrorKind::Syntax,
+                path: json_path_at(payload, at),
+                message: ::std::format!("invalid UTF-8 at byte {at}"),
+                line,
+                column: at - line_start + 1,
+            }
+        })
+}
+impl EventKind {
+    /// A seed that checks a payload of this kind without building it (see [`PayloadValidator`]).
+    pub fn validator(self) -> PayloadValidator {
+        PayloadValidator(self)
+    }
+    /// Checks a JSON payload of this kind without building it: the verdict of [`EventKind::decode`],
+    /// without allocating. A failure is explained by decoding, so the error is the same too.
+    pub fn validate(self, payload: &[u8]) -> ::std::result::Result<(), DecodeError> {
+        let text = utf8(self, payload).map_err(DecodeError::Payload)?;
+        let mut de = ::serde_json::Deserializer::from_str(text);
+        let checked = ::serde::de::DeserializeSeed::deserialize(
+                self.validator(),
+                &mut de,
+            )
+            .and_then(|()| de.end());
+        checked.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
+    }
+}
+/// Checks a payload of one kind without building it: a [`DeserializeSeed`](::serde::de::DeserializeSeed)
+/// whose value is `()`.
+///
+/// It accepts exactly what decoding accepts, but allocates nothing: strings are checked in place,
+/// nothing is kept. For validating streams, where only the verdict matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PayloadValidator(EventKind);
+impl<'de> ::serde::de::DeserializeSeed<'de> for PayloadValidator {
+    type Value = ();
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> ::std::result::Result<(), D::Error> {
+        crate::shape::check_struct(self.0.shape(), deserializer)
     }
 }
 /// Why a payload could not be decoded.
@@ -295,15 +356,18 @@ pub fn json_path_at(json: &[u8], offset: usize) -> ::std::string::String {
                 while i < json.len() && json[i] != b'"' {
                     i += if json[i] == b'\\' { 2 } else { 1 };
                 }
-                if let ::std::option::Option::Some(
-                    Open::Object { key, in_value: false },
-                ) = open.last_mut()
+                if i <= end && i < json.len()
+                    && let ::std::option::Option::Some(
+                        Open::Object { key, in_value: false },
+                    ) = open.last_mut()
                 {
-                    let quoted = &json[start..(i + 1).min(json.len())];
+                    let quoted = &json[start..=i];
                     *key = ::std::option::Option::Some(
                         ::serde_json::from_slice::<::std::string::String>(quoted)
                             .unwrap_or_else(|_| {
-                                ::std::string::String::from_utf8_lossy(&quoted[1..])
+                                ::std::string::String::from_utf8_lossy(
+                                        &quoted[1..quoted.len() - 1],
+                                    )
                                     .into_owned()
                             }),
                     );

@@ -101,6 +101,11 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -267,6 +272,11 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -429,6 +439,11 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -602,6 +617,11 @@ impl LifecycleLeaveSupplierCancellationRequested {
             Self::V2(_) => "v2",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -766,6 +786,11 @@ impl LifecycleLeaveSupplierCancelled {
         match self {
             Self::V2(_) => "v2",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierCancelledV2
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -941,6 +966,11 @@ impl LifecycleLeaveSupplierCompleted {
         match self {
             Self::V3(_) => "v3",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierCompletedV3
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1294,6 +1324,13 @@ impl LifecycleLeaveSupplierRequested {
             Self::V3(_) => "v3",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        match index {
+            0u8 => &crate::shapes::LifecycleLeaveSupplierRequestedV2,
+            _ => &crate::shapes::LifecycleLeaveSupplierRequestedV3,
+        }
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1522,6 +1559,11 @@ impl LifecycleLeaveSupplierReversalRequested {
             Self::V2(_) => "v2",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierReversalRequestedV2
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1685,6 +1727,11 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1868,6 +1915,11 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2049,6 +2101,11 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2240,6 +2297,11 @@ impl LifecycleLeaveSupplierTerminationConfirmed {
             Self::V2(_) => "v2",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2405,6 +2467,11 @@ impl LifecycleLeaveSupplierTerminationInitiated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2757,6 +2824,13 @@ impl LifecycleLeaveSupplierUpdated {
         match self {
             Self::V2(_) => "v2",
             Self::V3(_) => "v3",
+        }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        match index {
+            0u8 => &crate::shapes::LifecycleLeaveSupplierUpdatedV2,
+            _ => &crate::shapes::LifecycleLeaveSupplierUpdatedV3,
         }
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].

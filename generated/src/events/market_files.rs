@@ -78,6 +78,11 @@ impl ElectricityFlowFileCancellationInvoiceProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ElectricityFlowFileCancellationInvoiceProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -210,6 +215,11 @@ impl ElectricityFlowFileComplementaryInvoiceProcessed {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ElectricityFlowFileComplementaryInvoiceProcessedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -344,6 +354,11 @@ impl ElectricityFlowFileRectificationInvoiceProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ElectricityFlowFileRectificationInvoiceProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -476,6 +491,11 @@ impl ElectricityFlowFileRegularizerInvoiceProcessed {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ElectricityFlowFileRegularizerInvoiceProcessedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -612,6 +632,11 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ElectricityFlowFileBillableConceptsInvoiceProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -746,6 +771,11 @@ impl ElectricityFlowFileRegularInvoiceProcessed {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::ElectricityFlowFileRegularInvoiceProcessedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -904,6 +934,11 @@ impl EspSupplyPointsEnrichmentDataSent {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::EspSupplyPointsEnrichmentDataSentV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1070,6 +1105,11 @@ impl EspSupplyPointsAtrSnapshotSent {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::EspSupplyPointsAtrSnapshotSentV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1210,6 +1250,11 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1357,6 +1402,11 @@ impl GasBillFlowDetailsCancellationInvoiceCreated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1495,6 +1545,11 @@ impl GasBillFlowDetailsComplementaryInvoiceCreated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1635,6 +1690,11 @@ impl GasBillFlowDetailsRectificationInvoiceCreated {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1773,6 +1833,11 @@ impl GasBillFlowDetailsRegularInvoiceCreated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1913,6 +1978,11 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2051,6 +2121,11 @@ impl GasFlowFileB7033RegularInvoiceProcessed {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2237,6 +2312,11 @@ impl GasSupplyPointInspectionResultsReceived {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::GasSupplyPointInspectionResultsReceivedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2411,6 +2491,11 @@ impl MarketsEspBillFlowFileProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MarketsEspBillFlowFileProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2559,6 +2644,11 @@ impl MarketsEspFlowFileProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MarketsEspFlowFileProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2706,6 +2796,11 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2845,6 +2940,11 @@ impl MarketsGasSupplyPointCreated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MarketsGasSupplyPointCreatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -3010,6 +3110,11 @@ impl MarketsNetworkOperatorCreated {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MarketsNetworkOperatorCreatedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(

@@ -299,6 +299,13 @@ impl MeterDataQualityResolutionCancelled {
             Self::V2(_) => "v2",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        match index {
+            0u8 => &crate::shapes::MeterDataQualityResolutionCancelledV1,
+            _ => &crate::shapes::MeterDataQualityResolutionCancelledV2,
+        }
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -569,6 +576,11 @@ impl MeterDataQualityResolutionRequested {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterDataQualityResolutionRequestedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(

@@ -127,6 +127,11 @@ impl MeterpointElecCosGainRegistrationRequested {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointElecCosGainRegistrationRequestedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -296,6 +301,11 @@ impl MeterpointGasApiBackfill {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasApiBackfillV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -518,6 +528,11 @@ impl MeterpointGasAppointMamRequested {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasAppointMamRequestedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -816,6 +831,11 @@ impl MeterpointGasBackfill {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasBackfillV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -949,6 +969,11 @@ impl MeterpointGasChangeOfCohortRequested {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasChangeOfCohortRequestedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1191,6 +1216,11 @@ impl MeterpointGasChangeOfMamRequested {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasChangeOfMamRequestedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1560,6 +1590,11 @@ impl MeterpointGasCosGainMtdReceived {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasCosGainMtdReceivedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1711,6 +1746,11 @@ impl MeterpointGasCosGainRegistrationConfirmed {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -1869,6 +1909,11 @@ impl MeterpointGasCosGainRegistrationRequested {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasCosGainRegistrationRequestedV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2079,6 +2124,11 @@ impl MeterpointGasCosLossConfirmed {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasCosLossConfirmedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2252,6 +2302,11 @@ impl MeterpointGasDeappointMamRequested {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasDeappointMamRequestedV1
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2329,6 +2384,11 @@ impl MeterpointGasDisputedClosingReadingAcceptedByUs {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DisputedClosingReading
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2408,6 +2468,11 @@ impl MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DisputedClosingReading
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2495,6 +2560,11 @@ impl MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
             Self::V1(_) => "v1",
         }
     }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DisputedClosingReading
+    }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2580,6 +2650,11 @@ impl MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::DisputedClosingReading
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
@@ -2739,6 +2814,11 @@ impl MeterpointGasDisputedClosingReadingQueriedByUs {
         match self {
             Self::V1(_) => "v1",
         }
+    }
+    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+        let _ = index;
+        &crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1
     }
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(

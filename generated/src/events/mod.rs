@@ -26,12 +26,12 @@
             feature = "meter-points"
         )
     ),
-    allow(unused_variables, unreachable_code)
+    allow(unused_variables, unused_mut, unreachable_code)
 )]
 mod decode;
 pub use decode::{
-    DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType,
-    json_path_at,
+    DecodeError, EventKind, PayloadError, PayloadErrorKind, PayloadValidator,
+    UnknownEventType, json_path_at,
 };
 mod routing;
 pub use routing::{PayloadVersion, TypedEvent};
@@ -8448,6 +8448,1265 @@ impl ::serde::Serialize for Event {
                 )
             )]
             _ => match *self {}
+        }
+    }
+}
+impl EventKind {
+    /// The shape of this kind's payload.
+    pub(crate) fn shape(self) -> &'static crate::shape::StructShape {
+        match self.event_type {
+            #[cfg(feature = "accounts")]
+            EventType::AccountCommunicationsPreferencesUpdated => {
+                accounts::AccountCommunicationsPreferencesUpdated::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountCreated => accounts::AccountCreated::shape(self.version),
+            #[cfg(feature = "accounts")]
+            EventType::AccountOccupied => accounts::AccountOccupied::shape(self.version),
+            #[cfg(feature = "accounts")]
+            EventType::AccountReactivated => {
+                accounts::AccountReactivated::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountSmartMeterReadPermissionChanged => {
+                accounts::AccountSmartMeterReadPermissionChanged::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountUpdated => accounts::AccountUpdated::shape(self.version),
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataCreated => {
+                accounts::AccountMetadataCreated::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataRemoved => {
+                accounts::AccountMetadataRemoved::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataUpdated => {
+                accounts::AccountMetadataUpdated::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
+                accounts::AccountPropertyEffectivePeriodMetadataCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
+                accounts::AccountPropertyEffectivePeriodMetadataRemoved::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
+                accounts::AccountPropertyEffectivePeriodMetadataUpdated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserCreated => {
+                account_users::AccountUserCreated::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPasswordChanged => {
+                account_users::AccountUserPasswordChanged::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPasswordResetRequested => {
+                account_users::AccountUserPasswordResetRequested::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPsrRecordsUpdated => {
+                account_users::AccountUserPsrRecordsUpdated::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserRemoved => {
+                account_users::AccountUserRemoved::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserUpdated => {
+                account_users::AccountUserUpdated::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserVerificationCompleted => {
+                account_users::AccountUserVerificationCompleted::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserVerificationStarted => {
+                account_users::AccountUserVerificationStarted::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataCreated => {
+                account_users::AccountUserMetadataCreated::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataRemoved => {
+                account_users::AccountUserMetadataRemoved::shape(self.version)
+            }
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataUpdated => {
+                account_users::AccountUserMetadataUpdated::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ActualIntervalsReceived => {
+                agreements_and_approvals::ActualIntervalsReceived::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AffiliatesAffiliateAccountContractCreated => {
+                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementCreated => {
+                agreements_and_approvals::AgreementCreated::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementRevoked => {
+                agreements_and_approvals::AgreementRevoked::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementRolloverCompleted => {
+                agreements_and_approvals::AgreementRolloverCompleted::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementTerminated => {
+                agreements_and_approvals::AgreementTerminated::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementUpdated => {
+                agreements_and_approvals::AgreementUpdated::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalApproved => {
+                agreements_and_approvals::ApprovalsApprovalApproved::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalCreated => {
+                agreements_and_approvals::ApprovalsApprovalCreated::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRejected => {
+                agreements_and_approvals::ApprovalsApprovalRejected::shape(self.version)
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestApproved => {
+                agreements_and_approvals::ApprovalsApprovalRequestApproved::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestAssigned => {
+                agreements_and_approvals::ApprovalsApprovalRequestAssigned::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestRejected => {
+                agreements_and_approvals::ApprovalsApprovalRequestRejected::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccessTokenIssued => {
+                authentication_server::AuthServerAccessTokenIssued::shape(self.version)
+            }
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
+                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoggedIn => {
+                authentication_server::AuthServerAccountUserLoggedIn::shape(self.version)
+            }
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginDenied => {
+                authentication_server::AuthServerAccountUserLoginDenied::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginFailed => {
+                authentication_server::AuthServerAccountUserLoginFailed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginStepCompleted => {
+                authentication_server::AuthServerAccountUserLoginStepCompleted::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentHeld => {
+                billing::BillingBillingDocumentHeld::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentIssued => {
+                billing::BillingBillingDocumentIssued::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentRepresentationDispatched => {
+                billing::BillingBillingDocumentRepresentationDispatched::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingOptionsUpdated => {
+                billing::BillingBillingOptionsUpdated::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingChargingLedgerAssignedToAgreement => {
+                billing::BillingChargingLedgerAssignedToAgreement::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingChargingSupplyPointTriggered => {
+                billing::BillingChargingSupplyPointTriggered::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceCancel => {
+                billing::BillingDuosInvoiceCancel::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceNew => {
+                billing::BillingDuosInvoiceNew::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceReplace => {
+                billing::BillingDuosInvoiceReplace::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingFinalBill => billing::BillingFinalBill::shape(self.version),
+            #[cfg(feature = "billing")]
+            EventType::BillingIssuanceExternalStatusCreated => {
+                billing::BillingIssuanceExternalStatusCreated::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingIssuedBill => {
+                billing::BillingIssuedBill::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingLedgerEntryPosted => {
+                billing::BillingLedgerEntryPosted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingLedgerEntryRemoved => {
+                billing::BillingLedgerEntryRemoved::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingPathwayTraversalFailed => {
+                billing::BillingPathwayTraversalFailed::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingPathwayTraversalSucceeded => {
+                billing::BillingPathwayTraversalSucceeded::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingPortfolioInvoiceSummaryCompleted => {
+                billing::BillingPortfolioInvoiceSummaryCompleted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateAccepted => {
+                billing::BillingRebateAccepted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateCreated => {
+                billing::BillingRebateCreated::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateDeclined => {
+                billing::BillingRebateDeclined::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateUpdated => {
+                billing::BillingRebateUpdated::shape(self.version)
+            }
+            #[cfg(feature = "businesses")]
+            EventType::BusinessCreated => {
+                businesses::BusinessCreated::shape(self.version)
+            }
+            #[cfg(feature = "businesses")]
+            EventType::BusinessUpdated => {
+                businesses::BusinessUpdated::shape(self.version)
+            }
+            #[cfg(feature = "businesses")]
+            EventType::BusinessOperationsTeamUpdated => {
+                businesses::BusinessOperationsTeamUpdated::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountAdded => {
+                accounts::CampaignAccountAdded::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountRemoved => {
+                accounts::CampaignAccountRemoved::shape(self.version)
+            }
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountUpdated => {
+                accounts::CampaignAccountUpdated::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::ChargingPrimingErrored => {
+                billing::ChargingPrimingErrored::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollateralAgreementFulfilled => {
+                collections::CollateralAgreementFulfilled::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProceedingCreated => {
+                collections::CollectionProceedingCreated::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessCommStepResolved => {
+                collections::CollectionProcessCommStepResolved::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessLeaveSupplierInstigated => {
+                collections::CollectionProcessLeaveSupplierInstigated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessPaused => {
+                collections::CollectionProcessPaused::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessRaised => {
+                collections::CollectionProcessRaised::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessReactivated => {
+                collections::CollectionProcessReactivated::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessRunTerminationRequested => {
+                collections::CollectionProcessRunTerminationRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessUnpaused => {
+                collections::CollectionProcessUnpaused::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessWithdrawn => {
+                collections::CollectionProcessWithdrawn::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::CommsAccountCallUpdated => {
+                communications::CommsAccountCallUpdated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::CommsCustomerEmailBounced => {
+                communications::CommsCustomerEmailBounced::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
+                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "communications")]
+            EventType::CommsTranscriptionCreated => {
+                communications::CommsTranscriptionCreated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsComplaintNewContact => {
+                communications::ComplaintsComplaintNewContact::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsComplaintOpened => {
+                communications::ComplaintsComplaintOpened::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsDrpFinished => {
+                communications::ComplaintsDrpFinished::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsDrpStarted => {
+                communications::ComplaintsDrpStarted::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::ComplexQuotingCostCalculationFinished => {
+                communications::ComplexQuotingCostCalculationFinished::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "communications")]
+            EventType::ConsentsConsentCreated => {
+                communications::ConsentsConsentCreated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::ConsentsConsentUpdated => {
+                communications::ConsentsConsentUpdated::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsCreated => {
+                contracts::ContractGroupsCreated::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsMembershipsChanged => {
+                contracts::ContractGroupsMembershipsChanged::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsVersionCreated => {
+                contracts::ContractGroupsVersionCreated::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsActualized => {
+                contracts::ContractsActualized::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsCreated => {
+                contracts::ContractsCreated::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsExpired => {
+                contracts::ContractsExpired::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsExpiryApproaching => {
+                contracts::ContractsExpiryApproaching::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysCreationStarted => {
+                contracts::ContractsJourneysCreationStarted::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysTerminationStarted => {
+                contracts::ContractsJourneysTerminationStarted::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysVariationStarted => {
+                contracts::ContractsJourneysVariationStarted::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsNovated => {
+                contracts::ContractsNovated::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsRescinded => {
+                contracts::ContractsRescinded::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsRevoked => {
+                contracts::ContractsRevoked::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsSubjectAmended => {
+                contracts::ContractsSubjectAmended::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsTerminated => {
+                contracts::ContractsTerminated::shape(self.version)
+            }
+            #[cfg(feature = "contracts")]
+            EventType::ContractsTermsVaried => {
+                contracts::ContractsTermsVaried::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::CreditCheckCreated => {
+                collections::CreditCheckCreated::shape(self.version)
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerRolesCreated => {
+                customer_access::CustomerAccessPartnerRolesCreated::shape(self.version)
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerRolesUpdated => {
+                customer_access::CustomerAccessPartnerRolesUpdated::shape(self.version)
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerUserRolesCreated => {
+                customer_access::CustomerAccessPartnerUserRolesCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerUserRolesUpdated => {
+                customer_access::CustomerAccessPartnerUserRolesUpdated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessUserRolesCreated => {
+                customer_access::CustomerAccessUserRolesCreated::shape(self.version)
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessUserRolesUpdated => {
+                customer_access::CustomerAccessUserRolesUpdated::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessCancelled => {
+                data_import::DataImportImportProcessCancelled::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessComplete => {
+                data_import::DataImportImportProcessComplete::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessDryRunComplete => {
+                data_import::DataImportImportProcessDryRunComplete::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessDryRunError => {
+                data_import::DataImportImportProcessDryRunError::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessError => {
+                data_import::DataImportImportProcessError::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessPostImportCompleted => {
+                data_import::DataImportImportProcessPostImportCompleted::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessPostImportError => {
+                data_import::DataImportImportProcessPostImportError::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessCancelled => {
+                data_import::DataImportOrderProcessCancelled::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessComplete => {
+                data_import::DataImportOrderProcessComplete::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessError => {
+                data_import::DataImportOrderProcessError::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
+                collections::DebtActioningAutomatedDebtWriteBackCompleted::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
+                collections::DebtActioningAutomatedDebtWriteBackFailed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
+                collections::DebtActioningAutomatedDebtWriteBackSkipped::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "collections")]
+            EventType::DelinquentDebtAllocationCreated => {
+                collections::DelinquentDebtAllocationCreated::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DelinquentDebtPositionChanged => {
+                collections::DelinquentDebtPositionChanged::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementAccepted => {
+                collections::DepositAgreementAccepted::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementFulfilled => {
+                collections::DepositAgreementFulfilled::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementInstalmentReturned => {
+                collections::DepositAgreementInstalmentReturned::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementReturned => {
+                collections::DepositAgreementReturned::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementWithdrawn => {
+                collections::DepositAgreementWithdrawn::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DunningPathPaused => {
+                collections::DunningPathPaused::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DunningPathStarted => {
+                collections::DunningPathStarted::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DunningPathUnpaused => {
+                collections::DunningPathUnpaused::shape(self.version)
+            }
+            #[cfg(feature = "collections")]
+            EventType::DunningPathWithdrawn => {
+                collections::DunningPathWithdrawn::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
+                market_files::ElectricityFlowFileCancellationInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
+                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
+                market_files::ElectricityFlowFileRectificationInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
+                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
+                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
+                market_files::ElectricityFlowFileRegularInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::EspSupplyPointsEnrichmentDataSent => {
+                market_files::EspSupplyPointsEnrichmentDataSent::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::EspSupplyPointsAtrSnapshotSent => {
+                market_files::EspSupplyPointsAtrSnapshotSent::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileProcessed => {
+                data_import::ExternalMessagingUploadedFileProcessed::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileProcessingFailed => {
+                data_import::ExternalMessagingUploadedFileProcessingFailed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileSafe => {
+                data_import::ExternalMessagingUploadedFileSafe::shape(self.version)
+            }
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileUnsafe => {
+                data_import::ExternalMessagingUploadedFileUnsafe::shape(self.version)
+            }
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceDeauthenticated => {
+                flexible_devices::FlexDeviceDeauthenticated::shape(self.version)
+            }
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceDisconnected => {
+                flexible_devices::FlexDeviceDisconnected::shape(self.version)
+            }
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceOptimisationCreated => {
+                flexible_devices::FlexDeviceOptimisationCreated::shape(self.version)
+            }
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceRegistered => {
+                flexible_devices::FlexDeviceRegistered::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
+                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
+                market_files::GasBillFlowDetailsCancellationInvoiceCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
+                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
+                market_files::GasBillFlowDetailsRectificationInvoiceCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
+                market_files::GasBillFlowDetailsRegularInvoiceCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
+                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
+                market_files::GasFlowFileB7033RegularInvoiceProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::GasSupplyPointInspectionResultsReceived => {
+                market_files::GasSupplyPointInspectionResultsReceived::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "communications")]
+            EventType::GoodsPurchaseCreated => {
+                communications::GoodsPurchaseCreated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::GoodsQuoteCreatedForAccount => {
+                communications::GoodsQuoteCreatedForAccount::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::GoodsQuoteCreatedWithoutAccount => {
+                communications::GoodsQuoteCreatedWithoutAccount::shape(self.version)
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
+                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
+                industry::IndustryElectricityChangeOfServiceMeterDeactivated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
+                industry::IndustryElectricityChangeOfSupplyGainInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
+                industry::IndustryElectricityChangeOfSupplyLossComplete::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityExportInstallationValidated => {
+                industry::IndustryElectricityExportInstallationValidated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryGasChangeOfSupplyGainInitiated => {
+                industry::IndustryGasChangeOfSupplyGainInitiated::shape(self.version)
+            }
+            #[cfg(feature = "industry")]
+            EventType::IndustryGasChangeOfSupplyLossComplete => {
+                industry::IndustryGasChangeOfSupplyLossComplete::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkActionsRun => conversations::InkActionsRun::shape(self.version),
+            #[cfg(feature = "conversations")]
+            EventType::InkContentInboundMessageTagged => {
+                conversations::InkContentInboundMessageTagged::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAssignedToBucket => {
+                conversations::InkConversationAssignedToBucket::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAssignedToTimeline => {
+                conversations::InkConversationAssignedToTimeline::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAwaitCustomerReply => {
+                conversations::InkConversationAwaitCustomerReply::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationClosed => {
+                conversations::InkConversationClosed::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationOpenStatusChanged => {
+                conversations::InkConversationOpenStatusChanged::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationOpened => {
+                conversations::InkConversationOpened::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationPriorityChanged => {
+                conversations::InkConversationPriorityChanged::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationSnoozed => {
+                conversations::InkConversationSnoozed::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationUnassignedFromBucket => {
+                conversations::InkConversationUnassignedFromBucket::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationUnassignedFromTimeline => {
+                conversations::InkConversationUnassignedFromTimeline::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatClosed => {
+                conversations::InkLiveChatClosed::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatInitiated => {
+                conversations::InkLiveChatInitiated::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatMessagesOutboundMessageCreated => {
+                conversations::InkLiveChatMessagesOutboundMessageCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessageAttachmentSafe => {
+                conversations::InkMessageAttachmentSafe::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessageAttachmentUnsafe => {
+                conversations::InkMessageAttachmentUnsafe::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundEmailMigration => {
+                conversations::InkMessagesInboundEmailMigration::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundMessageCreated => {
+                conversations::InkMessagesInboundMessageCreated::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundMessageIngested => {
+                conversations::InkMessagesInboundMessageIngested::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesOutboundMessageCreated => {
+                conversations::InkMessagesOutboundMessageCreated::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesOutboundMessageFailed => {
+                conversations::InkMessagesOutboundMessageFailed::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesPhishingReportDismissed => {
+                conversations::InkMessagesPhishingReportDismissed::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesReportedPhishing => {
+                conversations::InkMessagesReportedPhishing::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesReportedSpam => {
+                conversations::InkMessagesReportedSpam::shape(self.version)
+            }
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesSpamReportDismissed => {
+                conversations::InkMessagesSpamReportDismissed::shape(self.version)
+            }
+            #[cfg(feature = "businesses")]
+            EventType::InternalCompanyCreated => {
+                businesses::InternalCompanyCreated::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceCompleted => {
+                billing::LatePaymentFeeApplicationServiceCompleted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
+                billing::LatePaymentFeeApplicationServiceFeeApplied::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceStarted => {
+                billing::LatePaymentFeeApplicationServiceStarted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculationServiceCompleted => {
+                billing::LatePaymentFeeCalculationServiceCompleted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculationServiceStarted => {
+                billing::LatePaymentFeeCalculationServiceStarted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorCompleted => {
+                billing::LatePaymentFeeCalculatorCompleted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorFeeApplied => {
+                billing::LatePaymentFeeCalculatorFeeApplied::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorStarted => {
+                billing::LatePaymentFeeCalculatorStarted::shape(self.version)
+            }
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeWaived => {
+                billing::LatePaymentFeeWaived::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::LeadsLeadStageUpdated => {
+                communications::LeadsLeadStageUpdated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
+                communications::LeadsOpportunityDocumentAttachedToOpportunity::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityOfferGroupCreated => {
+                communications::LeadsOpportunityOfferGroupCreated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityStageUpdated => {
+                communications::LeadsOpportunityStageUpdated::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
+                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
+                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierActivationCompleted => {
+                lifecycle_join::LifecycleJoinSupplierActivationCompleted::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierActivationInitiated => {
+                lifecycle_join::LifecycleJoinSupplierActivationInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAgreementCreated => {
+                lifecycle_join::LifecycleJoinSupplierAgreementCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCancellationRequested => {
+                lifecycle_join::LifecycleJoinSupplierCancellationRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCancelled => {
+                lifecycle_join::LifecycleJoinSupplierCancelled::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCompleted => {
+                lifecycle_join::LifecycleJoinSupplierCompleted::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierRequested => {
+                lifecycle_join::LifecycleJoinSupplierRequested::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierReversalRequested => {
+                lifecycle_join::LifecycleJoinSupplierReversalRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierReversed => {
+                lifecycle_join::LifecycleJoinSupplierReversed::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
+                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
+                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
+                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
+                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCancellationRequested => {
+                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCancelled => {
+                lifecycle_leave::LifecycleLeaveSupplierCancelled::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCompleted => {
+                lifecycle_leave::LifecycleLeaveSupplierCompleted::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierRequested => {
+                lifecycle_leave::LifecycleLeaveSupplierRequested::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierReversalRequested => {
+                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
+                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierTerminationInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierUpdated => {
+                lifecycle_leave::LifecycleLeaveSupplierUpdated::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleStatusChanged => {
+                lifecycle_status::LifecycleStatusChanged::shape(self.version)
+            }
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleSupportSiteSale => {
+                lifecycle_status::LifecycleSupportSiteSale::shape(self.version)
+            }
+            #[cfg(feature = "customer-access")]
+            EventType::LoyaltyPointsUserRoleRemoval => {
+                customer_access::LoyaltyPointsUserRoleRemoval::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspBillFlowFileProcessed => {
+                market_files::MarketsEspBillFlowFileProcessed::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspFlowFileProcessed => {
+                market_files::MarketsEspFlowFileProcessed::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
+                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "market-files")]
+            EventType::MarketsGasSupplyPointCreated => {
+                market_files::MarketsGasSupplyPointCreated::shape(self.version)
+            }
+            #[cfg(feature = "market-files")]
+            EventType::MarketsNetworkOperatorCreated => {
+                market_files::MarketsNetworkOperatorCreated::shape(self.version)
+            }
+            #[cfg(feature = "communications")]
+            EventType::MessagingPushNotificationTokenUnregistered => {
+                communications::MessagingPushNotificationTokenUnregistered::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-data-quality")]
+            EventType::MeterDataQualityResolutionCancelled => {
+                meter_data_quality::MeterDataQualityResolutionCancelled::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-data-quality")]
+            EventType::MeterDataQualityResolutionRequested => {
+                meter_data_quality::MeterDataQualityResolutionRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointElecCosGainRegistrationRequested => {
+                meter_points::MeterpointElecCosGainRegistrationRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasApiBackfill => {
+                meter_points::MeterpointGasApiBackfill::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasAppointMamRequested => {
+                meter_points::MeterpointGasAppointMamRequested::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasBackfill => {
+                meter_points::MeterpointGasBackfill::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasChangeOfCohortRequested => {
+                meter_points::MeterpointGasChangeOfCohortRequested::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasChangeOfMamRequested => {
+                meter_points::MeterpointGasChangeOfMamRequested::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainMtdReceived => {
+                meter_points::MeterpointGasCosGainMtdReceived::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainRegistrationConfirmed => {
+                meter_points::MeterpointGasCosGainRegistrationConfirmed::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainRegistrationRequested => {
+                meter_points::MeterpointGasCosGainRegistrationRequested::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosLossConfirmed => {
+                meter_points::MeterpointGasCosLossConfirmed::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDeappointMamRequested => {
+                meter_points::MeterpointGasDeappointMamRequested::shape(self.version)
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
+                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
+                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
+                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
+                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::shape(
+                    self.version,
+                )
+            }
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
+                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::shape(
+                    self.version,
+                )
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
 use super::error::{ErrorKind, EventError, byte_offset, message_of};
 use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
-use energy_api::{Event, EventKind, EventType};
+use energy_api::{EventKind, EventType};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -166,17 +166,21 @@ impl Decoder {
             .at_offset(Some(e.valid_up_to()))
             .of(Some(event_type), Some(version))
         })?;
-        let event = Box::new(self.payload(kind, text, 0)?);
+        let event = self.payload::<KeepEvent>(kind, text, 0)?;
         Ok(Decoded::Known(KnownEvent { event, metadata }))
     }
 
     /// Reads an envelope, in one pass when the type and version come before the payload.
     fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept>, EventError> {
+        // JSON is UTF-8: one check of the whole line lets serde_json read every string without checking
+        // it again, which is the largest single cost of reading short strings.
+        let text =
+            std::str::from_utf8(input).map_err(|e| self.invalid_utf8(input, e.valid_up_to()))?;
         let mut trace = Trace::default();
         let body =
-            match visit::read_envelope::<K>(input, &self.fields, self.strict, true, &mut trace) {
+            match visit::read_envelope::<K>(text, &self.fields, self.strict, true, &mut trace) {
                 Ok(body) => body,
-                Err(error) => return Err(self.explain(input, &error)),
+                Err(error) => return Err(self.explain(text, &error)),
             };
         let Body {
             event_type,
@@ -196,8 +200,7 @@ impl Decoder {
             }
             Payload::Raw(raw) => match kind_of(&event_type, &version) {
                 Some(kind) => {
-                    let event = self.payload(kind, raw.get(), offset_in(input, raw))?;
-                    Content::Known(K::keep(kind, event))
+                    Content::Known(self.payload::<K>(kind, raw.get(), offset_in(input, raw))?)
                 }
                 None => {
                     self.check_unknown(&event_type, &version)?;
@@ -215,17 +218,17 @@ impl Decoder {
         })
     }
 
-    /// Decodes a payload known to be of `kind`, starting at `base_offset` of the input.
-    fn payload(
+    /// Reads a payload known to be of `kind`, starting at `base_offset` of the input, keeping what `K` keeps.
+    fn payload<K: Keep>(
         &self,
         kind: EventKind,
         text: &str,
         base_offset: usize,
-    ) -> Result<Event, EventError> {
-        match visit::decode_payload(kind, text, self.strict) {
-            Ok((event, ignored)) => {
+    ) -> Result<K::Kept, EventError> {
+        match visit::decode_payload::<K>(kind, text, self.strict) {
+            Ok((kept, ignored)) => {
                 self.check_ignored(kind.event_type().as_str(), kind.version(), ignored)?;
-                Ok(event)
+                Ok(kept)
             }
             Err(_) => Err(EventError::from_payload(
                 kind.locate_error(text.as_bytes()),
@@ -238,25 +241,43 @@ impl Decoder {
 
     /// Why one pass over `input` failed with `error`: the envelope is read again with the payload raw,
     /// then the payload on its own with path tracking.
-    fn explain(&self, input: &[u8], error: &serde_json::Error) -> EventError {
+    fn explain(&self, text: &str, error: &serde_json::Error) -> EventError {
+        let input = text.as_bytes();
         let mut trace = Trace::default();
         let body =
-            visit::read_envelope::<KeepKind>(input, &self.fields, self.strict, false, &mut trace);
+            visit::read_envelope::<KeepKind>(text, &self.fields, self.strict, false, &mut trace);
         match body {
             Err(second) => self.envelope_error(input, &trace, &second),
             Ok(Body {
                 payload: Payload::Raw(raw),
                 ..
             }) => match trace.kind() {
-                Some(kind) => match self.payload(kind, raw.get(), offset_in(input, raw)) {
-                    Err(payload_error) => payload_error,
-                    // Not reproduced (cannot happen: the same bytes are decoded the same way).
-                    Ok(_) => self.envelope_error(input, &trace, error),
-                },
+                Some(kind) => {
+                    match self.payload::<KeepKind>(kind, raw.get(), offset_in(input, raw)) {
+                        Err(payload_error) => payload_error,
+                        // Not reproduced (cannot happen: the same bytes are decoded the same way).
+                        Ok(_) => self.envelope_error(input, &trace, error),
+                    }
+                }
                 None => self.envelope_error(input, &trace, error),
             },
             Ok(_) => self.envelope_error(input, &trace, error),
         }
+    }
+
+    /// A line that is not UTF-8, at its first invalid byte; the type and version are read, when they
+    /// can be, from the line with the invalid bytes replaced.
+    fn invalid_utf8(&self, input: &[u8], at: usize) -> EventError {
+        let lossy = String::from_utf8_lossy(input);
+        let mut trace = Trace::default();
+        let _ = visit::read_envelope::<KeepKind>(&lossy, &self.fields, false, false, &mut trace);
+        EventError::new(
+            ErrorKind::MalformedJson,
+            energy_api::events::json_path_at(input, at),
+            format!("invalid UTF-8 at byte {at}"),
+        )
+        .at_offset(Some(at))
+        .of(trace.event_type.as_deref(), trace.version.as_deref())
     }
 
     /// An error of the envelope, from what the reader recorded.

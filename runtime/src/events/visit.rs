@@ -60,12 +60,15 @@ pub(crate) fn kind_of(event_type: &str, version: &str) -> Option<EventKind> {
     event_type.parse::<EventType>().ok()?.kind(version)
 }
 
-/// What is kept of a payload decoded in the same pass: the event, or only its kind (validation).
+/// What is kept of a payload: the event, or only its kind (validation).
 pub(crate) trait Keep {
     /// What is kept.
     type Kept;
-    /// Keeps what is needed of `event`, of `kind`.
-    fn keep(kind: EventKind, event: Event) -> Self::Kept;
+    /// Reads a payload of `seed.kind` from `deserializer`, keeping what is needed.
+    fn read<'de, D: Deserializer<'de>>(
+        seed: PayloadSeed<'_>,
+        deserializer: D,
+    ) -> Result<Self::Kept, D::Error>;
 }
 
 /// Keeps the event, boxed: an `Event` is large, and it moves through several layers on its way out.
@@ -73,8 +76,11 @@ pub(crate) struct KeepEvent;
 
 impl Keep for KeepEvent {
     type Kept = Box<Event>;
-    fn keep(_: EventKind, event: Event) -> Box<Event> {
-        Box::new(event)
+    fn read<'de, D: Deserializer<'de>>(
+        seed: PayloadSeed<'_>,
+        deserializer: D,
+    ) -> Result<Box<Event>, D::Error> {
+        seed.deserialize(deserializer).map(Box::new)
     }
 }
 
@@ -83,8 +89,18 @@ pub(crate) struct KeepKind;
 
 impl Keep for KeepKind {
     type Kept = EventKind;
-    fn keep(kind: EventKind, _: Event) -> EventKind {
-        kind
+    fn read<'de, D: Deserializer<'de>>(
+        seed: PayloadSeed<'_>,
+        deserializer: D,
+    ) -> Result<EventKind, D::Error> {
+        let kind = seed.kind;
+        if seed.strict {
+            // Unlisted fields are found by decoding under `serde_ignored`.
+            seed.deserialize(deserializer).map(|_| kind)
+        } else {
+            // The generated checker: the verdict of decoding, without building or allocating anything.
+            kind.validator().deserialize(deserializer).map(|()| kind)
+        }
     }
 }
 
@@ -113,13 +129,13 @@ pub(crate) struct Body<'de, T> {
 /// (and `K` says what is kept of it); otherwise every payload is kept raw (the second reading, after a
 /// failure).
 pub(crate) fn read_envelope<'de, K: Keep>(
-    input: &'de [u8],
+    input: &'de str,
     fields: &EnvelopeFields,
     strict: bool,
     typed_payload: bool,
     trace: &mut Trace<'de>,
 ) -> Result<Body<'de, K::Kept>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(input);
+    let mut de = serde_json::Deserializer::from_str(input);
     let body = de.deserialize_map(EnvelopeVisitor::<K> {
         fields,
         strict,
@@ -132,22 +148,26 @@ pub(crate) fn read_envelope<'de, K: Keep>(
 }
 
 /// Decodes a payload on its own: `Ok` with the paths of unlisted fields (when `strict`), or the JSON error.
-pub(crate) fn decode_payload(
+pub(crate) fn decode_payload<K: Keep>(
     kind: EventKind,
     payload: &str,
     strict: bool,
-) -> Result<(Event, Vec<String>), serde_json::Error> {
-    // From a slice, like the envelope: one instantiation of every payload deserializer serves both.
-    let mut de = serde_json::Deserializer::from_slice(payload.as_bytes());
+) -> Result<(K::Kept, Vec<String>), serde_json::Error> {
+    // From text, like the envelope and the generated decoders: one instantiation of every payload
+    // deserializer serves all of them.
+    let mut de = serde_json::Deserializer::from_str(payload);
+
     let mut ignored = Vec::new();
-    let event = PayloadSeed {
-        kind,
-        strict,
-        ignored: &mut ignored,
-    }
-    .deserialize(&mut de)?;
+    let kept = K::read(
+        PayloadSeed {
+            kind,
+            strict,
+            ignored: &mut ignored,
+        },
+        &mut de,
+    )?;
     de.end()?;
-    Ok((event, ignored))
+    Ok((kept, ignored))
 }
 
 struct EnvelopeVisitor<'a, 't, 'de, K> {
@@ -199,14 +219,14 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
             } else if key == fields.payload {
                 let kind = self.trace.kind().filter(|_| self.typed_payload);
                 payload = Some(match kind {
-                    Some(kind) => {
-                        let event = map.next_value_seed(PayloadSeed {
+                    Some(kind) => Payload::Decoded(map.next_value_seed(KeptSeed::<K> {
+                        seed: PayloadSeed {
                             kind,
                             strict: self.strict,
                             ignored: &mut ignored,
-                        })?;
-                        Payload::Decoded(K::keep(kind, event))
-                    }
+                        },
+                        keep: PhantomData,
+                    })?),
                     None => Payload::Raw(map.next_value()?),
                 });
             } else {
@@ -270,11 +290,25 @@ fn repeated_key(metadata: &[(Cow<'_, str>, &RawValue)]) -> Option<String> {
         .map(|pair| pair[0].to_owned())
 }
 
+/// A payload read by its kind as `K` keeps it.
+struct KeptSeed<'i, K> {
+    seed: PayloadSeed<'i>,
+    keep: PhantomData<K>,
+}
+
+impl<'de, K: Keep> DeserializeSeed<'de> for KeptSeed<'_, K> {
+    type Value = K::Kept;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Kept, D::Error> {
+        K::read(self.seed, deserializer)
+    }
+}
+
 /// A payload decoded by its kind, in strict mode through `serde_ignored` to collect unlisted fields.
 ///
 /// Incomplete payloads keep unlisted fields in their `additional_fields` map (a flattened map): nothing is
 /// ignored there, so nothing is reported.
-struct PayloadSeed<'i> {
+pub(crate) struct PayloadSeed<'i> {
     kind: EventKind,
     strict: bool,
     ignored: &'i mut Vec<String>,

@@ -89,6 +89,31 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
     let last = variants.len() - 1;
     let (init, last_variant, last_payload) = (&variants[..last], &variants[last], &payloads[last]);
     let init_payloads = &payloads[..last];
+    let shapes: Vec<TokenStream> = e
+        .versions
+        .iter()
+        .map(|v| {
+            let shape = format_ident!(
+                "{}",
+                v.alias_of
+                    .as_ref()
+                    .map_or(&v.payload.rust_name, |a| &a.rust_name)
+            );
+            quote!(&crate::shapes::#shape)
+        })
+        .collect();
+    let shape_indices = (0..e.versions.len()).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
+    let (init_shapes, last_shape) = (&shapes[..shapes.len() - 1], &shapes[shapes.len() - 1]);
+    let shape_dispatch = if shapes.len() == 1 {
+        quote! { let _ = index; #last_shape }
+    } else {
+        quote! {
+            match index {
+                #(#shape_indices => #init_shapes,)*
+                _ => #last_shape,
+            }
+        }
+    };
     let decode_last = quote!(<#last_payload as ::serde::Deserialize>::deserialize(deserializer).map(Self::#last_variant));
     // `index` is always valid (an `EventKind` is only made for a known version); the last arm takes the rest.
     let dispatch = if last == 0 {
@@ -120,6 +145,11 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
                 match self {
                     #(Self::#variants(_) => #labels,)*
                 }
+            }
+
+            /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
+            pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+                #shape_dispatch
             }
 
             /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
@@ -319,10 +349,10 @@ fn mod_rs(model: &Model) -> TokenStream {
         #![doc = " Event payloads: a module per catalogue section (each behind a cargo feature of the same name), and"]
         #![doc = " [`Event`], [`EventType`] and [`EventKind`] to decode any payload by (event type, version)."]
         // Without any section, no `EventKind` can exist and the decoding code is unreachable.
-        #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unreachable_code))]
+        #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code))]
 
         mod decode;
-        pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType, json_path_at};
+        pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, PayloadValidator, UnknownEventType, json_path_at};
         mod routing;
         pub use routing::{PayloadVersion, TypedEvent};
 
@@ -409,6 +439,15 @@ fn mod_rs(model: &Model) -> TokenStream {
                 match self {
                     #(#cfgs Self::#names(e) => e.serialize(serializer),)*
                     #none_compiled
+                }
+            }
+        }
+
+        impl EventKind {
+            /// The shape of this kind's payload.
+            pub(crate) fn shape(self) -> &'static crate::shape::StructShape {
+                match self.event_type {
+                    #(#cfgs EventType::#names => #paths::shape(self.version),)*
                 }
             }
         }

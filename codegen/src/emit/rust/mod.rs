@@ -32,6 +32,8 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     files.insert("src/lib.rs".to_owned(), format_file(lib_rs(model))?);
     files.insert("src/types.rs".to_owned(), format_file(types_rs(model))?);
     files.insert("src/de.rs".to_owned(), format_file(support::de())?);
+    files.insert("src/shape.rs".to_owned(), format_file(support::shape())?);
+    files.insert("src/shapes.rs".to_owned(), format_file(shapes_rs(model))?);
     for (path, tokens) in events::files(model) {
         files.insert(path, format_file(tokens)?);
     }
@@ -137,7 +139,10 @@ fn lib_rs(model: &Model) -> TokenStream {
         pub mod types;
         pub mod events;
         pub mod rest;
-        mod de;
+                mod de;
+        mod shape;
+        mod shapes;
+
         pub mod documents;
 
         pub use events::{DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind};
@@ -437,5 +442,75 @@ fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
                 deserializer.deserialize_struct(#expecting, FIELDS, #visitor_value)
             }
         }
+    }
+}
+
+/// `src/shapes.rs`: the shape of every struct of the events (shared types and payloads) as static data,
+/// for the allocation-free checks of `crate::shape`.
+fn shapes_rs(model: &Model) -> TokenStream {
+    let shared = model.shared_types.iter().map(|s| struct_shape(s, quote!()));
+    let payloads = model.sections.iter().flat_map(|section| {
+        let feature = &section.feature;
+        section
+            .events
+            .iter()
+            .flat_map(|e| &e.versions)
+            .filter(|v| v.alias_of.is_none())
+            .map(move |v| struct_shape(&v.payload, quote!(#[cfg(feature = #feature)])))
+    });
+    quote! {
+        #![doc = " The shape of every struct of the events, as static data (see `crate::shape`); named as the structs."]
+                #![allow(non_upper_case_globals, reason = "each shape is named exactly as its struct")]
+        #![allow(dead_code, reason = "a shared type that no compiled event uses keeps its shape")]
+
+
+        #(#shared)*
+        #(#payloads)*
+    }
+}
+
+fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
+    let name = format_ident!("{}", s.rust_name);
+    let expecting = format!("struct {}", s.rust_name);
+    let fields = s.fields.iter().map(|f| f.name.as_str());
+    let shapes = s.fields.iter().map(|f| {
+        let shape = shape_expr(&f.ty);
+        if f.is_option() {
+            quote!(crate::shape::Shape::Optional(&#shape))
+        } else {
+            shape
+        }
+    });
+    let required = s.fields.iter().map(|f| !f.is_option());
+    let incomplete = s.incomplete;
+    quote! {
+        #cfg
+        pub(crate) static #name: crate::shape::StructShape = crate::shape::StructShape {
+            name: #expecting,
+            fields: &[#(#fields),*],
+            shapes: &[#(#shapes),*],
+            required: &[#(#required),*],
+            incomplete: #incomplete,
+        };
+    }
+}
+
+fn shape_expr(ty: &Type) -> TokenStream {
+    match ty {
+        Type::Str => quote!(crate::shape::Shape::Str),
+        Type::Int => quote!(crate::shape::Shape::Int),
+        Type::Num => quote!(crate::shape::Shape::Num),
+        Type::Bool => quote!(crate::shape::Shape::Bool),
+        Type::Obj => quote!(crate::shape::Shape::Obj),
+        Type::Array(inner) => {
+            let inner = shape_expr(inner);
+            quote!(crate::shape::Shape::Array(&#inner))
+        }
+        Type::Named(r) => {
+            let name = format_ident!("{}", r.rust_name);
+            quote!(crate::shape::Shape::Struct(&#name))
+        }
+        // Only REST resources are generic; events have no type parameters.
+        Type::Param(_) => quote!(crate::shape::Shape::Obj),
     }
 }

@@ -68,7 +68,8 @@ pub(super) fn events_decode() -> TokenStream {
 
             /// Decodes a JSON payload of this type and version.
             pub fn decode(self, payload: &[u8]) -> ::std::result::Result<Event, DecodeError> {
-                let mut de = ::serde_json::Deserializer::from_slice(payload);
+                let text = utf8(self, payload).map_err(DecodeError::Payload)?;
+                let mut de = ::serde_json::Deserializer::from_str(text);
                 let decoded = ::serde::de::DeserializeSeed::deserialize(self, &mut de).and_then(|e| de.end().map(|()| e));
                 decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
             }
@@ -79,13 +80,67 @@ pub(super) fn events_decode() -> TokenStream {
             /// tracking the path while decoding: path tracking would instantiate a second deserializer for
             /// every payload type, doubling this crate's code, to serve only the failures.
             pub fn locate_error(self, payload: &[u8]) -> PayloadError {
-                let mut de = ::serde_json::Deserializer::from_slice(payload);
+                let text = match utf8(self, payload) {
+                    ::std::result::Result::Ok(text) => text,
+                    ::std::result::Result::Err(e) => return e,
+                };
+                let mut de = ::serde_json::Deserializer::from_str(text);
                 let result = ::serde::de::DeserializeSeed::deserialize(self, &mut de).and_then(|_| de.end());
                 let error = match result {
                     ::std::result::Result::Err(e) => e,
                     ::std::result::Result::Ok(()) => ::serde::de::Error::custom("the payload decodes"),
                 };
                 PayloadError::from_json(self, payload, &error)
+            }
+        }
+
+        /// The payload as text. JSON is UTF-8: checking it once, for the whole payload, lets serde_json read
+        /// every string without checking it again (the largest single cost of decoding short strings).
+        fn utf8(kind: EventKind, payload: &[u8]) -> ::std::result::Result<&str, PayloadError> {
+            ::std::str::from_utf8(payload).map_err(|e| {
+                let at = e.valid_up_to();
+                let line = 1 + payload[..at].iter().filter(|&&b| b == b'\n').count();
+                let line_start = payload[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                PayloadError {
+                    event_type: kind.event_type(),
+                    version: kind.version(),
+                    kind: PayloadErrorKind::Syntax,
+                    path: json_path_at(payload, at),
+                    message: ::std::format!("invalid UTF-8 at byte {at}"),
+                    line,
+                    column: at - line_start + 1,
+                }
+            })
+        }
+
+        impl EventKind {
+            /// A seed that checks a payload of this kind without building it (see [`PayloadValidator`]).
+            pub fn validator(self) -> PayloadValidator {
+                PayloadValidator(self)
+            }
+
+            /// Checks a JSON payload of this kind without building it: the verdict of [`EventKind::decode`],
+            /// without allocating. A failure is explained by decoding, so the error is the same too.
+            pub fn validate(self, payload: &[u8]) -> ::std::result::Result<(), DecodeError> {
+                let text = utf8(self, payload).map_err(DecodeError::Payload)?;
+                let mut de = ::serde_json::Deserializer::from_str(text);
+                let checked = ::serde::de::DeserializeSeed::deserialize(self.validator(), &mut de).and_then(|()| de.end());
+                checked.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
+            }
+        }
+
+        /// Checks a payload of one kind without building it: a [`DeserializeSeed`](::serde::de::DeserializeSeed)
+        /// whose value is `()`.
+        ///
+        /// It accepts exactly what decoding accepts, but allocates nothing: strings are checked in place,
+        /// nothing is kept. For validating streams, where only the verdict matters.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct PayloadValidator(EventKind);
+
+        impl<'de> ::serde::de::DeserializeSeed<'de> for PayloadValidator {
+            type Value = ();
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<(), D::Error> {
+                crate::shape::check_struct(self.0.shape(), deserializer)
             }
         }
 
@@ -287,13 +342,19 @@ pub(super) fn events_decode() -> TokenStream {
                         while i < json.len() && json[i] != b'"' {
                             i += if json[i] == b'\\' { 2 } else { 1 };
                         }
-                        if let ::std::option::Option::Some(Open::Object { key, in_value: false }) = open.last_mut() {
-                            let quoted = &json[start..(i + 1).min(json.len())];
+                                                // A key counts once its string ends at or before the offset (a repeated key is
+                        // reported at its closing quote); a fault inside a key belongs to its object.
+                        if i <= end
+                            && i < json.len()
+                            && let ::std::option::Option::Some(Open::Object { key, in_value: false }) = open.last_mut()
+                        {
+                            let quoted = &json[start..=i];
                             *key = ::std::option::Option::Some(
                                 ::serde_json::from_slice::<::std::string::String>(quoted)
-                                    .unwrap_or_else(|_| ::std::string::String::from_utf8_lossy(&quoted[1..]).into_owned()),
+                                    .unwrap_or_else(|_| ::std::string::String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()),
                             );
                         }
+
                     }
                     _ => {}
                 }
@@ -542,6 +603,301 @@ pub(super) fn events_routing() -> TokenStream {
             #[allow(clippy::result_large_err)]
             fn view_of(event: E) -> ::std::result::Result<Self, E> {
                 Self::from_versions(event)
+            }
+        }
+    }
+}
+
+/// `src/shape.rs`: checking a payload against its shape without building it, the same for every schema.
+pub(super) fn shape() -> TokenStream {
+    quote! {
+        #![doc = " Checking payloads against their shape without building them: no allocation, the same verdict."]
+        #![doc = ""]
+        #![doc = " The generator writes each struct's shape as static data (`crate::shapes`); one generic checker"]
+        #![doc = " walks it. It accepts exactly what the generated `Deserialize` impls accept, so that a check and"]
+        #![doc = " a decode of the same bytes always agree; errors are then explained by decoding (see"]
+        #![doc = " [`EventKind::validate`](crate::EventKind::validate))."]
+        #![allow(dead_code, reason = "a schema, or a set of features, may not need every shape")]
+
+        /// The shape of a value.
+        #[derive(Debug)]
+        pub(crate) enum Shape {
+            /// A string.
+            Str,
+            /// An integer that fits `i64`.
+            Int,
+            /// A number (integers too).
+            Num,
+            /// A boolean.
+            Bool,
+            /// A free-form JSON object (or `null`, read as an empty object, as `serde_json::Map` does).
+            Obj,
+            /// An array of values of one shape.
+            Array(&'static Shape),
+            /// A struct.
+            Struct(&'static StructShape),
+            /// `null`, or a value of the shape.
+            Optional(&'static Shape),
+        }
+
+        /// The shape of a struct.
+        #[derive(Debug)]
+        pub(crate) struct StructShape {
+            /// As serde names it in messages: `struct Ledger`.
+            pub(crate) name: &'static str,
+            /// JSON field names, in declared order.
+            pub(crate) fields: &'static [&'static str],
+            /// The shape of each field.
+            pub(crate) shapes: &'static [Shape],
+            /// Whether each field is required.
+            pub(crate) required: &'static [bool],
+            /// Unlisted fields are kept (as `serde_json::Value`s), not skipped.
+            pub(crate) incomplete: bool,
+        }
+
+        /// Checks a value of a shape, keeping nothing.
+        #[derive(Clone, Copy)]
+        pub(crate) struct Check(pub(crate) &'static Shape);
+
+        impl<'de> ::serde::de::DeserializeSeed<'de> for Check {
+            type Value = ();
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<(), D::Error> {
+                match self.0 {
+                    Shape::Str => deserializer.deserialize_str(Scalar(Shape::Str)),
+                    Shape::Int => deserializer.deserialize_i64(Scalar(Shape::Int)),
+                    Shape::Num => deserializer.deserialize_f64(Scalar(Shape::Num)),
+                    Shape::Bool => deserializer.deserialize_bool(Scalar(Shape::Bool)),
+                    Shape::Obj => deserializer.deserialize_map(Object),
+                    Shape::Array(item) => deserializer.deserialize_seq(Array(item)),
+                    Shape::Struct(shape) => deserializer.deserialize_struct(shape.name, shape.fields, StructCheck(shape)),
+                    Shape::Optional(inner) => deserializer.deserialize_option(Optional(inner)),
+                }
+            }
+        }
+
+        /// A scalar of the shape given.
+        struct Scalar(Shape);
+
+        impl<'de> ::serde::de::Visitor<'de> for Scalar {
+            type Value = ();
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(match self.0 {
+                    Shape::Str => "a string",
+                    Shape::Int => "i64",
+                    Shape::Num => "f64",
+                    _ => "a boolean",
+                })
+            }
+            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::std::result::Result<(), E> {
+                match self.0 {
+                    Shape::Str => ::std::result::Result::Ok(()),
+                    _ => ::std::result::Result::Err(E::invalid_type(::serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::std::result::Result<(), E> {
+                match self.0 {
+                    Shape::Bool => ::std::result::Result::Ok(()),
+                    _ => ::std::result::Result::Err(E::invalid_type(::serde::de::Unexpected::Bool(v), &self)),
+                }
+            }
+            fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::std::result::Result<(), E> {
+                match self.0 {
+                    Shape::Int | Shape::Num => ::std::result::Result::Ok(()),
+                    _ => ::std::result::Result::Err(E::invalid_type(::serde::de::Unexpected::Signed(v), &self)),
+                }
+            }
+            fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::std::result::Result<(), E> {
+                match self.0 {
+                    Shape::Num => ::std::result::Result::Ok(()),
+                    Shape::Int if i64::try_from(v).is_ok() => ::std::result::Result::Ok(()),
+                    Shape::Int => ::std::result::Result::Err(E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self)),
+                    _ => ::std::result::Result::Err(E::invalid_type(::serde::de::Unexpected::Unsigned(v), &self)),
+                }
+            }
+            fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::std::result::Result<(), E> {
+                match self.0 {
+                    Shape::Num => ::std::result::Result::Ok(()),
+                    _ => ::std::result::Result::Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self)),
+                }
+            }
+        }
+
+        /// `null` or a value of the inner shape, as `Option<T>` reads.
+        struct Optional(&'static Shape);
+
+        impl<'de> ::serde::de::Visitor<'de> for Optional {
+            type Value = ();
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("option")
+            }
+            fn visit_none<E: ::serde::de::Error>(self) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_unit<E: ::serde::de::Error>(self) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<(), D::Error> {
+                ::serde::de::DeserializeSeed::deserialize(Check(self.0), deserializer)
+            }
+        }
+
+        /// An array whose items have one shape.
+        struct Array(&'static Shape);
+
+        impl<'de> ::serde::de::Visitor<'de> for Array {
+            type Value = ();
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, mut seq: A) -> ::std::result::Result<(), A::Error> {
+                while seq.next_element_seed(Check(self.0))?.is_some() {}
+                ::std::result::Result::Ok(())
+            }
+        }
+
+        /// A free-form object, checked as `serde_json::Map<String, Value>` reads it.
+        struct Object;
+
+        impl<'de> ::serde::de::Visitor<'de> for Object {
+            type Value = ();
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_unit<E: ::serde::de::Error>(self) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<(), A::Error> {
+                while map.next_key_seed(Check(&Shape::Str))?.is_some() {
+                    map.next_value_seed(AnyValue)?;
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+
+        /// Any JSON value, checked as `serde_json::Value` reads it (numbers in range, strings valid).
+        #[derive(Clone, Copy)]
+        struct AnyValue;
+
+        impl<'de> ::serde::de::DeserializeSeed<'de> for AnyValue {
+            type Value = ();
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<(), D::Error> {
+                deserializer.deserialize_any(self)
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for AnyValue {
+            type Value = ();
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_bool<E: ::serde::de::Error>(self, _: bool) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_i64<E: ::serde::de::Error>(self, _: i64) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_u64<E: ::serde::de::Error>(self, _: u64) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_f64<E: ::serde::de::Error>(self, _: f64) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_str<E: ::serde::de::Error>(self, _: &str) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_unit<E: ::serde::de::Error>(self) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_none<E: ::serde::de::Error>(self) -> ::std::result::Result<(), E> {
+                ::std::result::Result::Ok(())
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<(), D::Error> {
+                deserializer.deserialize_any(self)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, mut seq: A) -> ::std::result::Result<(), A::Error> {
+                while seq.next_element_seed(self)?.is_some() {}
+                ::std::result::Result::Ok(())
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<(), A::Error> {
+                while map.next_key_seed(Check(&Shape::Str))?.is_some() {
+                    map.next_value_seed(self)?;
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+
+        /// A struct: known fields checked by shape, each at most once, the required ones present.
+        struct StructCheck(&'static StructShape);
+
+        impl<'de> ::serde::de::Visitor<'de> for StructCheck {
+            type Value = ();
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.0.name)
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<(), A::Error> {
+                let shape = self.0;
+                let mut seen = Seen::new(shape.fields.len());
+                let mut next = 0;
+                while let ::std::option::Option::Some(key) =
+                    map.next_key_seed(crate::de::Key { fields: shape.fields, next: &mut next })?
+                {
+                    match key {
+                        ::std::option::Option::Some(i) => {
+                            if !seen.insert(i) {
+                                return ::std::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(shape.fields[i]));
+                            }
+                            map.next_value_seed(Check(&shape.shapes[i]))?;
+                        }
+                        ::std::option::Option::None if shape.incomplete => map.next_value_seed(AnyValue)?,
+                        ::std::option::Option::None => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                for (i, required) in shape.required.iter().enumerate() {
+                    if *required && !seen.contains(i) {
+                        return ::std::result::Result::Err(<A::Error as ::serde::de::Error>::missing_field(shape.fields[i]));
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+
+        /// Checks a struct of `shape` read from `deserializer`.
+        pub(crate) fn check_struct<'de, D: ::serde::Deserializer<'de>>(
+            shape: &'static StructShape,
+            deserializer: D,
+        ) -> ::std::result::Result<(), D::Error> {
+            deserializer.deserialize_struct(shape.name, shape.fields, StructCheck(shape))
+        }
+
+        /// Which fields were seen: bits for up to 128 fields, without allocating.
+        enum Seen {
+            Bits(u128),
+            Many(::std::vec::Vec<bool>),
+        }
+
+        impl Seen {
+            fn new(fields: usize) -> Self {
+                if fields <= 128 { Seen::Bits(0) } else { Seen::Many(::std::vec![false; fields]) }
+            }
+            /// Marks field `i`; false when it was seen already.
+            fn insert(&mut self, i: usize) -> bool {
+                match self {
+                    Seen::Bits(bits) => {
+                        let bit = 1u128 << i;
+                        let fresh = *bits & bit == 0;
+                        *bits |= bit;
+                        fresh
+                    }
+                    Seen::Many(seen) => !::std::mem::replace(&mut seen[i], true),
+                }
+            }
+            fn contains(&self, i: usize) -> bool {
+                match self {
+                    Seen::Bits(bits) => *bits & (1u128 << i) != 0,
+                    Seen::Many(seen) => seen[i],
+                }
             }
         }
     }
