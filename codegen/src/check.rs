@@ -1160,7 +1160,8 @@ fn invalid_version(label: &Located) -> Diagnostic {
     }
 }
 
-/// Generated documentation of an event payload struct.
+/// Documentation of an event payload, for every output (each adds what is particular to it, such as how
+/// an incomplete payload keeps unlisted fields).
 fn payload_doc(
     section_title: &str,
     event: &str,
@@ -1190,16 +1191,7 @@ fn payload_doc(
         doc.push_str(&format!("\n\nHolds {}, then its own.", from.join(" and ")));
     }
     if let Some(t) = &v.alias_of {
-        doc.push_str(&format!(
-            "\n\nThe payload is the shared type [`{0}`](crate::types::{0}).",
-            t.rust_name
-        ));
-    }
-    if v.payload.incomplete {
-        doc.push_str(
-            "\n\nIncomplete: the catalogue does not show every field of this payload; fields it does not list \
-             are kept in `additional_fields`.",
-        );
+        doc.push_str(&format!("\n\nThe payload is the shared type `{}`.", t.name));
     }
     doc
 }

@@ -162,10 +162,30 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
             .args(args)
             .status()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if status.success() { Ok(()) } else { Err(format!("cargo {} failed", args.join(" "))) }
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("cargo {} failed", args.join(" ")))
+        }
     };
-    run(&["build", "--quiet", "--release", "-p", "energy-runtime", "--bin", "energy"])?;
-    run(&["build", "--quiet", "--release", "-p", "energy-tests", "--example", "event_stream"])?;
+    run(&[
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "energy-runtime",
+        "--bin",
+        "energy",
+    ])?;
+    run(&[
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "energy-tests",
+        "--example",
+        "event_stream",
+    ])?;
     let dir = root.join("target").join("bench-validate");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let energy = root.join("target/release/energy");
@@ -178,7 +198,8 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         let lines = (size * 1e9 / 316.0) as u64;
         let stream = dir.join(format!("stream-{lines}.ndjson"));
         if !stream.exists() {
-            let file = std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
+            let file =
+                std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
             let status = Command::new(&generator)
                 .arg(lines.to_string())
                 .stdout(file)
@@ -200,10 +221,18 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let last = stderr.lines().last().unwrap_or("");
         let mut fields = last.split_whitespace();
-        let seconds: f64 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(|| format!("no timing in: {last}"))?;
-        let kib: f64 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(|| format!("no RSS in: {last}"))?;
+        let seconds: f64 = fields
+            .next()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("no timing in: {last}"))?;
+        let kib: f64 = fields
+            .next()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("no RSS in: {last}"))?;
         if !output.status.success() {
-            return Err(format!("energy events validate failed on the generated stream:\n{stderr}"));
+            return Err(format!(
+                "energy events validate failed on the generated stream:\n{stderr}"
+            ));
         }
         println!(
             "| {:.2} GB | {lines} | {seconds:.1} | {:.0} | {:.1} MiB |",

@@ -102,7 +102,7 @@ fn document(model: &Model) -> Result<Map, String> {
                             v.id
                         ));
                     }
-                    let description = version_description(section, event, v);
+                    let description = version_description(v);
                     schemas.set(name, SCHEMAS.struct_schema(&v.payload, &description));
                     reference(format!("#/components/schemas/{name}"))
                 }
@@ -247,7 +247,7 @@ fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map)
             "summary",
             format!("Payload version `{}` of `{}`.", v.label, event.name),
         )
-        .with("description", version_description(section, event, v))
+        .with("description", version_description(v))
         .with("contentType", "application/json")
         .with("payload", payload)
         .with("tags", vec![Node::Map(tag_reference(section))])
@@ -255,30 +255,12 @@ fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map)
         .with("x-payload-version", &v.label)
 }
 
-/// What a payload version is: the event's and the version's descriptions, where its fields come from,
-/// and whether the catalogue lists them all. Shared with the JSON Schema files.
-pub fn version_description(section: &Section, event: &EventType, v: &EventVersion) -> String {
-    let mut parts = vec![format!(
-        "Payload of `{}` version `{}` ({}).",
-        event.name, v.label, section.title
-    )];
-    parts.extend(event.description.iter().cloned());
-    parts.extend(v.description.iter().cloned());
-    let mut from = Vec::new();
-    if let Some(e) = &v.extends {
-        from.push(format!("the fields of `{e}`"));
-    }
-    for b in &v.bases {
-        from.push(format!("the fields of base `{b}`"));
-    }
-    if !from.is_empty() {
-        parts.push(format!("Holds {}, then its own.", from.join(" and ")));
-    }
-    if let Some(t) = &v.alias_of {
-        parts.push(format!("The payload is the shared type `{}`.", t.name));
-    }
+/// What a payload version is: the model's description, and whether the catalogue lists every field.
+/// Shared with the JSON Schema files.
+pub fn version_description(v: &EventVersion) -> String {
     if v.payload.incomplete {
-        parts.push(INCOMPLETE_NOTE.to_owned());
+        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
+    } else {
+        v.payload.doc.clone()
     }
-    parts.join("\n\n")
 }

@@ -30,13 +30,13 @@ pub fn path(version: &EventVersion) -> String {
 /// Every event version's schema file.
 pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     let mut files = BTreeMap::new();
-    for (section, event) in model.events() {
+    for (_, event) in model.events() {
         for v in &event.versions {
             let mut root = Map::new()
                 .with("$comment", super::header_text())
                 .with("$schema", DRAFT)
                 .with("title", format!("{} {}", event.name, v.label))
-                .with("description", version_description(section, event, v));
+                .with("description", version_description(v));
             let uses = match &v.alias_of {
                 Some(shared) => {
                     root.set("$ref", format!("{}{}", SCHEMAS.ref_prefix, shared.name));

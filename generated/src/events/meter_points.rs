@@ -2365,7 +2365,7 @@ for MeterpointGasDeappointMamRequestedV1 {
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.accepted.by_us` version `v1` (Meter points (gas and electricity)).
 ///
-/// The payload is the shared type [`DisputedClosingReading`](crate::types::DisputedClosingReading).
+/// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAcceptedByUsV1 = crate::types::DisputedClosingReading;
 /// Event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -2449,7 +2449,7 @@ for crate::types::DisputedClosingReading {
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` version `v1` (Meter points (gas and electricity)).
 ///
-/// The payload is the shared type [`DisputedClosingReading`](crate::types::DisputedClosingReading).
+/// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 = crate::types::DisputedClosingReading;
 /// Event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -2540,7 +2540,7 @@ impl crate::events::PayloadVersion<
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` version `v1` (Meter points (gas and electricity)).
 ///
-/// The payload is the shared type [`DisputedClosingReading`](crate::types::DisputedClosingReading).
+/// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 = crate::types::DisputedClosingReading;
 /// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -2631,7 +2631,7 @@ impl crate::events::PayloadVersion<
 }
 /// Payload of `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` version `v1` (Meter points (gas and electricity)).
 ///
-/// The payload is the shared type [`DisputedClosingReading`](crate::types::DisputedClosingReading).
+/// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 = crate::types::DisputedClosingReading;
 /// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -2731,7 +2731,7 @@ impl crate::events::PayloadVersion<
 ///
 /// The catalogue shows only `mprn` and says the event's further fields are not shown. Fields it does not list are kept as they arrive (see `additional_fields`), never dropped or rejected.
 ///
-/// Incomplete: the catalogue does not show every field of this payload; fields it does not list are kept in `additional_fields`.
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     /// `mprn` (string).

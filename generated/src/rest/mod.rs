@@ -345,6 +345,8 @@ impl<'de> ::serde::Deserialize<'de> for Product {
     }
 }
 /// The single-product response of `GET /v1/products/<product_code>/`. Decision: its fields are not shown; it carries the product fields, without `direction` (absent from real single-product responses, so optional here), and everything else it contains (tariffs by region, sample quotes, ...) is kept as it arrives in `additional_fields`.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ProductDetail {
     /// The product code, used in paths as `<product_code>`.

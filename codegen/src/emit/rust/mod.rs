@@ -271,7 +271,15 @@ fn field_doc(f: &Field) -> String {
 /// `additional_fields` when the struct is incomplete.
 pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
-    let doc = doc_attrs(&s.doc);
+    let doc = if s.incomplete {
+        doc_attrs(&format!(
+            "{}\n\nIncomplete: the spec does not show every field; fields not listed here are kept in \
+             `additional_fields`, not dropped.",
+            s.doc
+        ))
+    } else {
+        doc_attrs(&s.doc)
+    };
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
