@@ -2,7 +2,9 @@
 //! prelude type names, `1.0.0` versions, incomplete payloads) always build a model and emit; emission is
 //! deterministic; and a sample of them compiles without warnings.
 
+use energy_codegen::samples::{Optionals, event_payload};
 use proptest::prelude::*;
+
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::fmt::Write as _;
@@ -199,12 +201,42 @@ fn generate(files: &[(String, String)]) -> std::collections::BTreeMap<String, St
 proptest! {
     #![proptest_config(Config { cases: 64, failure_persistence: None, ..Config::default() })]
 
-    #[test]
+        #[test]
     fn random_schemas_build_and_emit_deterministically(s in schema()) {
         let files = render(&s);
         let first = generate(&files);
         prop_assert_eq!(&first, &generate(&files));
         prop_assert!(first.contains_key("src/events/random.rs"));
+    }
+
+    /// The documents of random schemas are valid, and agree with the model: every version's JSON Schema
+    /// is a valid draft 2020-12 schema (checked against the meta-schema), and the model's sample payloads
+    /// of that version (optional fields present and absent) validate against it.
+    #[test]
+    fn random_schemas_emit_valid_json_schemas(s in schema()) {
+        let files = render(&s);
+        let inputs: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (p.as_str(), c.as_bytes())).collect();
+        let model = energy_codegen::build_model_in_memory(&inputs).expect("valid random schema");
+        let emitted = energy_codegen::emit_all(&model).expect("emits");
+        let meta = jsonschema::draft202012::meta::validator();
+        for (_, event) in model.events() {
+            for version in &event.versions {
+                let path = format!("schemas/events/{}.json", version.id);
+                let text = emitted.get(&path).unwrap_or_else(|| panic!("{path} is emitted"));
+                let schema: serde_json::Value = serde_json::from_str(text).expect("JSON");
+                let problems: Vec<String> = meta.iter_errors(&schema).map(|e| e.to_string()).collect();
+                prop_assert!(problems.is_empty(), "{path} is not a valid schema: {problems:?}");
+                let validator = jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(&schema)
+                    .expect("compiles");
+                for optionals in [Optionals::All, Optionals::None] {
+                    let sample = event_payload(&model, version, optionals);
+                    let errors: Vec<String> = validator.iter_errors(&sample).map(|e| e.to_string()).collect();
+                    prop_assert!(errors.is_empty(), "{path}: {sample} is rejected: {errors:?}");
+                }
+            }
+        }
     }
 }
 
