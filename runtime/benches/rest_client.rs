@@ -138,6 +138,7 @@ fn list() -> ListProducts {
     }
 }
 
+#[inline(never)]
 fn client_blocking(client: &Client) -> Vec<Product> {
     client
         .items(&list())
@@ -146,6 +147,7 @@ fn client_blocking(client: &Client) -> Vec<Product> {
 }
 
 /// The bare loop: GET, `serde_json`, follow `next`.
+#[inline(never)]
 fn bare_ureq(agent: &ureq::Agent, base_url: &str) -> Vec<Product> {
     let mut products = Vec::new();
     let mut url = Some(format!("{base_url}{FIRST_PAGE}"));
@@ -201,11 +203,13 @@ mod asynchronous {
 
     use super::*;
 
+    #[inline(never)]
     async fn client_async(client: &AsyncClient) -> Vec<Product> {
         client.items(&list()).try_collect().await.expect("listing")
     }
 
     /// The bare loop: GET, `serde_json`, follow `next`.
+    #[inline(never)]
     async fn bare_reqwest(http: &reqwest::Client, base_url: &str) -> Vec<Product> {
         let mut products = Vec::new();
         let mut url = Some(format!("{base_url}{FIRST_PAGE}"));
