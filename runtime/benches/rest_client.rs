@@ -179,6 +179,17 @@ fn bench(c: &mut Criterion) {
     assert_eq!(listed.len(), PRODUCTS);
     assert_eq!(listed, bare_ureq(&agent, &server.base_url));
 
+    if let Some(pairs) = paired_runs() {
+        report_pairs(
+            "blocking: client / bare ureq",
+            pairs,
+            || drop(black_box(client_blocking(&client))),
+            || drop(black_box(bare_ureq(&agent, &server.base_url))),
+        );
+        #[cfg(feature = "async")]
+        asynchronous::report_pairs(pairs, &server.base_url, config.clone());
+    }
+
     let mut group = c.benchmark_group("list_5000_products");
     group.throughput(Throughput::Elements(PRODUCTS as u64));
     group.sample_size(30);
@@ -192,6 +203,38 @@ fn bench(c: &mut Criterion) {
     #[cfg(feature = "async")]
     asynchronous::bench(&mut group, &server.base_url, config, &listed);
     group.finish();
+}
+
+/// `REST_BENCH_PAIRS=n`: before criterion's runs, time `n` listings of each side alternately and print
+/// the median of the ratios of each pair. On a shared machine whose speed drifts over seconds, the
+/// ratio of neighbouring runs is steadier than the ratio of two criterion runs made a minute apart.
+fn paired_runs() -> Option<usize> {
+    std::env::var("REST_BENCH_PAIRS").ok()?.parse().ok()
+}
+
+fn report_pairs(label: &str, pairs: usize, mut client: impl FnMut(), mut bare: impl FnMut()) {
+    let time = |run: &mut dyn FnMut()| {
+        let start = std::time::Instant::now();
+        run();
+        start.elapsed().as_secs_f64() * 1e3
+    };
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let (mut client_ms, mut bare_ms, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..pairs.max(1) {
+        let (c, b) = (time(&mut client), time(&mut bare));
+        client_ms.push(c);
+        bare_ms.push(b);
+        ratios.push(c / b);
+    }
+    println!(
+        "{label}: {pairs} pairs, median client {:.2} ms, bare {:.2} ms, median ratio {:.3}",
+        median(client_ms),
+        median(bare_ms),
+        median(ratios)
+    );
 }
 
 #[cfg(feature = "async")]
@@ -229,12 +272,17 @@ mod asynchronous {
         products
     }
 
-    pub(super) fn bench(
-        group: &mut BenchmarkGroup<'_, WallTime>,
-        base_url: &str,
-        config: ClientConfig,
-        expected: &[Product],
-    ) {
+    pub(super) fn report_pairs(pairs: usize, base_url: &str, config: ClientConfig) {
+        let (runtime, client, http) = setup(config);
+        super::report_pairs(
+            "async: client / bare reqwest",
+            pairs,
+            || drop(black_box(runtime.block_on(client_async(&client)))),
+            || drop(black_box(runtime.block_on(bare_reqwest(&http, base_url)))),
+        );
+    }
+
+    fn setup(config: ClientConfig) -> (tokio::runtime::Runtime, AsyncClient, reqwest::Client) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -244,6 +292,16 @@ mod asynchronous {
             .no_proxy()
             .build()
             .expect("reqwest client");
+        (runtime, client, http)
+    }
+
+    pub(super) fn bench(
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        base_url: &str,
+        config: ClientConfig,
+        expected: &[Product],
+    ) {
+        let (runtime, client, http) = setup(config);
         assert_eq!(runtime.block_on(client_async(&client)), expected);
         assert_eq!(runtime.block_on(bare_reqwest(&http, base_url)), expected);
         group.bench_function("client_async", |b| {
