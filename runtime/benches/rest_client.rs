@@ -62,7 +62,11 @@ fn serve(stream: TcpStream, responses: &HashMap<String, Vec<u8>>) {
         if reader.read_line(&mut line).unwrap_or(0) == 0 {
             return;
         }
-        let target = line.split_whitespace().nth(1).unwrap_or_default().to_owned();
+        let target = line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_owned();
         // Headers up to the blank line; a GET has no body.
         loop {
             line.clear();

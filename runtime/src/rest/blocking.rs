@@ -287,6 +287,10 @@ mod tests {
     fn names_are_still_looked_up() {
         let ample = Duration::Exact(std::time::Duration::from_secs(30));
         let addresses = resolve("http://localhost:8080/", ample).expect("localhost");
-        assert!(addresses.iter().all(|a| a.ip().is_loopback() && a.port() == 8080));
+        assert!(
+            addresses
+                .iter()
+                .all(|a| a.ip().is_loopback() && a.port() == 8080)
+        );
     }
 }
