@@ -6,6 +6,8 @@ use std::sync::Arc;
 use energy_api::rest::{Endpoint, Page};
 use jiff::Timestamp;
 use serde::de::DeserializeOwned;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, PageCursor, Step};
 
@@ -56,7 +58,11 @@ impl Client {
         if config.base_url().is_loopback() {
             builder = builder.proxy(None);
         }
-        let agent = builder.build().new_agent();
+        let agent = ureq::Agent::with_parts(
+            builder.build(),
+            DefaultConnector::new(),
+            AddressResolver::default(),
+        );
         Self {
             config: Arc::new(config),
             agent,
@@ -209,5 +215,82 @@ impl<T: DeserializeOwned> Iterator for Items<T> {
                 Err(error) => return Some(Err(error)),
             }
         }
+    }
+}
+
+/// ureq's resolver, except that a host which is an IP address is not looked up under a timeout.
+///
+/// With a timeout set, ureq's own resolver starts a thread for every request, connection reused or
+/// not, to bound a name lookup; an address needs no lookup, so that thread only costs time (a third
+/// of a loopback listing). Names still go through ureq's resolver, under the timeout.
+#[derive(Debug, Default)]
+struct AddressResolver {
+    inner: DefaultResolver,
+}
+
+impl Resolver for AddressResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let is_address = uri.host().is_some_and(|host| {
+            host.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok()
+        });
+        // Without a timeout, ureq's resolver parses the address in place.
+        let timeout = if is_address {
+            NextTimeout::default()
+        } else {
+            timeout
+        };
+        self.inner.resolve(uri, config, timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::SocketAddr;
+
+    use ureq::unversioned::transport::time::Duration;
+
+    use super::*;
+
+    fn resolve(url: &str, after: Duration) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let uri: ureq::http::Uri = url.parse().expect("URI");
+        let timeout = NextTimeout {
+            after,
+            ..NextTimeout::default()
+        };
+        AddressResolver::default()
+            .resolve(&uri, &ureq::config::Config::default(), timeout)
+            .map(|addresses| addresses.to_vec())
+    }
+
+    #[test]
+    fn addresses_resolve_to_themselves_whatever_the_timeout() {
+        let expired = Duration::Exact(std::time::Duration::ZERO);
+        assert_eq!(
+            resolve("http://127.0.0.1:8080/v1/products/", expired).expect("IPv4"),
+            ["127.0.0.1:8080".parse::<SocketAddr>().expect("address")]
+        );
+        assert_eq!(
+            resolve("http://[::1]/v1/products/", expired).expect("IPv6"),
+            ["[::1]:80".parse::<SocketAddr>().expect("address")]
+        );
+    }
+
+    #[test]
+    fn names_are_still_looked_up() {
+        let ample = Duration::Exact(std::time::Duration::from_secs(30));
+        let addresses = resolve("http://localhost:8080/", ample).expect("localhost");
+        assert!(
+            addresses
+                .iter()
+                .all(|a| a.ip().is_loopback() && a.port() == 8080)
+        );
     }
 }

@@ -49,6 +49,15 @@ impl HttpResponse {
                 retry_after: self.retry_after(now),
             });
         }
+        // Tracking the path costs a string per key read, so it is done only to explain a failure.
+        serde_json::from_slice(&self.body).or_else(|_| self.decode_tracking_path(request))
+    }
+
+    /// Decodes again with the JSON path tracked, for the [`Error::Decode`] of a body that failed.
+    fn decode_tracking_path<T: DeserializeOwned>(
+        &self,
+        request: &RequestSummary,
+    ) -> Result<T, Error> {
         let mut deserializer = serde_json::Deserializer::from_slice(&self.body);
         serde_path_to_error::deserialize(&mut deserializer)
             .map_err(|e| (e.path().to_string(), e.into_inner()))
