@@ -97,3 +97,38 @@ pub(crate) fn required<T, E: ::serde::de::Error>(
 ) -> ::std::result::Result<T, E> {
     slot.ok_or_else(|| E::missing_field(name))
 }
+/// The value of an optional field: absent and `null` are both `None`.
+pub(crate) fn optional<T, E: ::serde::de::Error>(
+    slot: ::std::option::Option<::std::option::Option<T>>,
+    _name: &'static str,
+) -> ::std::result::Result<::std::option::Option<T>, E> {
+    ::std::result::Result::Ok(slot.flatten())
+}
+/// `Deserialize` for a struct whose fields are all listed: one map visitor that finds each key's
+/// field with [`Key`], reads its value once, and checks the required ones are present. Each field is
+/// `(index, required|optional, rust_name, "json name")`.
+#[allow(unused_macros, reason = "a schema may have no struct of this kind")]
+macro_rules! deserialize_struct {
+    (
+        $name:ident, $expecting:literal, [$(($index:literal, $mode:ident, $field:ident,
+        $json:literal)),* $(,)?]
+    ) => {
+        impl < 'de > ::serde::Deserialize < 'de > for $name { fn deserialize < D :
+        ::serde::Deserializer < 'de >> (deserializer : D) -> ::std::result::Result <
+        Self, D::Error > { const FIELDS : & [& str] = & [$($json),*]; struct Visitor;
+        impl < 'de > ::serde::de::Visitor < 'de > for Visitor { type Value = $name; fn
+        expecting(& self, f : & mut ::std::fmt::Formatter < '_ >) -> ::std::fmt::Result {
+        f.write_str($expecting) } fn visit_map < A : ::serde::de::MapAccess < 'de >>
+        (self, mut map : A) -> ::std::result::Result < $name, A::Error > { $(let mut
+        $field = ::std::option::Option::None;)* let mut next = 0; while let
+        ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(& mut
+        map, $crate::de::Key { fields : FIELDS, next : & mut next }) ? { match key {
+        $(::std::option::Option::Some($index) => $crate::de::set(& mut $field, & mut map,
+        FIELDS[$index]) ?,)* _ => { ::serde::de::MapAccess::next_value:: <
+        ::serde::de::IgnoredAny > (& mut map) ?; } } } ::std::result::Result::Ok($name {
+        $($field : $crate::de:: $mode ($field, FIELDS[$index]) ?,)* }) } } deserializer
+        .deserialize_struct($expecting, FIELDS, Visitor) } }
+    };
+}
+#[allow(unused_imports, reason = "a schema may have no struct of this kind")]
+pub(crate) use deserialize_struct;

@@ -10,66 +10,12 @@ pub struct ActivatedSupplyPoint {
     /// `confirmed_supply_start_date` (string).
     pub confirmed_supply_start_date: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ActivatedSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "external_identifier",
-            "market_name",
-            "confirmed_supply_start_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ActivatedSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ActivatedSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ActivatedSupplyPoint {
-                    external_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                    confirmed_supply_start_date: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ActivatedSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ActivatedSupplyPoint, "struct ActivatedSupplyPoint", [(0, required,
+    external_identifier, "external_identifier"), (1, required, market_name,
+    "market_name"), (2, required, confirmed_supply_start_date,
+    "confirmed_supply_start_date")]
+);
 /// A supply point whose activation started.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ActivationInitiatedSupplyPoint {
@@ -78,58 +24,11 @@ pub struct ActivationInitiatedSupplyPoint {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ActivationInitiatedSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["external_identifier", "market_name"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ActivationInitiatedSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ActivationInitiatedSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ActivationInitiatedSupplyPoint {
-                    external_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ActivationInitiatedSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ActivationInitiatedSupplyPoint, "struct ActivationInitiatedSupplyPoint", [(0,
+    required, external_identifier, "external_identifier"), (1, required, market_name,
+    "market_name")]
+);
 /// The source side of a delinquent debt allocation.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AllocationComponent {
@@ -138,57 +37,10 @@ pub struct AllocationComponent {
     /// `source_identifier` (string).
     pub source_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AllocationComponent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["source_type", "source_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AllocationComponent;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AllocationComponent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AllocationComponent {
-                    source_type: crate::de::required(f0, FIELDS[0usize])?,
-                    source_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AllocationComponent", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AllocationComponent, "struct AllocationComponent", [(0, required, source_type,
+    "source_type"), (1, required, source_identifier, "source_identifier")]
+);
 /// A subject added to, updated on or removed from a contract (`contracts.subject-amended`).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AmendedSubject {
@@ -201,124 +53,20 @@ pub struct AmendedSubject {
     /// `effective_to` (string).
     pub effective_to: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AmendedSubject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "type",
-            "identifier",
-            "effective_from",
-            "effective_to",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AmendedSubject;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AmendedSubject")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AmendedSubject {
-                    r#type: crate::de::required(f0, FIELDS[0usize])?,
-                    identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    effective_from: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_to: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AmendedSubject", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AmendedSubject, "struct AmendedSubject", [(0, required, r#type, "type"), (1,
+    required, identifier, "identifier"), (2, required, effective_from, "effective_from"),
+    (3, required, effective_to, "effective_to")]
+);
 /// The account a billing ledger belongs to.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingAccount {
     /// `number` (string).
     pub number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingAccount {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingAccount;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingAccount")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingAccount {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BillingAccount", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingAccount, "struct BillingAccount", [(0, required, number, "number")]
+);
 /// The period a charge covers.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargePeriod {
@@ -327,57 +75,10 @@ pub struct ChargePeriod {
     /// `end_at` (string).
     pub end_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChargePeriod {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["start_at", "end_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ChargePeriod;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ChargePeriod")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ChargePeriod {
-                    start_at: crate::de::required(f0, FIELDS[0usize])?,
-                    end_at: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ChargePeriod", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ChargePeriod, "struct ChargePeriod", [(0, required, start_at, "start_at"), (1,
+    required, end_at, "end_at")]
+);
 /// Changes to an account's communications preferences; each field lists the values involved.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsPreferencesChanges {
@@ -395,73 +96,12 @@ pub struct CommsPreferencesChanges {
         ::std::vec::Vec<::std::string::String>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for CommsPreferencesChanges {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "requires_postal_comms",
-            "preferred_language_for_comms",
-            "document_accessibility",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CommsPreferencesChanges;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CommsPreferencesChanges")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::vec::Vec<bool>>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CommsPreferencesChanges {
-                    requires_postal_comms: f0.flatten(),
-                    preferred_language_for_comms: f1.flatten(),
-                    document_accessibility: f2.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CommsPreferencesChanges", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CommsPreferencesChanges, "struct CommsPreferencesChanges", [(0, optional,
+    requires_postal_comms, "requires_postal_comms"), (1, optional,
+    preferred_language_for_comms, "preferred_language_for_comms"), (2, optional,
+    document_accessibility, "document_accessibility")]
+);
 /// A consent given or changed.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Consent {
@@ -474,67 +114,11 @@ pub struct Consent {
     /// `signed_at` (string).
     pub signed_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for Consent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id", "consent_type_code", "value", "signed_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Consent;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Consent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Consent {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    consent_type_code: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                    signed_at: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Consent", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Consent, "struct Consent", [(0, required, id, "id"), (1, required, consent_type_code,
+    "consent_type_code"), (2, required, value, "value"), (3, required, signed_at,
+    "signed_at")]
+);
 /// A journey (creation, variation or termination) of a contract.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractJourney {
@@ -545,62 +129,10 @@ pub struct ContractJourney {
     /// `requested_at` (string).
     pub requested_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractJourney {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number", "type", "requested_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractJourney;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractJourney")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractJourney {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    r#type: crate::de::required(f1, FIELDS[1usize])?,
-                    requested_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractJourney", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractJourney, "struct ContractJourney", [(0, required, number, "number"), (1,
+    required, r#type, "type"), (2, required, requested_at, "requested_at")]
+);
 /// References of the contracts an agreement or supply period belongs to.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractReferences {
@@ -611,64 +143,11 @@ pub struct ContractReferences {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractReferences {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_contract_identifier",
-            "business_contract_identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractReferences;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractReferences")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractReferences {
-                    account_contract_identifier: f0.flatten(),
-                    business_contract_identifier: f1.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractReferences", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractReferences, "struct ContractReferences", [(0, optional,
+    account_contract_identifier, "account_contract_identifier"), (1, optional,
+    business_contract_identifier, "business_contract_identifier")]
+);
 /// One dispatch (charging slot) of a flexible device optimisation.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DispatchPayload {
@@ -679,62 +158,10 @@ pub struct DispatchPayload {
     /// `power` (integer).
     pub power: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for DispatchPayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["begin", "end", "power"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DispatchPayload;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DispatchPayload")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DispatchPayload {
-                    begin: crate::de::required(f0, FIELDS[0usize])?,
-                    end: crate::de::required(f1, FIELDS[1usize])?,
-                    power: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct DispatchPayload", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DispatchPayload, "struct DispatchPayload", [(0, required, begin, "begin"), (1,
+    required, end, "end"), (2, required, power, "power")]
+);
 /// A disputed closing meter reading of a gas meter point, between the old and the new supplier.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DisputedClosingReading {
@@ -783,189 +210,23 @@ pub struct DisputedClosingReading {
     /// `is_gain` (boolean).
     pub is_gain: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for DisputedClosingReading {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "supplier",
-            "reference_number",
-            "transfer_date",
-            "initiating_organisation",
-            "io_contact_name",
-            "recipient_organisation",
-            "ro_contact_name",
-            "meter_serial",
-            "meter_digits",
-            "house_name_number",
-            "postcode",
-            "disputed_reading",
-            "disputed_reading_is_actual",
-            "proposed_reading",
-            "proposed_reading_is_actual",
-            "status_response",
-            "root_cause",
-            "rejection_acceptance_code",
-            "criteria",
-            "comments",
-            "is_gain",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DisputedClosingReading;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DisputedClosingReading")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f16: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f17: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f18: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f19: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f20: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f21: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::option::Option::Some(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::option::Option::Some(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        ::std::option::Option::Some(16usize) => {
-                            crate::de::set(&mut f16, &mut map, FIELDS[16usize])?
-                        }
-                        ::std::option::Option::Some(17usize) => {
-                            crate::de::set(&mut f17, &mut map, FIELDS[17usize])?
-                        }
-                        ::std::option::Option::Some(18usize) => {
-                            crate::de::set(&mut f18, &mut map, FIELDS[18usize])?
-                        }
-                        ::std::option::Option::Some(19usize) => {
-                            crate::de::set(&mut f19, &mut map, FIELDS[19usize])?
-                        }
-                        ::std::option::Option::Some(20usize) => {
-                            crate::de::set(&mut f20, &mut map, FIELDS[20usize])?
-                        }
-                        ::std::option::Option::Some(21usize) => {
-                            crate::de::set(&mut f21, &mut map, FIELDS[21usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DisputedClosingReading {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    supplier: crate::de::required(f1, FIELDS[1usize])?,
-                    reference_number: crate::de::required(f2, FIELDS[2usize])?,
-                    transfer_date: crate::de::required(f3, FIELDS[3usize])?,
-                    initiating_organisation: crate::de::required(f4, FIELDS[4usize])?,
-                    io_contact_name: crate::de::required(f5, FIELDS[5usize])?,
-                    recipient_organisation: crate::de::required(f6, FIELDS[6usize])?,
-                    ro_contact_name: crate::de::required(f7, FIELDS[7usize])?,
-                    meter_serial: crate::de::required(f8, FIELDS[8usize])?,
-                    meter_digits: crate::de::required(f9, FIELDS[9usize])?,
-                    house_name_number: crate::de::required(f10, FIELDS[10usize])?,
-                    postcode: crate::de::required(f11, FIELDS[11usize])?,
-                    disputed_reading: crate::de::required(f12, FIELDS[12usize])?,
-                    disputed_reading_is_actual: crate::de::required(
-                        f13,
-                        FIELDS[13usize],
-                    )?,
-                    proposed_reading: crate::de::required(f14, FIELDS[14usize])?,
-                    proposed_reading_is_actual: crate::de::required(
-                        f15,
-                        FIELDS[15usize],
-                    )?,
-                    status_response: crate::de::required(f16, FIELDS[16usize])?,
-                    root_cause: crate::de::required(f17, FIELDS[17usize])?,
-                    rejection_acceptance_code: crate::de::required(
-                        f18,
-                        FIELDS[18usize],
-                    )?,
-                    criteria: crate::de::required(f19, FIELDS[19usize])?,
-                    comments: crate::de::required(f20, FIELDS[20usize])?,
-                    is_gain: crate::de::required(f21, FIELDS[21usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct DisputedClosingReading", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DisputedClosingReading, "struct DisputedClosingReading", [(0, required, mprn,
+    "mprn"), (1, required, supplier, "supplier"), (2, required, reference_number,
+    "reference_number"), (3, required, transfer_date, "transfer_date"), (4, required,
+    initiating_organisation, "initiating_organisation"), (5, required, io_contact_name,
+    "io_contact_name"), (6, required, recipient_organisation, "recipient_organisation"),
+    (7, required, ro_contact_name, "ro_contact_name"), (8, required, meter_serial,
+    "meter_serial"), (9, required, meter_digits, "meter_digits"), (10, required,
+    house_name_number, "house_name_number"), (11, required, postcode, "postcode"), (12,
+    required, disputed_reading, "disputed_reading"), (13, required,
+    disputed_reading_is_actual, "disputed_reading_is_actual"), (14, required,
+    proposed_reading, "proposed_reading"), (15, required, proposed_reading_is_actual,
+    "proposed_reading_is_actual"), (16, required, status_response, "status_response"),
+    (17, required, root_cause, "root_cause"), (18, required, rejection_acceptance_code,
+    "rejection_acceptance_code"), (19, required, criteria, "criteria"), (20, required,
+    comments, "comments"), (21, required, is_gain, "is_gain")]
+);
 /// A supply point of an enrolment, with its confirmed supply start date.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EnrollmentSupplyPoint {
@@ -978,72 +239,12 @@ pub struct EnrollmentSupplyPoint {
     /// `was_cancelled` (boolean).
     pub was_cancelled: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for EnrollmentSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "market_name",
-            "external_identifier",
-            "confirmed_ssd",
-            "was_cancelled",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EnrollmentSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct EnrollmentSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(EnrollmentSupplyPoint {
-                    market_name: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    confirmed_ssd: crate::de::required(f2, FIELDS[2usize])?,
-                    was_cancelled: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct EnrollmentSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    EnrollmentSupplyPoint, "struct EnrollmentSupplyPoint", [(0, required, market_name,
+    "market_name"), (1, required, external_identifier, "external_identifier"), (2,
+    required, confirmed_ssd, "confirmed_ssd"), (3, required, was_cancelled,
+    "was_cancelled")]
+);
 /// Details of a flexible device's disconnection.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceDisconnectedPayload {
@@ -1052,58 +253,10 @@ pub struct FlexDeviceDisconnectedPayload {
     /// `disconnected_soc` (integer).
     pub disconnected_soc: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for FlexDeviceDisconnectedPayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["cause", "disconnected_soc"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = FlexDeviceDisconnectedPayload;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct FlexDeviceDisconnectedPayload")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(FlexDeviceDisconnectedPayload {
-                    cause: crate::de::required(f0, FIELDS[0usize])?,
-                    disconnected_soc: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct FlexDeviceDisconnectedPayload", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    FlexDeviceDisconnectedPayload, "struct FlexDeviceDisconnectedPayload", [(0, required,
+    cause, "cause"), (1, required, disconnected_soc, "disconnected_soc")]
+);
 /// Details of an optimisation created for a flexible device.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceOptimisationCreatedPayload {
@@ -1140,157 +293,21 @@ pub struct FlexDeviceOptimisationCreatedPayload {
     /// `will_reach_target_soc` (boolean).
     pub will_reach_target_soc: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for FlexDeviceOptimisationCreatedPayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "dispatches",
-            "achievable_target_soc",
-            "energy_capacity",
-            "start_soc",
-            "user_target_soc",
-            "optimization_begin",
-            "optimization_end",
-            "is_reoptimization",
-            "force_v1g_charging",
-            "fleet_id",
-            "target_type",
-            "capped_target_soc",
-            "is_charge_duration_capped",
-            "can_cap_charging_duration",
-            "dispatch_times",
-            "will_reach_target_soc",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = FlexDeviceOptimisationCreatedPayload;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct FlexDeviceOptimisationCreatedPayload")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::DispatchPayload>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::option::Option::Some(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::option::Option::Some(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(FlexDeviceOptimisationCreatedPayload {
-                    dispatches: crate::de::required(f0, FIELDS[0usize])?,
-                    achievable_target_soc: crate::de::required(f1, FIELDS[1usize])?,
-                    energy_capacity: crate::de::required(f2, FIELDS[2usize])?,
-                    start_soc: crate::de::required(f3, FIELDS[3usize])?,
-                    user_target_soc: crate::de::required(f4, FIELDS[4usize])?,
-                    optimization_begin: crate::de::required(f5, FIELDS[5usize])?,
-                    optimization_end: crate::de::required(f6, FIELDS[6usize])?,
-                    is_reoptimization: crate::de::required(f7, FIELDS[7usize])?,
-                    force_v1g_charging: crate::de::required(f8, FIELDS[8usize])?,
-                    fleet_id: crate::de::required(f9, FIELDS[9usize])?,
-                    target_type: crate::de::required(f10, FIELDS[10usize])?,
-                    capped_target_soc: crate::de::required(f11, FIELDS[11usize])?,
-                    is_charge_duration_capped: crate::de::required(
-                        f12,
-                        FIELDS[12usize],
-                    )?,
-                    can_cap_charging_duration: crate::de::required(
-                        f13,
-                        FIELDS[13usize],
-                    )?,
-                    dispatch_times: crate::de::required(f14, FIELDS[14usize])?,
-                    will_reach_target_soc: crate::de::required(f15, FIELDS[15usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct FlexDeviceOptimisationCreatedPayload",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    FlexDeviceOptimisationCreatedPayload, "struct FlexDeviceOptimisationCreatedPayload",
+    [(0, required, dispatches, "dispatches"), (1, required, achievable_target_soc,
+    "achievable_target_soc"), (2, required, energy_capacity, "energy_capacity"), (3,
+    required, start_soc, "start_soc"), (4, required, user_target_soc, "user_target_soc"),
+    (5, required, optimization_begin, "optimization_begin"), (6, required,
+    optimization_end, "optimization_end"), (7, required, is_reoptimization,
+    "is_reoptimization"), (8, required, force_v1g_charging, "force_v1g_charging"), (9,
+    required, fleet_id, "fleet_id"), (10, required, target_type, "target_type"), (11,
+    required, capped_target_soc, "capped_target_soc"), (12, required,
+    is_charge_duration_capped, "is_charge_duration_capped"), (13, required,
+    can_cap_charging_duration, "can_cap_charging_duration"), (14, required,
+    dispatch_times, "dispatch_times"), (15, required, will_reach_target_soc,
+    "will_reach_target_soc")]
+);
 /// A membership of a contract group that started or ended.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupMembership {
@@ -1301,62 +318,11 @@ pub struct GroupMembership {
     /// `valid_to` (string).
     pub valid_to: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GroupMembership {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "valid_from", "valid_to"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GroupMembership;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GroupMembership")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GroupMembership {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    valid_from: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_to: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct GroupMembership", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GroupMembership, "struct GroupMembership", [(0, required, contract_identifier,
+    "contract_identifier"), (1, required, valid_from, "valid_from"), (2, required,
+    valid_to, "valid_to")]
+);
 /// A membership of a new contract group; it may be open-ended.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupMembershipNew {
@@ -1368,64 +334,11 @@ pub struct GroupMembershipNew {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub valid_to: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for GroupMembershipNew {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "valid_from", "valid_to"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GroupMembershipNew;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GroupMembershipNew")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GroupMembershipNew {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    valid_from: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_to: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct GroupMembershipNew", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GroupMembershipNew, "struct GroupMembershipNew", [(0, required, contract_identifier,
+    "contract_identifier"), (1, required, valid_from, "valid_from"), (2, optional,
+    valid_to, "valid_to")]
+);
 /// A period of a contract group version.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupPeriod {
@@ -1434,57 +347,10 @@ pub struct GroupPeriod {
     /// `end` (string).
     pub end: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GroupPeriod {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["start", "end"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GroupPeriod;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GroupPeriod")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GroupPeriod {
-                    start: crate::de::required(f0, FIELDS[0usize])?,
-                    end: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct GroupPeriod", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GroupPeriod, "struct GroupPeriod", [(0, required, start, "start"), (1, required, end,
+    "end")]
+);
 /// A trait of a contract group, with free-form data.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupTrait {
@@ -1495,64 +361,10 @@ pub struct GroupTrait {
     /// `data` (free-form object).
     pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for GroupTrait {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["identifier", "type", "data"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GroupTrait;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GroupTrait")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GroupTrait {
-                    identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    r#type: crate::de::required(f1, FIELDS[1usize])?,
-                    data: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct GroupTrait", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GroupTrait, "struct GroupTrait", [(0, required, identifier, "identifier"), (1,
+    required, r#type, "type"), (2, required, data, "data")]
+);
 /// A version of a contract group.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupVersion {
@@ -1565,74 +377,11 @@ pub struct GroupVersion {
     /// `traits` (array of `GroupTrait`).
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
 }
-impl<'de> ::serde::Deserialize<'de> for GroupVersion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "identifier",
-            "effective_period",
-            "system_period",
-            "traits",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GroupVersion;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GroupVersion")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::GroupPeriod> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::GroupPeriod> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupTrait>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GroupVersion {
-                    identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    effective_period: crate::de::required(f1, FIELDS[1usize])?,
-                    system_period: crate::de::required(f2, FIELDS[2usize])?,
-                    traits: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct GroupVersion", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GroupVersion, "struct GroupVersion", [(0, required, identifier, "identifier"), (1,
+    required, effective_period, "effective_period"), (2, required, system_period,
+    "system_period"), (3, required, traits, "traits")]
+);
 /// An account involved in a house move. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct HouseMoveAccount {
@@ -1641,57 +390,10 @@ pub struct HouseMoveAccount {
     /// `external_reference` (string).
     pub external_reference: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for HouseMoveAccount {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number", "external_reference"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = HouseMoveAccount;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct HouseMoveAccount")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(HouseMoveAccount {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    external_reference: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct HouseMoveAccount", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    HouseMoveAccount, "struct HouseMoveAccount", [(0, required, number, "number"), (1,
+    required, external_reference, "external_reference")]
+);
 /// A supply point involved in a house move. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct HouseMoveSupplyPoint {
@@ -1707,78 +409,11 @@ pub struct HouseMoveSupplyPoint {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tariff_payment_method: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for HouseMoveSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "id",
-            "industry",
-            "tariff_code",
-            "tariff_payment_method",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = HouseMoveSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct HouseMoveSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(HouseMoveSupplyPoint {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    industry: f1.flatten(),
-                    tariff_code: f2.flatten(),
-                    tariff_payment_method: f3.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct HouseMoveSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    HouseMoveSupplyPoint, "struct HouseMoveSupplyPoint", [(0, required, id, "id"), (1,
+    optional, industry, "industry"), (2, optional, tariff_code, "tariff_code"), (3,
+    optional, tariff_payment_method, "tariff_payment_method")]
+);
 /// The result of one action run on a conversation message.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkAction {
@@ -1789,62 +424,10 @@ pub struct InkAction {
     /// `stop_further_evaluation` (boolean).
     pub stop_further_evaluation: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for InkAction {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["code", "succeeded", "stop_further_evaluation"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkAction;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkAction")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkAction {
-                    code: crate::de::required(f0, FIELDS[0usize])?,
-                    succeeded: crate::de::required(f1, FIELDS[1usize])?,
-                    stop_further_evaluation: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkAction", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkAction, "struct InkAction", [(0, required, code, "code"), (1, required, succeeded,
+    "succeeded"), (2, required, stop_further_evaluation, "stop_further_evaluation")]
+);
 /// The content of a conversation message.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkContent {
@@ -1860,75 +443,11 @@ pub struct InkContent {
     /// `tags` (array of string).
     pub tags: ::std::vec::Vec<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for InkContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["from_address", "subject", "to_addresses", "tags"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkContent;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkContent {
-                    from_address: f0.flatten(),
-                    subject: f1.flatten(),
-                    to_addresses: f2.flatten(),
-                    tags: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkContent", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkContent, "struct InkContent", [(0, optional, from_address, "from_address"), (1,
+    optional, subject, "subject"), (2, optional, to_addresses, "to_addresses"), (3,
+    required, tags, "tags")]
+);
 /// A conversation (a live chat, say) with its latest message.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversation {
@@ -1939,62 +458,11 @@ pub struct InkConversation {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversation;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversation {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkConversation", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversation, "struct InkConversation", [(0, required, conversation_relay_id,
+    "conversation_relay_id"), (1, required, account_number, "account_number"), (2,
+    required, message, "message")]
+);
 /// Why sending a message failed.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkFailureData {
@@ -2005,62 +473,10 @@ pub struct InkFailureData {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkFailureData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["type", "reason", "occurred_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkFailureData;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkFailureData")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkFailureData {
-                    r#type: crate::de::required(f0, FIELDS[0usize])?,
-                    reason: crate::de::required(f1, FIELDS[1usize])?,
-                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkFailureData", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkFailureData, "struct InkFailureData", [(0, required, r#type, "type"), (1,
+    required, reason, "reason"), (2, required, occurred_at, "occurred_at")]
+);
 /// A conversation message as relayed.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessage {
@@ -2073,67 +489,11 @@ pub struct InkMessage {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["relay_id", "vendor_id", "channel", "occurred_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessage;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessage {
-                    relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    vendor_id: crate::de::required(f1, FIELDS[1usize])?,
-                    channel: crate::de::required(f2, FIELDS[2usize])?,
-                    occurred_at: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkMessage", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessage, "struct InkMessage", [(0, required, relay_id, "relay_id"), (1, required,
+    vendor_id, "vendor_id"), (2, required, channel, "channel"), (3, required,
+    occurred_at, "occurred_at")]
+);
 /// A conversation message with its content.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageContent {
@@ -2146,67 +506,11 @@ pub struct InkMessageContent {
     /// `content` (`InkContent`).
     pub content: crate::types::InkContent,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["message_id", "occurred_at", "channel", "content"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessageContent;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessageContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<crate::types::InkContent> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessageContent {
-                    message_id: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                    channel: crate::de::required(f2, FIELDS[2usize])?,
-                    content: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkMessageContent", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessageContent, "struct InkMessageContent", [(0, required, message_id,
+    "message_id"), (1, required, occurred_at, "occurred_at"), (2, required, channel,
+    "channel"), (3, required, content, "content")]
+);
 /// A conversation message as relayed, with its vendor.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageWithVendor {
@@ -2221,78 +525,11 @@ pub struct InkMessageWithVendor {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessageWithVendor {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "relay_id",
-            "vendor",
-            "vendor_id",
-            "channel",
-            "occurred_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessageWithVendor;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessageWithVendor")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessageWithVendor {
-                    relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    vendor: crate::de::required(f1, FIELDS[1usize])?,
-                    vendor_id: crate::de::required(f2, FIELDS[2usize])?,
-                    channel: crate::de::required(f3, FIELDS[3usize])?,
-                    occurred_at: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkMessageWithVendor", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessageWithVendor, "struct InkMessageWithVendor", [(0, required, relay_id,
+    "relay_id"), (1, required, vendor, "vendor"), (2, required, vendor_id, "vendor_id"),
+    (3, required, channel, "channel"), (4, required, occurred_at, "occurred_at")]
+);
 /// An agreement created while joining a supplier.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct JoinAgreement {
@@ -2305,67 +542,11 @@ pub struct JoinAgreement {
     /// `product_code` (string).
     pub product_code: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for JoinAgreement {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id", "valid_from", "valid_to", "product_code"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JoinAgreement;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct JoinAgreement")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(JoinAgreement {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    valid_from: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_to: crate::de::required(f2, FIELDS[2usize])?,
-                    product_code: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct JoinAgreement", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    JoinAgreement, "struct JoinAgreement", [(0, required, id, "id"), (1, required,
+    valid_from, "valid_from"), (2, required, valid_to, "valid_to"), (3, required,
+    product_code, "product_code")]
+);
 /// A supply point requested when joining a supplier.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct JoinSupplyPoint {
@@ -2376,66 +557,11 @@ pub struct JoinSupplyPoint {
     /// `requested_supply_start_date` (string).
     pub requested_supply_start_date: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for JoinSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "external_identifier",
-            "market_name",
-            "requested_supply_start_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JoinSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct JoinSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(JoinSupplyPoint {
-                    external_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                    requested_supply_start_date: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct JoinSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    JoinSupplyPoint, "struct JoinSupplyPoint", [(0, required, external_identifier,
+    "external_identifier"), (1, required, market_name, "market_name"), (2, required,
+    requested_supply_start_date, "requested_supply_start_date")]
+);
 /// A supply point leaving the supplier.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeaveSupplyPoint {
@@ -2446,66 +572,11 @@ pub struct LeaveSupplyPoint {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LeaveSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "market_identifier",
-            "external_identifier",
-            "market_name",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LeaveSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LeaveSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LeaveSupplyPoint {
-                    market_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    market_name: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct LeaveSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LeaveSupplyPoint, "struct LeaveSupplyPoint", [(0, required, market_identifier,
+    "market_identifier"), (1, required, external_identifier, "external_identifier"), (2,
+    required, market_name, "market_name")]
+);
 /// A billing ledger.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Ledger {
@@ -2517,64 +588,10 @@ pub struct Ledger {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for Ledger {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account", "number", "id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Ledger;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Ledger")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::BillingAccount> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Ledger {
-                    account: crate::de::required(f0, FIELDS[0usize])?,
-                    number: crate::de::required(f1, FIELDS[1usize])?,
-                    id: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Ledger", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Ledger, "struct Ledger", [(0, required, account, "account"), (1, required, number,
+    "number"), (2, optional, id, "id")]
+);
 /// An entry posted to a billing ledger.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LedgerEntry {
@@ -2599,104 +616,13 @@ pub struct LedgerEntry {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub source_type: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for LedgerEntry {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "id",
-            "is_charge",
-            "is_credit",
-            "is_payment",
-            "is_repayment",
-            "is_reversal",
-            "is_reversed",
-            "source_id",
-            "source_type",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LedgerEntry;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LedgerEntry")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LedgerEntry {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    is_charge: crate::de::required(f1, FIELDS[1usize])?,
-                    is_credit: crate::de::required(f2, FIELDS[2usize])?,
-                    is_payment: crate::de::required(f3, FIELDS[3usize])?,
-                    is_repayment: crate::de::required(f4, FIELDS[4usize])?,
-                    is_reversal: crate::de::required(f5, FIELDS[5usize])?,
-                    is_reversed: crate::de::required(f6, FIELDS[6usize])?,
-                    source_id: f7.flatten(),
-                    source_type: f8.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct LedgerEntry", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LedgerEntry, "struct LedgerEntry", [(0, required, id, "id"), (1, required, is_charge,
+    "is_charge"), (2, required, is_credit, "is_credit"), (3, required, is_payment,
+    "is_payment"), (4, required, is_repayment, "is_repayment"), (5, required,
+    is_reversal, "is_reversal"), (6, required, is_reversed, "is_reversed"), (7, optional,
+    source_id, "source_id"), (8, optional, source_type, "source_type")]
+);
 /// An entry removed from a billing ledger.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LedgerEntryRemoval {
@@ -2719,102 +645,13 @@ pub struct LedgerEntryRemoval {
     /// `source_reason` (string).
     pub source_reason: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LedgerEntryRemoval {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "id",
-            "amount",
-            "is_charge",
-            "is_credit",
-            "is_payment",
-            "is_repayment",
-            "is_reversal",
-            "is_reversed",
-            "source_reason",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LedgerEntryRemoval;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LedgerEntryRemoval")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LedgerEntryRemoval {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    amount: crate::de::required(f1, FIELDS[1usize])?,
-                    is_charge: crate::de::required(f2, FIELDS[2usize])?,
-                    is_credit: crate::de::required(f3, FIELDS[3usize])?,
-                    is_payment: crate::de::required(f4, FIELDS[4usize])?,
-                    is_repayment: crate::de::required(f5, FIELDS[5usize])?,
-                    is_reversal: crate::de::required(f6, FIELDS[6usize])?,
-                    is_reversed: crate::de::required(f7, FIELDS[7usize])?,
-                    source_reason: crate::de::required(f8, FIELDS[8usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct LedgerEntryRemoval", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LedgerEntryRemoval, "struct LedgerEntryRemoval", [(0, required, id, "id"), (1,
+    required, amount, "amount"), (2, required, is_charge, "is_charge"), (3, required,
+    is_credit, "is_credit"), (4, required, is_payment, "is_payment"), (5, required,
+    is_repayment, "is_repayment"), (6, required, is_reversal, "is_reversal"), (7,
+    required, is_reversed, "is_reversed"), (8, required, source_reason, "source_reason")]
+);
 /// A meter with its registers. Shown in the catalogue but not attached to any listed event ("Meter is used only through its own shape").
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Meter {
@@ -2855,161 +692,21 @@ pub struct Meter {
     /// `registers` (array of `Register`).
     pub registers: ::std::vec::Vec<crate::types::Register>,
 }
-impl<'de> ::serde::Deserialize<'de> for Meter {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "serial_number",
-            "current_rating",
-            "location",
-            "make_and_type",
-            "meter_asset_provider_mpid",
-            "meter_type",
-            "retrieval_method",
-            "retrieval_method_effective_from",
-            "meter_cop",
-            "meter_cop_dispensation",
-            "communications_address",
-            "communications_method",
-            "vt_ratio",
-            "installation_date",
-            "timing_device_id",
-            "is_tele_switch",
-            "ct_ratio",
-            "registers",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Meter;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Meter")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f16: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f17: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::Register>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::option::Option::Some(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::option::Option::Some(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        ::std::option::Option::Some(16usize) => {
-                            crate::de::set(&mut f16, &mut map, FIELDS[16usize])?
-                        }
-                        ::std::option::Option::Some(17usize) => {
-                            crate::de::set(&mut f17, &mut map, FIELDS[17usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Meter {
-                    serial_number: crate::de::required(f0, FIELDS[0usize])?,
-                    current_rating: crate::de::required(f1, FIELDS[1usize])?,
-                    location: crate::de::required(f2, FIELDS[2usize])?,
-                    make_and_type: crate::de::required(f3, FIELDS[3usize])?,
-                    meter_asset_provider_mpid: crate::de::required(f4, FIELDS[4usize])?,
-                    meter_type: crate::de::required(f5, FIELDS[5usize])?,
-                    retrieval_method: crate::de::required(f6, FIELDS[6usize])?,
-                    retrieval_method_effective_from: crate::de::required(
-                        f7,
-                        FIELDS[7usize],
-                    )?,
-                    meter_cop: crate::de::required(f8, FIELDS[8usize])?,
-                    meter_cop_dispensation: crate::de::required(f9, FIELDS[9usize])?,
-                    communications_address: crate::de::required(f10, FIELDS[10usize])?,
-                    communications_method: crate::de::required(f11, FIELDS[11usize])?,
-                    vt_ratio: crate::de::required(f12, FIELDS[12usize])?,
-                    installation_date: crate::de::required(f13, FIELDS[13usize])?,
-                    timing_device_id: crate::de::required(f14, FIELDS[14usize])?,
-                    is_tele_switch: crate::de::required(f15, FIELDS[15usize])?,
-                    ct_ratio: crate::de::required(f16, FIELDS[16usize])?,
-                    registers: crate::de::required(f17, FIELDS[17usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Meter", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Meter, "struct Meter", [(0, required, serial_number, "serial_number"), (1, required,
+    current_rating, "current_rating"), (2, required, location, "location"), (3, required,
+    make_and_type, "make_and_type"), (4, required, meter_asset_provider_mpid,
+    "meter_asset_provider_mpid"), (5, required, meter_type, "meter_type"), (6, required,
+    retrieval_method, "retrieval_method"), (7, required, retrieval_method_effective_from,
+    "retrieval_method_effective_from"), (8, required, meter_cop, "meter_cop"), (9,
+    required, meter_cop_dispensation, "meter_cop_dispensation"), (10, required,
+    communications_address, "communications_address"), (11, required,
+    communications_method, "communications_method"), (12, required, vt_ratio,
+    "vt_ratio"), (13, required, installation_date, "installation_date"), (14, required,
+    timing_device_id, "timing_device_id"), (15, required, is_tele_switch,
+    "is_tele_switch"), (16, required, ct_ratio, "ct_ratio"), (17, required, registers,
+    "registers")]
+);
 /// A payment. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Payment {
@@ -3025,132 +722,20 @@ pub struct Payment {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub failure_reason: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for Payment {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "id",
-            "amount",
-            "payment_date",
-            "description",
-            "failure_reason",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Payment;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Payment")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Payment {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    amount: crate::de::required(f1, FIELDS[1usize])?,
-                    payment_date: crate::de::required(f2, FIELDS[2usize])?,
-                    description: crate::de::required(f3, FIELDS[3usize])?,
-                    failure_reason: f4.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Payment", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Payment, "struct Payment", [(0, required, id, "id"), (1, required, amount, "amount"),
+    (2, required, payment_date, "payment_date"), (3, required, description,
+    "description"), (4, optional, failure_reason, "failure_reason")]
+);
 /// The account of a payments ledger. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PaymentsAccount {
     /// `number` (string).
     pub number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for PaymentsAccount {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaymentsAccount;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct PaymentsAccount")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(PaymentsAccount {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct PaymentsAccount", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    PaymentsAccount, "struct PaymentsAccount", [(0, required, number, "number")]
+);
 /// A payments ledger. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PaymentsLedger {
@@ -3160,59 +745,10 @@ pub struct PaymentsLedger {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for PaymentsLedger {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account", "id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaymentsLedger;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct PaymentsLedger")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::PaymentsAccount> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(PaymentsLedger {
-                    account: crate::de::required(f0, FIELDS[0usize])?,
-                    id: f1.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct PaymentsLedger", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    PaymentsLedger, "struct PaymentsLedger", [(0, required, account, "account"), (1,
+    optional, id, "id")]
+);
 /// A product as referenced by an event (for example the product an agreement rolled on to).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Product {
@@ -3223,62 +759,10 @@ pub struct Product {
     /// `brand_code` (string).
     pub brand_code: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for Product {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["code", "market_name", "brand_code"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Product;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Product")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Product {
-                    code: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                    brand_code: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Product", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Product, "struct Product", [(0, required, code, "code"), (1, required, market_name,
+    "market_name"), (2, required, brand_code, "brand_code")]
+);
 /// A Priority Services Register record of an account user.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PsrRecord {
@@ -3289,66 +773,11 @@ pub struct PsrRecord {
     /// `gas_industry_code` (string).
     pub gas_industry_code: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for PsrRecord {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "description",
-            "electricity_industry_code",
-            "gas_industry_code",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PsrRecord;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct PsrRecord")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(PsrRecord {
-                    description: crate::de::required(f0, FIELDS[0usize])?,
-                    electricity_industry_code: crate::de::required(f1, FIELDS[1usize])?,
-                    gas_industry_code: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct PsrRecord", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    PsrRecord, "struct PsrRecord", [(0, required, description, "description"), (1,
+    required, electricity_industry_code, "electricity_industry_code"), (2, required,
+    gas_industry_code, "gas_industry_code")]
+);
 /// A register of a meter. Shown in the catalogue but not attached to any listed event (used by `Meter`).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Register {
@@ -3369,96 +798,14 @@ pub struct Register {
     /// `associated_register_id` (string).
     pub associated_register_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for Register {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "register_id",
-            "register_type",
-            "measurement_quantity",
-            "multiplier",
-            "digits",
-            "is_main",
-            "associated_meter_serial",
-            "associated_register_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Register;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Register")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Register {
-                    register_id: crate::de::required(f0, FIELDS[0usize])?,
-                    register_type: crate::de::required(f1, FIELDS[1usize])?,
-                    measurement_quantity: crate::de::required(f2, FIELDS[2usize])?,
-                    multiplier: crate::de::required(f3, FIELDS[3usize])?,
-                    digits: crate::de::required(f4, FIELDS[4usize])?,
-                    is_main: crate::de::required(f5, FIELDS[5usize])?,
-                    associated_meter_serial: crate::de::required(f6, FIELDS[6usize])?,
-                    associated_register_id: crate::de::required(f7, FIELDS[7usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Register", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Register, "struct Register", [(0, required, register_id, "register_id"), (1,
+    required, register_type, "register_type"), (2, required, measurement_quantity,
+    "measurement_quantity"), (3, required, multiplier, "multiplier"), (4, required,
+    digits, "digits"), (5, required, is_main, "is_main"), (6, required,
+    associated_meter_serial, "associated_meter_serial"), (7, required,
+    associated_register_id, "associated_register_id")]
+);
 /// A meter removed from a meter point. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct RemovedMeter {
@@ -3469,66 +816,11 @@ pub struct RemovedMeter {
     /// `meter_asset_provider_mpid` (string).
     pub meter_asset_provider_mpid: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for RemovedMeter {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "serial_number",
-            "date_of_removal",
-            "meter_asset_provider_mpid",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RemovedMeter;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct RemovedMeter")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(RemovedMeter {
-                    serial_number: crate::de::required(f0, FIELDS[0usize])?,
-                    date_of_removal: crate::de::required(f1, FIELDS[1usize])?,
-                    meter_asset_provider_mpid: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct RemovedMeter", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    RemovedMeter, "struct RemovedMeter", [(0, required, serial_number, "serial_number"),
+    (1, required, date_of_removal, "date_of_removal"), (2, required,
+    meter_asset_provider_mpid, "meter_asset_provider_mpid")]
+);
 /// The identity that signed a consent.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SigningIdentity {
@@ -3537,57 +829,10 @@ pub struct SigningIdentity {
     /// `identity` (string).
     pub identity: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for SigningIdentity {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["identity_type", "identity"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SigningIdentity;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct SigningIdentity")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(SigningIdentity {
-                    identity_type: crate::de::required(f0, FIELDS[0usize])?,
-                    identity: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct SigningIdentity", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    SigningIdentity, "struct SigningIdentity", [(0, required, identity_type,
+    "identity_type"), (1, required, identity, "identity")]
+);
 /// The journey of one subject of a contract, within a contract journey.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SubjectContractJourney {
@@ -3596,57 +841,10 @@ pub struct SubjectContractJourney {
     /// `subject_number` (string).
     pub subject_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for SubjectContractJourney {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number", "subject_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubjectContractJourney;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct SubjectContractJourney")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(SubjectContractJourney {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    subject_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct SubjectContractJourney", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    SubjectContractJourney, "struct SubjectContractJourney", [(0, required, number,
+    "number"), (1, required, subject_number, "subject_number")]
+);
 /// A supply period.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SupplyPeriodData {
@@ -3657,62 +855,10 @@ pub struct SupplyPeriodData {
     /// `supply_end_at` (string).
     pub supply_end_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for SupplyPeriodData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id", "supply_start_at", "supply_end_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SupplyPeriodData;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct SupplyPeriodData")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(SupplyPeriodData {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_start_at: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_end_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct SupplyPeriodData", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    SupplyPeriodData, "struct SupplyPeriodData", [(0, required, id, "id"), (1, required,
+    supply_start_at, "supply_start_at"), (2, required, supply_end_at, "supply_end_at")]
+);
 /// A supply point whose supply ended.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TerminatedSupplyPoint {
@@ -3723,66 +869,12 @@ pub struct TerminatedSupplyPoint {
     /// `confirmed_supply_end_date` (string).
     pub confirmed_supply_end_date: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for TerminatedSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "external_identifier",
-            "market_name",
-            "confirmed_supply_end_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TerminatedSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct TerminatedSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(TerminatedSupplyPoint {
-                    external_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                    confirmed_supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct TerminatedSupplyPoint", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    TerminatedSupplyPoint, "struct TerminatedSupplyPoint", [(0, required,
+    external_identifier, "external_identifier"), (1, required, market_name,
+    "market_name"), (2, required, confirmed_supply_end_date,
+    "confirmed_supply_end_date")]
+);
 /// A supply point whose termination started.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TerminationInitiatedSupplyPoint {
@@ -3793,68 +885,9 @@ pub struct TerminationInitiatedSupplyPoint {
     /// `requested_supply_end_date` (string).
     pub requested_supply_end_date: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for TerminationInitiatedSupplyPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "external_identifier",
-            "market_name",
-            "requested_supply_end_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TerminationInitiatedSupplyPoint;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct TerminationInitiatedSupplyPoint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(TerminationInitiatedSupplyPoint {
-                    external_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                    requested_supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct TerminationInitiatedSupplyPoint",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    TerminationInitiatedSupplyPoint, "struct TerminationInitiatedSupplyPoint", [(0,
+    required, external_identifier, "external_identifier"), (1, required, market_name,
+    "market_name"), (2, required, requested_supply_end_date,
+    "requested_supply_end_date")]
+);

@@ -23,8 +23,14 @@ pub enum Node {
 }
 
 /// A map that keeps its keys in insertion order. Setting a key twice replaces its value in place.
+///
+/// The index finds a key without scanning: documents have maps of tens of thousands of entries (the
+/// schemas and channels of a large catalogue), which a scan per insertion would make quadratic.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Map(Vec<(String, Node)>);
+pub struct Map {
+    entries: Vec<(String, Node)>,
+    index: std::collections::BTreeMap<String, usize>,
+}
 
 impl Map {
     /// An empty map.
@@ -36,9 +42,12 @@ impl Map {
     pub fn set(&mut self, key: impl Into<String>, value: impl Into<Node>) -> &mut Self {
         let key = key.into();
         let value = value.into();
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
-            Some(entry) => entry.1 = value,
-            None => self.0.push((key, value)),
+        match self.index.get(&key) {
+            Some(&i) => self.entries[i].1 = value,
+            None => {
+                self.index.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
         }
         self
     }
@@ -61,17 +70,17 @@ impl Map {
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.index.get(key).map(|&i| &self.entries[i].1)
     }
 
     /// Entries in order.
     pub fn entries(&self) -> &[(String, Node)] {
-        &self.0
+        &self.entries
     }
 
     /// No entries.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.entries.is_empty()
     }
 }
 

@@ -29,100 +29,13 @@ pub struct AccountUserCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "user_id",
-            "user_email",
-            "user_number",
-            "linked_accounts",
-            "user_identifiers",
-            "initiator_type",
-            "is_customer_initiated",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserCreatedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    user_email: crate::de::required(f1, FIELDS[1usize])?,
-                    user_number: crate::de::required(f2, FIELDS[2usize])?,
-                    linked_accounts: crate::de::required(f3, FIELDS[3usize])?,
-                    user_identifiers: f4.flatten(),
-                    initiator_type: f5.flatten(),
-                    is_customer_initiated: f6.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountUserCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserCreatedV1, "struct AccountUserCreatedV1", [(0, required, user_id,
+    "user_id"), (1, required, user_email, "user_email"), (2, required, user_number,
+    "user_number"), (3, required, linked_accounts, "linked_accounts"), (4, optional,
+    user_identifiers, "user_identifiers"), (5, optional, initiator_type,
+    "initiator_type"), (6, optional, is_customer_initiated, "is_customer_initiated")]
+);
 /// Event type `account_user.created` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -202,53 +115,10 @@ pub struct AccountUserPasswordChangedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserPasswordChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["user_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserPasswordChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserPasswordChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserPasswordChangedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountUserPasswordChangedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserPasswordChangedV1, "struct AccountUserPasswordChangedV1", [(0, required,
+    user_id, "user_id")]
+);
 /// Event type `account_user.password_changed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -333,62 +203,11 @@ pub struct AccountUserPasswordResetRequestedV1 {
     /// `account_user_number` (string).
     pub account_user_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserPasswordResetRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_user_id", "account_user_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserPasswordResetRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserPasswordResetRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserPasswordResetRequestedV1 {
-                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountUserPasswordResetRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserPasswordResetRequestedV1, "struct AccountUserPasswordResetRequestedV1",
+    [(0, required, account_user_id, "account_user_id"), (1, required,
+    account_user_number, "account_user_number")]
+);
 /// Event type `account_user.password_reset_requested` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -480,79 +299,12 @@ pub struct AccountUserPsrRecordsUpdatedV1 {
     /// `deleted_records` (array of `PsrRecord`).
     pub deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserPsrRecordsUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "user_id",
-            "created_records",
-            "updated_records",
-            "deleted_records",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserPsrRecordsUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserPsrRecordsUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::PsrRecord>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::PsrRecord>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::PsrRecord>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserPsrRecordsUpdatedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    created_records: crate::de::required(f1, FIELDS[1usize])?,
-                    updated_records: crate::de::required(f2, FIELDS[2usize])?,
-                    deleted_records: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountUserPsrRecordsUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserPsrRecordsUpdatedV1, "struct AccountUserPsrRecordsUpdatedV1", [(0,
+    required, user_id, "user_id"), (1, required, created_records, "created_records"), (2,
+    required, updated_records, "updated_records"), (3, required, deleted_records,
+    "deleted_records")]
+);
 /// Event type `account_user.psr_records_updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -659,100 +411,13 @@ pub struct AccountUserRemovedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserRemovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "user_id",
-            "user_email",
-            "user_number",
-            "linked_accounts",
-            "user_identifiers",
-            "initiator_type",
-            "is_customer_initiated",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserRemovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserRemovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserRemovedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    user_email: crate::de::required(f1, FIELDS[1usize])?,
-                    user_number: crate::de::required(f2, FIELDS[2usize])?,
-                    linked_accounts: crate::de::required(f3, FIELDS[3usize])?,
-                    user_identifiers: f4.flatten(),
-                    initiator_type: f5.flatten(),
-                    is_customer_initiated: f6.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountUserRemovedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserRemovedV1, "struct AccountUserRemovedV1", [(0, required, user_id,
+    "user_id"), (1, required, user_email, "user_email"), (2, required, user_number,
+    "user_number"), (3, required, linked_accounts, "linked_accounts"), (4, optional,
+    user_identifiers, "user_identifiers"), (5, optional, initiator_type,
+    "initiator_type"), (6, optional, is_customer_initiated, "is_customer_initiated")]
+);
 /// Event type `account_user.removed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -858,114 +523,14 @@ pub struct AccountUserUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "user_id",
-            "user_email",
-            "user_number",
-            "linked_accounts",
-            "user_identifiers",
-            "initiator_type",
-            "is_customer_initiated",
-            "changes",
-            "is_override",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserUpdatedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    user_email: crate::de::required(f1, FIELDS[1usize])?,
-                    user_number: crate::de::required(f2, FIELDS[2usize])?,
-                    linked_accounts: crate::de::required(f3, FIELDS[3usize])?,
-                    user_identifiers: f4.flatten(),
-                    initiator_type: f5.flatten(),
-                    is_customer_initiated: f6.flatten(),
-                    changes: crate::de::required(f7, FIELDS[7usize])?,
-                    is_override: f8.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountUserUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserUpdatedV1, "struct AccountUserUpdatedV1", [(0, required, user_id,
+    "user_id"), (1, required, user_email, "user_email"), (2, required, user_number,
+    "user_number"), (3, required, linked_accounts, "linked_accounts"), (4, optional,
+    user_identifiers, "user_identifiers"), (5, optional, initiator_type,
+    "initiator_type"), (6, optional, is_customer_initiated, "is_customer_initiated"), (7,
+    required, changes, "changes"), (8, optional, is_override, "is_override")]
+);
 /// Event type `account_user.updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1049,67 +614,11 @@ pub struct AccountUserVerificationCompletedV1 {
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserVerificationCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["user_number", "verification_id", "verification_type"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserVerificationCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserVerificationCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserVerificationCompletedV1 {
-                    user_number: crate::de::required(f0, FIELDS[0usize])?,
-                    verification_id: crate::de::required(f1, FIELDS[1usize])?,
-                    verification_type: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountUserVerificationCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserVerificationCompletedV1, "struct AccountUserVerificationCompletedV1", [(0,
+    required, user_number, "user_number"), (1, required, verification_id,
+    "verification_id"), (2, required, verification_type, "verification_type")]
+);
 /// Event type `account_user.verification_completed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1199,67 +708,11 @@ pub struct AccountUserVerificationStartedV1 {
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserVerificationStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["user_number", "verification_id", "verification_type"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserVerificationStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserVerificationStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserVerificationStartedV1 {
-                    user_number: crate::de::required(f0, FIELDS[0usize])?,
-                    verification_id: crate::de::required(f1, FIELDS[1usize])?,
-                    verification_type: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountUserVerificationStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserVerificationStartedV1, "struct AccountUserVerificationStartedV1", [(0,
+    required, user_number, "user_number"), (1, required, verification_id,
+    "verification_id"), (2, required, verification_type, "verification_type")]
+);
 /// Event type `account_user.verification_started` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1349,63 +802,10 @@ pub struct AccountUserMetadataCreatedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserMetadataCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["user_id", "key", "value"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserMetadataCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserMetadataCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserMetadataCreatedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    key: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountUserMetadataCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserMetadataCreatedV1, "struct AccountUserMetadataCreatedV1", [(0, required,
+    user_id, "user_id"), (1, required, key, "key"), (2, required, value, "value")]
+);
 /// Event type `account_user_metadata.created` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1492,63 +892,10 @@ pub struct AccountUserMetadataRemovedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserMetadataRemovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["user_id", "key", "value"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserMetadataRemovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserMetadataRemovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserMetadataRemovedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    key: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountUserMetadataRemovedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserMetadataRemovedV1, "struct AccountUserMetadataRemovedV1", [(0, required,
+    user_id, "user_id"), (1, required, key, "key"), (2, required, value, "value")]
+);
 /// Event type `account_user_metadata.removed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1633,60 +980,10 @@ pub struct AccountUserMetadataUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUserMetadataUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["user_id", "changes"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUserMetadataUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUserMetadataUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUserMetadataUpdatedV1 {
-                    user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountUserMetadataUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUserMetadataUpdatedV1, "struct AccountUserMetadataUpdatedV1", [(0, required,
+    user_id, "user_id"), (1, required, changes, "changes")]
+);
 /// Event type `account_user_metadata.updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -10,64 +10,11 @@ pub struct AccountCommunicationsPreferencesUpdatedV1 {
     /// `changes` (`CommsPreferencesChanges`).
     pub changes: crate::types::CommsPreferencesChanges,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountCommunicationsPreferencesUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "changes"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountCommunicationsPreferencesUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountCommunicationsPreferencesUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    crate::types::CommsPreferencesChanges,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountCommunicationsPreferencesUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountCommunicationsPreferencesUpdatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountCommunicationsPreferencesUpdatedV1,
+    "struct AccountCommunicationsPreferencesUpdatedV1", [(0, required, account_number,
+    "account_number"), (1, required, changes, "changes")]
+);
 /// Event type `account.communications_preferences_updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -159,68 +106,11 @@ pub struct AccountCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_imported: ::std::option::Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "account_user_emails",
-            "is_imported",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_emails: crate::de::required(f1, FIELDS[1usize])?,
-                    is_imported: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountCreatedV1, "struct AccountCreatedV1", [(0, required, account_number,
+    "account_number"), (1, required, account_user_emails, "account_user_emails"), (2,
+    optional, is_imported, "is_imported")]
+);
 /// Event type `account.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -300,52 +190,10 @@ pub struct AccountOccupiedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountOccupiedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountOccupiedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountOccupiedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountOccupiedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountOccupiedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountOccupiedV1, "struct AccountOccupiedV1", [(0, required, account_number,
+    "account_number")]
+);
 /// Event type `account.occupied` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -429,66 +277,11 @@ pub struct AccountReactivatedV1 {
     /// `reactivation_source` (string).
     pub reactivation_source: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountReactivatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "previous_status",
-            "reactivation_source",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountReactivatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountReactivatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountReactivatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    previous_status: crate::de::required(f1, FIELDS[1usize])?,
-                    reactivation_source: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountReactivatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountReactivatedV1, "struct AccountReactivatedV1", [(0, required, account_number,
+    "account_number"), (1, required, previous_status, "previous_status"), (2, required,
+    reactivation_source, "reactivation_source")]
+);
 /// Event type `account.reactivated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -578,89 +371,14 @@ pub struct AccountSmartMeterReadPermissionChangedV1 {
     /// `changed_by_type` (string).
     pub changed_by_type: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountSmartMeterReadPermissionChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "old_permission",
-            "new_permission",
-            "effective_from",
-            "changed_by_id",
-            "changed_by_type",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountSmartMeterReadPermissionChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountSmartMeterReadPermissionChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountSmartMeterReadPermissionChangedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    old_permission: crate::de::required(f1, FIELDS[1usize])?,
-                    new_permission: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
-                    changed_by_id: crate::de::required(f4, FIELDS[4usize])?,
-                    changed_by_type: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountSmartMeterReadPermissionChangedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountSmartMeterReadPermissionChangedV1,
+    "struct AccountSmartMeterReadPermissionChangedV1", [(0, required, account_number,
+    "account_number"), (1, required, old_permission, "old_permission"), (2, required,
+    new_permission, "new_permission"), (3, required, effective_from, "effective_from"),
+    (4, required, changed_by_id, "changed_by_id"), (5, required, changed_by_type,
+    "changed_by_type")]
+);
 /// Event type `account.smart-meter-read-permission-changed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -754,76 +472,11 @@ pub struct AccountUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "account_user_emails",
-            "changes",
-            "is_override",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_emails: crate::de::required(f1, FIELDS[1usize])?,
-                    changes: crate::de::required(f2, FIELDS[2usize])?,
-                    is_override: f3.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AccountUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountUpdatedV1, "struct AccountUpdatedV1", [(0, required, account_number,
+    "account_number"), (1, required, account_user_emails, "account_user_emails"), (2,
+    required, changes, "changes"), (3, optional, is_override, "is_override")]
+);
 /// Event type `account.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -907,63 +560,11 @@ pub struct AccountMetadataCreatedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountMetadataCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "key", "value"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountMetadataCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountMetadataCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountMetadataCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    key: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountMetadataCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountMetadataCreatedV1, "struct AccountMetadataCreatedV1", [(0, required,
+    account_number, "account_number"), (1, required, key, "key"), (2, required, value,
+    "value")]
+);
 /// Event type `account_metadata.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1049,63 +650,11 @@ pub struct AccountMetadataRemovedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountMetadataRemovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "key", "value"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountMetadataRemovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountMetadataRemovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountMetadataRemovedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    key: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountMetadataRemovedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountMetadataRemovedV1, "struct AccountMetadataRemovedV1", [(0, required,
+    account_number, "account_number"), (1, required, key, "key"), (2, required, value,
+    "value")]
+);
 /// Event type `account_metadata.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1189,60 +738,10 @@ pub struct AccountMetadataUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountMetadataUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "changes"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountMetadataUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountMetadataUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountMetadataUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AccountMetadataUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AccountMetadataUpdatedV1, "struct AccountMetadataUpdatedV1", [(0, required,
+    account_number, "account_number"), (1, required, changes, "changes")]
+);
 /// Event type `account_metadata.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1328,74 +827,12 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountPropertyEffectivePeriodMetadataCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_property_effective_period_id",
-            "key",
-            "value",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountPropertyEffectivePeriodMetadataCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountPropertyEffectivePeriodMetadataCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountPropertyEffectivePeriodMetadataCreatedV1 {
-                    account_property_effective_period_id: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    key: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountPropertyEffectivePeriodMetadataCreatedV1,
+    "struct AccountPropertyEffectivePeriodMetadataCreatedV1", [(0, required,
+    account_property_effective_period_id, "account_property_effective_period_id"), (1,
+    required, key, "key"), (2, required, value, "value")]
+);
 /// Event type `account_property_effective_period_metadata.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1486,74 +923,12 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountPropertyEffectivePeriodMetadataRemovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_property_effective_period_id",
-            "key",
-            "value",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountPropertyEffectivePeriodMetadataRemovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountPropertyEffectivePeriodMetadataRemovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountPropertyEffectivePeriodMetadataRemovedV1 {
-                    account_property_effective_period_id: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    key: crate::de::required(f1, FIELDS[1usize])?,
-                    value: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountPropertyEffectivePeriodMetadataRemovedV1,
+    "struct AccountPropertyEffectivePeriodMetadataRemovedV1", [(0, required,
+    account_property_effective_period_id, "account_property_effective_period_id"), (1,
+    required, key, "key"), (2, required, value, "value")]
+);
 /// Event type `account_property_effective_period_metadata.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1642,67 +1017,12 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_property_effective_period_id", "changes"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AccountPropertyEffectivePeriodMetadataUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AccountPropertyEffectivePeriodMetadataUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AccountPropertyEffectivePeriodMetadataUpdatedV1 {
-                    account_property_effective_period_id: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AccountPropertyEffectivePeriodMetadataUpdatedV1,
+    "struct AccountPropertyEffectivePeriodMetadataUpdatedV1", [(0, required,
+    account_property_effective_period_id, "account_property_effective_period_id"), (1,
+    required, changes, "changes")]
+);
 /// Event type `account_property_effective_period_metadata.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1800,84 +1120,13 @@ pub struct CampaignAccountAddedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_account_expiry_date: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for CampaignAccountAddedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "campaign_name",
-            "campaign_slug",
-            "campaign_expiry_date",
-            "campaign_account_expiry_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CampaignAccountAddedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CampaignAccountAddedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CampaignAccountAddedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    campaign_name: crate::de::required(f1, FIELDS[1usize])?,
-                    campaign_slug: f2.flatten(),
-                    campaign_expiry_date: f3.flatten(),
-                    campaign_account_expiry_date: f4.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct CampaignAccountAddedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CampaignAccountAddedV1, "struct CampaignAccountAddedV1", [(0, required,
+    account_number, "account_number"), (1, required, campaign_name, "campaign_name"), (2,
+    optional, campaign_slug, "campaign_slug"), (3, optional, campaign_expiry_date,
+    "campaign_expiry_date"), (4, optional, campaign_account_expiry_date,
+    "campaign_account_expiry_date")]
+);
 /// Event type `campaign_account.added` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1962,65 +1211,11 @@ pub struct CampaignAccountRemovedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for CampaignAccountRemovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "campaign_name", "campaign_slug"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CampaignAccountRemovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CampaignAccountRemovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CampaignAccountRemovedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    campaign_name: crate::de::required(f1, FIELDS[1usize])?,
-                    campaign_slug: f2.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CampaignAccountRemovedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CampaignAccountRemovedV1, "struct CampaignAccountRemovedV1", [(0, required,
+    account_number, "account_number"), (1, required, campaign_name, "campaign_name"), (2,
+    optional, campaign_slug, "campaign_slug")]
+);
 /// Event type `campaign_account.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2109,77 +1304,11 @@ pub struct CampaignAccountUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for CampaignAccountUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "campaign_name",
-            "campaign_slug",
-            "changes",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CampaignAccountUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CampaignAccountUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CampaignAccountUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    campaign_name: crate::de::required(f1, FIELDS[1usize])?,
-                    campaign_slug: f2.flatten(),
-                    changes: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CampaignAccountUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CampaignAccountUpdatedV1, "struct CampaignAccountUpdatedV1", [(0, required,
+    account_number, "account_number"), (1, required, campaign_name, "campaign_name"), (2,
+    optional, campaign_slug, "campaign_slug"), (3, required, changes, "changes")]
+);
 /// Event type `campaign_account.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -10,58 +10,10 @@ pub struct ActualIntervalsReceivedV1 {
     /// `rebill_from` (string).
     pub rebill_from: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ActualIntervalsReceivedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["mpan", "rebill_from"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ActualIntervalsReceivedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ActualIntervalsReceivedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ActualIntervalsReceivedV1 {
-                    mpan: crate::de::required(f0, FIELDS[0usize])?,
-                    rebill_from: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ActualIntervalsReceivedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ActualIntervalsReceivedV1, "struct ActualIntervalsReceivedV1", [(0, required, mpan,
+    "mpan"), (1, required, rebill_from, "rebill_from")]
+);
 /// Event type `actual.intervals.received` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -150,80 +102,13 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     /// `fuel` (string).
     pub fuel: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AffiliatesAffiliateAccountContractCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "affiliate_account_contract_id",
-            "affiliate_contract_id",
-            "account_number",
-            "fuel",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AffiliatesAffiliateAccountContractCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AffiliatesAffiliateAccountContractCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AffiliatesAffiliateAccountContractCreatedV1 {
-                    affiliate_account_contract_id: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    affiliate_contract_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    fuel: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AffiliatesAffiliateAccountContractCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AffiliatesAffiliateAccountContractCreatedV1,
+    "struct AffiliatesAffiliateAccountContractCreatedV1", [(0, required,
+    affiliate_account_contract_id, "affiliate_account_contract_id"), (1, required,
+    affiliate_contract_id, "affiliate_contract_id"), (2, required, account_number,
+    "account_number"), (3, required, fuel, "fuel")]
+);
 /// Event type `affiliates.affiliate-account-contract-created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -322,88 +207,13 @@ pub struct AgreementCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "agreement_id",
-            "account_number",
-            "valid_from",
-            "product_code",
-            "account_contract_identifier",
-            "business_contract_identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementCreatedV1 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_from: crate::de::required(f2, FIELDS[2usize])?,
-                    product_code: crate::de::required(f3, FIELDS[3usize])?,
-                    account_contract_identifier: f4.flatten(),
-                    business_contract_identifier: f5.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementCreatedV1, "struct AgreementCreatedV1", [(0, required, agreement_id,
+    "agreement_id"), (1, required, account_number, "account_number"), (2, required,
+    valid_from, "valid_from"), (3, required, product_code, "product_code"), (4, optional,
+    account_contract_identifier, "account_contract_identifier"), (5, optional,
+    business_contract_identifier, "business_contract_identifier")]
+);
 /// Event type `agreement.created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -483,52 +293,10 @@ pub struct AgreementRevokedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementRevokedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["agreement_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementRevokedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementRevokedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementRevokedV1 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementRevokedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementRevokedV1, "struct AgreementRevokedV1", [(0, required, agreement_id,
+    "agreement_id")]
+);
 /// Payload of `agreement.revoked` version `v2` (Agreements and approvals).
 ///
 /// Adds the account number.
@@ -541,57 +309,10 @@ pub struct AgreementRevokedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementRevokedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["agreement_id", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementRevokedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementRevokedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementRevokedV2 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementRevokedV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementRevokedV2, "struct AgreementRevokedV2", [(0, required, agreement_id,
+    "agreement_id"), (1, required, account_number, "account_number")]
+);
 /// Event type `agreement.revoked` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -730,97 +451,15 @@ pub struct AgreementRolloverCompletedV1 {
     /// `rolled_on_to_agreement_valid_to` (string).
     pub rolled_on_to_agreement_valid_to: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementRolloverCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "supply_point_id",
-            "expiring_agreement_id",
-            "rolled_on_to_agreement_id",
-            "new_product",
-            "rolled_on_to_agreement_valid_from",
-            "rolled_on_to_agreement_valid_to",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementRolloverCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementRolloverCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<crate::types::Product> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementRolloverCompletedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_point_id: crate::de::required(f1, FIELDS[1usize])?,
-                    expiring_agreement_id: crate::de::required(f2, FIELDS[2usize])?,
-                    rolled_on_to_agreement_id: crate::de::required(f3, FIELDS[3usize])?,
-                    new_product: crate::de::required(f4, FIELDS[4usize])?,
-                    rolled_on_to_agreement_valid_from: crate::de::required(
-                        f5,
-                        FIELDS[5usize],
-                    )?,
-                    rolled_on_to_agreement_valid_to: crate::de::required(
-                        f6,
-                        FIELDS[6usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AgreementRolloverCompletedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementRolloverCompletedV1, "struct AgreementRolloverCompletedV1", [(0, required,
+    account_number, "account_number"), (1, required, supply_point_id, "supply_point_id"),
+    (2, required, expiring_agreement_id, "expiring_agreement_id"), (3, required,
+    rolled_on_to_agreement_id, "rolled_on_to_agreement_id"), (4, required, new_product,
+    "new_product"), (5, required, rolled_on_to_agreement_valid_from,
+    "rolled_on_to_agreement_valid_from"), (6, required, rolled_on_to_agreement_valid_to,
+    "rolled_on_to_agreement_valid_to")]
+);
 /// Event type `agreement.rollover.completed` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -903,52 +542,10 @@ pub struct AgreementTerminatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementTerminatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["agreement_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementTerminatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementTerminatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementTerminatedV1 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementTerminatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementTerminatedV1, "struct AgreementTerminatedV1", [(0, required, agreement_id,
+    "agreement_id")]
+);
 /// Payload of `agreement.terminated` version `v2` (Agreements and approvals).
 ///
 /// Adds the account number.
@@ -961,57 +558,10 @@ pub struct AgreementTerminatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementTerminatedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["agreement_id", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementTerminatedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementTerminatedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementTerminatedV2 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementTerminatedV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementTerminatedV2, "struct AgreementTerminatedV2", [(0, required, agreement_id,
+    "agreement_id"), (1, required, account_number, "account_number")]
+);
 /// Event type `agreement.terminated` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1147,64 +697,11 @@ pub struct AgreementUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["agreement_id", "changes", "is_override"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementUpdatedV1 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                    is_override: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementUpdatedV1, "struct AgreementUpdatedV1", [(0, required, agreement_id,
+    "agreement_id"), (1, required, changes, "changes"), (2, optional, is_override,
+    "is_override")]
+);
 /// Payload of `agreement.updated` version `v2` (Agreements and approvals).
 ///
 /// The v1 fields plus the account number (required).
@@ -1222,74 +719,11 @@ pub struct AgreementUpdatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AgreementUpdatedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "agreement_id",
-            "changes",
-            "is_override",
-            "account_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AgreementUpdatedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AgreementUpdatedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::option::Option<bool>> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AgreementUpdatedV2 {
-                    agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                    is_override: f2.flatten(),
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct AgreementUpdatedV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AgreementUpdatedV2, "struct AgreementUpdatedV2", [(0, required, agreement_id,
+    "agreement_id"), (1, required, changes, "changes"), (2, optional, is_override,
+    "is_override"), (3, required, account_number, "account_number")]
+);
 /// Event type `agreement.updated` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1424,75 +858,11 @@ pub struct ApprovalsApprovalApprovedV1 {
     /// `approved_at` (string).
     pub approved_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalApprovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "approval_id",
-            "process_type",
-            "process_data",
-            "approved_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ApprovalsApprovalApprovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ApprovalsApprovalApprovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ApprovalsApprovalApprovedV1 {
-                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_type: crate::de::required(f1, FIELDS[1usize])?,
-                    process_data: crate::de::required(f2, FIELDS[2usize])?,
-                    approved_at: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ApprovalsApprovalApprovedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ApprovalsApprovalApprovedV1, "struct ApprovalsApprovalApprovedV1", [(0, required,
+    approval_id, "approval_id"), (1, required, process_type, "process_type"), (2,
+    required, process_data, "process_data"), (3, required, approved_at, "approved_at")]
+);
 /// Event type `approvals.approval.approved` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1583,79 +953,12 @@ pub struct ApprovalsApprovalCreatedV1 {
     /// `requested_by_id` (integer).
     pub requested_by_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "approval_id",
-            "process_type",
-            "requested_at",
-            "assigned_to_id",
-            "requested_by_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ApprovalsApprovalCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ApprovalsApprovalCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ApprovalsApprovalCreatedV1 {
-                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_type: crate::de::required(f1, FIELDS[1usize])?,
-                    requested_at: crate::de::required(f2, FIELDS[2usize])?,
-                    assigned_to_id: crate::de::required(f3, FIELDS[3usize])?,
-                    requested_by_id: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ApprovalsApprovalCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ApprovalsApprovalCreatedV1, "struct ApprovalsApprovalCreatedV1", [(0, required,
+    approval_id, "approval_id"), (1, required, process_type, "process_type"), (2,
+    required, requested_at, "requested_at"), (3, required, assigned_to_id,
+    "assigned_to_id"), (4, required, requested_by_id, "requested_by_id")]
+);
 /// Event type `approvals.approval.created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1744,75 +1047,11 @@ pub struct ApprovalsApprovalRejectedV1 {
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRejectedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "approval_id",
-            "process_type",
-            "process_data",
-            "rejected_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ApprovalsApprovalRejectedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ApprovalsApprovalRejectedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ApprovalsApprovalRejectedV1 {
-                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_type: crate::de::required(f1, FIELDS[1usize])?,
-                    process_data: crate::de::required(f2, FIELDS[2usize])?,
-                    rejected_at: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ApprovalsApprovalRejectedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ApprovalsApprovalRejectedV1, "struct ApprovalsApprovalRejectedV1", [(0, required,
+    approval_id, "approval_id"), (1, required, process_type, "process_type"), (2,
+    required, process_data, "process_data"), (3, required, rejected_at, "rejected_at")]
+);
 /// Event type `approvals.approval.rejected` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1905,89 +1144,13 @@ pub struct ApprovalsApprovalRequestApprovedV1 {
     /// `approval_reason` (string).
     pub approval_reason: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRequestApprovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "approval_id",
-            "process_type",
-            "request_id",
-            "approved_by_id",
-            "approved_at",
-            "approval_reason",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ApprovalsApprovalRequestApprovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ApprovalsApprovalRequestApprovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ApprovalsApprovalRequestApprovedV1 {
-                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_type: crate::de::required(f1, FIELDS[1usize])?,
-                    request_id: crate::de::required(f2, FIELDS[2usize])?,
-                    approved_by_id: crate::de::required(f3, FIELDS[3usize])?,
-                    approved_at: crate::de::required(f4, FIELDS[4usize])?,
-                    approval_reason: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ApprovalsApprovalRequestApprovedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ApprovalsApprovalRequestApprovedV1, "struct ApprovalsApprovalRequestApprovedV1", [(0,
+    required, approval_id, "approval_id"), (1, required, process_type, "process_type"),
+    (2, required, request_id, "request_id"), (3, required, approved_by_id,
+    "approved_by_id"), (4, required, approved_at, "approved_at"), (5, required,
+    approval_reason, "approval_reason")]
+);
 /// Event type `approvals.approval_request.approved` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2081,83 +1244,12 @@ pub struct ApprovalsApprovalRequestAssignedV1 {
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRequestAssignedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "approval_id",
-            "process_type",
-            "request_id",
-            "assigned_to_id",
-            "assigned_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ApprovalsApprovalRequestAssignedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ApprovalsApprovalRequestAssignedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ApprovalsApprovalRequestAssignedV1 {
-                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_type: crate::de::required(f1, FIELDS[1usize])?,
-                    request_id: crate::de::required(f2, FIELDS[2usize])?,
-                    assigned_to_id: crate::de::required(f3, FIELDS[3usize])?,
-                    assigned_at: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ApprovalsApprovalRequestAssignedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ApprovalsApprovalRequestAssignedV1, "struct ApprovalsApprovalRequestAssignedV1", [(0,
+    required, approval_id, "approval_id"), (1, required, process_type, "process_type"),
+    (2, required, request_id, "request_id"), (3, required, assigned_to_id,
+    "assigned_to_id"), (4, required, assigned_at, "assigned_at")]
+);
 /// Event type `approvals.approval_request.assigned` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2253,89 +1345,13 @@ pub struct ApprovalsApprovalRequestRejectedV1 {
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalsApprovalRequestRejectedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "approval_id",
-            "process_type",
-            "request_id",
-            "rejected_by_id",
-            "rejection_reason",
-            "rejected_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ApprovalsApprovalRequestRejectedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ApprovalsApprovalRequestRejectedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ApprovalsApprovalRequestRejectedV1 {
-                    approval_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_type: crate::de::required(f1, FIELDS[1usize])?,
-                    request_id: crate::de::required(f2, FIELDS[2usize])?,
-                    rejected_by_id: crate::de::required(f3, FIELDS[3usize])?,
-                    rejection_reason: crate::de::required(f4, FIELDS[4usize])?,
-                    rejected_at: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ApprovalsApprovalRequestRejectedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ApprovalsApprovalRequestRejectedV1, "struct ApprovalsApprovalRequestRejectedV1", [(0,
+    required, approval_id, "approval_id"), (1, required, process_type, "process_type"),
+    (2, required, request_id, "request_id"), (3, required, rejected_by_id,
+    "rejected_by_id"), (4, required, rejection_reason, "rejection_reason"), (5, required,
+    rejected_at, "rejected_at")]
+);
 /// Event type `approvals.approval_request.rejected` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -12,63 +12,11 @@ pub struct AuthServerAccessTokenIssuedV1 {
     /// `viewer_id` (integer).
     pub viewer_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for AuthServerAccessTokenIssuedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["delegate", "viewer", "viewer_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AuthServerAccessTokenIssuedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AuthServerAccessTokenIssuedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AuthServerAccessTokenIssuedV1 {
-                    delegate: crate::de::required(f0, FIELDS[0usize])?,
-                    viewer: crate::de::required(f1, FIELDS[1usize])?,
-                    viewer_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct AuthServerAccessTokenIssuedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    AuthServerAccessTokenIssuedV1, "struct AuthServerAccessTokenIssuedV1", [(0, required,
+    delegate, "delegate"), (1, required, viewer, "viewer"), (2, required, viewer_id,
+    "viewer_id")]
+);
 /// Event type `auth-server.access-token.issued` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -158,68 +106,12 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `device` (string).
     pub device: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_user_id", "account_user_number", "device"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AuthServerAccountUserGenerateMfaChallengeErrorV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AuthServerAccountUserGenerateMfaChallengeErrorV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AuthServerAccountUserGenerateMfaChallengeErrorV1 {
-                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
-                    device: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AuthServerAccountUserGenerateMfaChallengeErrorV1,
+    "struct AuthServerAccountUserGenerateMfaChallengeErrorV1", [(0, required,
+    account_user_id, "account_user_id"), (1, required, account_user_number,
+    "account_user_number"), (2, required, device, "device")]
+);
 /// Event type `auth_server.account_user.generate_mfa_challenge_error` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -312,77 +204,12 @@ pub struct AuthServerAccountUserLoggedInV1 {
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoggedInV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_user_id",
-            "account_user_number",
-            "login_method",
-            "mfa_device_type",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AuthServerAccountUserLoggedInV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AuthServerAccountUserLoggedInV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AuthServerAccountUserLoggedInV1 {
-                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
-                    login_method: crate::de::required(f2, FIELDS[2usize])?,
-                    mfa_device_type: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AuthServerAccountUserLoggedInV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AuthServerAccountUserLoggedInV1, "struct AuthServerAccountUserLoggedInV1", [(0,
+    required, account_user_id, "account_user_id"), (1, required, account_user_number,
+    "account_user_number"), (2, required, login_method, "login_method"), (3, required,
+    mfa_device_type, "mfa_device_type")]
+);
 /// Event type `auth_server.account_user.logged_in` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -472,71 +299,12 @@ pub struct AuthServerAccountUserLoginDeniedV1 {
     /// `enforced_security_rule_ids` (array of integer).
     pub enforced_security_rule_ids: ::std::vec::Vec<i64>,
 }
-impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoginDeniedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_user_id",
-            "account_user_number",
-            "enforced_security_rule_ids",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AuthServerAccountUserLoginDeniedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AuthServerAccountUserLoginDeniedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AuthServerAccountUserLoginDeniedV1 {
-                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
-                    enforced_security_rule_ids: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AuthServerAccountUserLoginDeniedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AuthServerAccountUserLoginDeniedV1, "struct AuthServerAccountUserLoginDeniedV1", [(0,
+    required, account_user_id, "account_user_id"), (1, required, account_user_number,
+    "account_user_number"), (2, required, enforced_security_rule_ids,
+    "enforced_security_rule_ids")]
+);
 /// Event type `auth_server.account_user.login_denied` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -632,91 +400,13 @@ pub struct AuthServerAccountUserLoginFailedV1 {
     /// `user_brands` (array of string).
     pub user_brands: ::std::vec::Vec<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoginFailedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_user_id",
-            "account_user_number",
-            "step",
-            "failure_reason",
-            "brand",
-            "user_brands",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AuthServerAccountUserLoginFailedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AuthServerAccountUserLoginFailedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AuthServerAccountUserLoginFailedV1 {
-                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
-                    step: crate::de::required(f2, FIELDS[2usize])?,
-                    failure_reason: crate::de::required(f3, FIELDS[3usize])?,
-                    brand: crate::de::required(f4, FIELDS[4usize])?,
-                    user_brands: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AuthServerAccountUserLoginFailedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AuthServerAccountUserLoginFailedV1, "struct AuthServerAccountUserLoginFailedV1", [(0,
+    required, account_user_id, "account_user_id"), (1, required, account_user_number,
+    "account_user_number"), (2, required, step, "step"), (3, required, failure_reason,
+    "failure_reason"), (4, required, brand, "brand"), (5, required, user_brands,
+    "user_brands")]
+);
 /// Event type `auth_server.account_user.login_failed` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -808,77 +498,12 @@ pub struct AuthServerAccountUserLoginStepCompletedV1 {
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for AuthServerAccountUserLoginStepCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_user_id",
-            "account_user_number",
-            "step",
-            "mfa_device_type",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AuthServerAccountUserLoginStepCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct AuthServerAccountUserLoginStepCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(AuthServerAccountUserLoginStepCompletedV1 {
-                    account_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_number: crate::de::required(f1, FIELDS[1usize])?,
-                    step: crate::de::required(f2, FIELDS[2usize])?,
-                    mfa_device_type: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct AuthServerAccountUserLoginStepCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    AuthServerAccountUserLoginStepCompletedV1,
+    "struct AuthServerAccountUserLoginStepCompletedV1", [(0, required, account_user_id,
+    "account_user_id"), (1, required, account_user_number, "account_user_number"), (2,
+    required, step, "step"), (3, required, mfa_device_type, "mfa_device_type")]
+);
 /// Event type `auth_server.account_user.login_step_completed` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -24,103 +24,14 @@ pub struct BillingBillingDocumentHeldV1 {
     /// `held_by_id` (integer).
     pub held_by_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentHeldV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "document_type",
-            "document_id",
-            "document_identifier",
-            "document_uuid",
-            "hold_code",
-            "is_strict",
-            "held_at",
-            "held_by_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingDocumentHeldV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingDocumentHeldV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingDocumentHeldV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    document_type: crate::de::required(f1, FIELDS[1usize])?,
-                    document_id: crate::de::required(f2, FIELDS[2usize])?,
-                    document_identifier: crate::de::required(f3, FIELDS[3usize])?,
-                    document_uuid: crate::de::required(f4, FIELDS[4usize])?,
-                    hold_code: crate::de::required(f5, FIELDS[5usize])?,
-                    is_strict: crate::de::required(f6, FIELDS[6usize])?,
-                    held_at: crate::de::required(f7, FIELDS[7usize])?,
-                    held_by_id: crate::de::required(f8, FIELDS[8usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingBillingDocumentHeldV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingDocumentHeldV1, "struct BillingBillingDocumentHeldV1", [(0, required,
+    account_number, "account_number"), (1, required, document_type, "document_type"), (2,
+    required, document_id, "document_id"), (3, required, document_identifier,
+    "document_identifier"), (4, required, document_uuid, "document_uuid"), (5, required,
+    hold_code, "hold_code"), (6, required, is_strict, "is_strict"), (7, required,
+    held_at, "held_at"), (8, required, held_by_id, "held_by_id")]
+);
 /// Event type `billing.billing_document.held` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -207,67 +118,12 @@ pub struct BillingBillingDocumentIssuedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentIssuedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "billing_document_id",
-            "billing_document_identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingDocumentIssuedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingDocumentIssuedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingDocumentIssuedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
-                    billing_document_identifier: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingBillingDocumentIssuedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingDocumentIssuedV1, "struct BillingBillingDocumentIssuedV1", [(0,
+    required, account_number, "account_number"), (1, required, billing_document_id,
+    "billing_document_id"), (2, required, billing_document_identifier,
+    "billing_document_identifier")]
+);
 /// Payload of `billing.billing_document.issued` version `v2` (Billing).
 ///
 /// The v1 fields plus the billing document's UUID.
@@ -284,76 +140,13 @@ pub struct BillingBillingDocumentIssuedV2 {
     /// `billing_document_uuid` (string).
     pub billing_document_uuid: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingBillingDocumentIssuedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "billing_document_id",
-            "billing_document_identifier",
-            "billing_document_uuid",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingDocumentIssuedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingDocumentIssuedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingDocumentIssuedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
-                    billing_document_identifier: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    billing_document_uuid: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingBillingDocumentIssuedV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingDocumentIssuedV2, "struct BillingBillingDocumentIssuedV2", [(0,
+    required, account_number, "account_number"), (1, required, billing_document_id,
+    "billing_document_id"), (2, required, billing_document_identifier,
+    "billing_document_identifier"), (3, required, billing_document_uuid,
+    "billing_document_uuid")]
+);
 /// Event type `billing.billing_document.issued` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -505,72 +298,13 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for BillingBillingDocumentRepresentationDispatchedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "billing_document_id",
-            "billing_document_identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingDocumentRepresentationDispatchedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingDocumentRepresentationDispatchedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingDocumentRepresentationDispatchedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
-                    billing_document_identifier: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingBillingDocumentRepresentationDispatchedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingDocumentRepresentationDispatchedV1,
+    "struct BillingBillingDocumentRepresentationDispatchedV1", [(0, required,
+    account_number, "account_number"), (1, required, billing_document_id,
+    "billing_document_id"), (2, required, billing_document_identifier,
+    "billing_document_identifier")]
+);
 /// Payload of `billing.billing_document_representation.dispatched` version `v2` (Billing).
 ///
 /// The v1 fields plus the dispatch and the representations dispatched.
@@ -589,93 +323,16 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     /// `billing_document_representations_id` (array of integer).
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
 }
-impl<'de> ::serde::Deserialize<'de>
-for BillingBillingDocumentRepresentationDispatchedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "billing_document_id",
-            "billing_document_identifier",
-            "billing_document_representation_dispatch_id",
-            "billing_document_representations_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingDocumentRepresentationDispatchedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingDocumentRepresentationDispatchedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingDocumentRepresentationDispatchedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
-                    billing_document_identifier: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    billing_document_representation_dispatch_id: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    billing_document_representations_id: crate::de::required(
-                        f4,
-                        FIELDS[4usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingBillingDocumentRepresentationDispatchedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingDocumentRepresentationDispatchedV2,
+    "struct BillingBillingDocumentRepresentationDispatchedV2", [(0, required,
+    account_number, "account_number"), (1, required, billing_document_id,
+    "billing_document_id"), (2, required, billing_document_identifier,
+    "billing_document_identifier"), (3, required,
+    billing_document_representation_dispatch_id,
+    "billing_document_representation_dispatch_id"), (4, required,
+    billing_document_representations_id, "billing_document_representations_id")]
+);
 /// Payload of `billing.billing_document_representation.dispatched` version `v3` (Billing).
 ///
 /// The v2 fields plus the support user.
@@ -696,99 +353,17 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for BillingBillingDocumentRepresentationDispatchedV3 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "billing_document_id",
-            "billing_document_identifier",
-            "billing_document_representation_dispatch_id",
-            "billing_document_representations_id",
-            "support_user_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingDocumentRepresentationDispatchedV3;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingDocumentRepresentationDispatchedV3")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingDocumentRepresentationDispatchedV3 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    billing_document_id: crate::de::required(f1, FIELDS[1usize])?,
-                    billing_document_identifier: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    billing_document_representation_dispatch_id: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    billing_document_representations_id: crate::de::required(
-                        f4,
-                        FIELDS[4usize],
-                    )?,
-                    support_user_id: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingBillingDocumentRepresentationDispatchedV3",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingDocumentRepresentationDispatchedV3,
+    "struct BillingBillingDocumentRepresentationDispatchedV3", [(0, required,
+    account_number, "account_number"), (1, required, billing_document_id,
+    "billing_document_id"), (2, required, billing_document_identifier,
+    "billing_document_identifier"), (3, required,
+    billing_document_representation_dispatch_id,
+    "billing_document_representation_dispatch_id"), (4, required,
+    billing_document_representations_id, "billing_document_representations_id"), (5,
+    required, support_user_id, "support_user_id")]
+);
 /// Event type `billing.billing_document_representation.dispatched` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1016,76 +591,13 @@ pub struct BillingBillingOptionsUpdatedV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingBillingOptionsUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "previous_billing_options_id",
-            "new_billing_options_id",
-            "support_user_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingBillingOptionsUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingBillingOptionsUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingBillingOptionsUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    previous_billing_options_id: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    new_billing_options_id: crate::de::required(f2, FIELDS[2usize])?,
-                    support_user_id: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingBillingOptionsUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingBillingOptionsUpdatedV1, "struct BillingBillingOptionsUpdatedV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    previous_billing_options_id, "previous_billing_options_id"), (2, required,
+    new_billing_options_id, "new_billing_options_id"), (3, required, support_user_id,
+    "support_user_id")]
+);
 /// Event type `billing.billing_options.updated` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1175,67 +687,12 @@ pub struct BillingChargingLedgerAssignedToAgreementV1 {
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingChargingLedgerAssignedToAgreementV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger_number", "agreement_id", "assigned_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingChargingLedgerAssignedToAgreementV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingChargingLedgerAssignedToAgreementV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingChargingLedgerAssignedToAgreementV1 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    agreement_id: crate::de::required(f1, FIELDS[1usize])?,
-                    assigned_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingChargingLedgerAssignedToAgreementV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingChargingLedgerAssignedToAgreementV1,
+    "struct BillingChargingLedgerAssignedToAgreementV1", [(0, required, ledger_number,
+    "ledger_number"), (1, required, agreement_id, "agreement_id"), (2, required,
+    assigned_at, "assigned_at")]
+);
 /// Event type `billing.charging-ledger.assigned-to-agreement` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1324,62 +781,11 @@ pub struct BillingChargingSupplyPointTriggeredV1 {
     /// `charge_period` (`ChargePeriod`).
     pub charge_period: crate::types::ChargePeriod,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingChargingSupplyPointTriggeredV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["supply_point_id", "charge_period"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingChargingSupplyPointTriggeredV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingChargingSupplyPointTriggeredV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::ChargePeriod> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingChargingSupplyPointTriggeredV1 {
-                    supply_point_id: crate::de::required(f0, FIELDS[0usize])?,
-                    charge_period: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingChargingSupplyPointTriggeredV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingChargingSupplyPointTriggeredV1,
+    "struct BillingChargingSupplyPointTriggeredV1", [(0, required, supply_point_id,
+    "supply_point_id"), (1, required, charge_period, "charge_period")]
+);
 /// Event type `billing.charging.supply-point.triggered` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1465,53 +871,10 @@ pub struct BillingDuosInvoiceCancelV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceCancelV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["invoice_event_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingDuosInvoiceCancelV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingDuosInvoiceCancelV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingDuosInvoiceCancelV1 {
-                    invoice_event_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingDuosInvoiceCancelV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingDuosInvoiceCancelV1, "struct BillingDuosInvoiceCancelV1", [(0, required,
+    invoice_event_id, "invoice_event_id")]
+);
 /// Event type `billing.duos_invoice.cancel` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1594,53 +957,10 @@ pub struct BillingDuosInvoiceNewV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceNewV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["invoice_event_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingDuosInvoiceNewV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingDuosInvoiceNewV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingDuosInvoiceNewV1 {
-                    invoice_event_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingDuosInvoiceNewV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingDuosInvoiceNewV1, "struct BillingDuosInvoiceNewV1", [(0, required,
+    invoice_event_id, "invoice_event_id")]
+);
 /// Event type `billing.duos_invoice.new` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1722,53 +1042,10 @@ pub struct BillingDuosInvoiceReplaceV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingDuosInvoiceReplaceV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["invoice_event_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingDuosInvoiceReplaceV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingDuosInvoiceReplaceV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingDuosInvoiceReplaceV1 {
-                    invoice_event_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingDuosInvoiceReplaceV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingDuosInvoiceReplaceV1, "struct BillingDuosInvoiceReplaceV1", [(0, required,
+    invoice_event_id, "invoice_event_id")]
+);
 /// Event type `billing.duos_invoice.replace` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1855,68 +1132,11 @@ pub struct BillingFinalBillV1 {
     /// `statement_id` (integer).
     pub statement_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingFinalBillV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "account_user_emails",
-            "statement_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingFinalBillV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingFinalBillV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingFinalBillV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_user_emails: crate::de::required(f1, FIELDS[1usize])?,
-                    statement_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BillingFinalBillV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingFinalBillV1, "struct BillingFinalBillV1", [(0, required, account_number,
+    "account_number"), (1, required, account_user_emails, "account_user_emails"), (2,
+    required, statement_id, "statement_id")]
+);
 /// Event type `billing.final_bill` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2002,80 +1222,13 @@ pub struct BillingIssuanceExternalStatusCreatedV1 {
     /// `external_status_id` (integer).
     pub external_status_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingIssuanceExternalStatusCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "billing_document_identifier",
-            "status",
-            "status_code",
-            "external_status_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingIssuanceExternalStatusCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingIssuanceExternalStatusCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingIssuanceExternalStatusCreatedV1 {
-                    billing_document_identifier: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    status: crate::de::required(f1, FIELDS[1usize])?,
-                    status_code: crate::de::required(f2, FIELDS[2usize])?,
-                    external_status_id: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingIssuanceExternalStatusCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingIssuanceExternalStatusCreatedV1,
+    "struct BillingIssuanceExternalStatusCreatedV1", [(0, required,
+    billing_document_identifier, "billing_document_identifier"), (1, required, status,
+    "status"), (2, required, status_code, "status_code"), (3, required,
+    external_status_id, "external_status_id")]
+);
 /// Event type `billing.issuance.external_status.created` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2164,57 +1317,10 @@ pub struct BillingIssuedBillV1 {
     /// `statement_id` (integer).
     pub statement_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingIssuedBillV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "statement_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingIssuedBillV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingIssuedBillV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingIssuedBillV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    statement_id: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BillingIssuedBillV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingIssuedBillV1, "struct BillingIssuedBillV1", [(0, required, account_number,
+    "account_number"), (1, required, statement_id, "statement_id")]
+);
 /// Event type `billing.issued_bill` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2294,53 +1400,10 @@ pub struct BillingLedgerEntryPostedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryPostedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingLedgerEntryPostedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingLedgerEntryPostedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingLedgerEntryPostedV1 {
-                    ledger: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingLedgerEntryPostedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingLedgerEntryPostedV1, "struct BillingLedgerEntryPostedV1", [(0, required,
+    ledger, "ledger")]
+);
 /// Payload of `billing.ledger.entry_posted` version `v2` (Billing).
 ///
 /// Adds the entry posted.
@@ -2353,58 +1416,10 @@ pub struct BillingLedgerEntryPostedV2 {
     /// `entry` (`LedgerEntry`).
     pub entry: crate::types::LedgerEntry,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryPostedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger", "entry"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingLedgerEntryPostedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingLedgerEntryPostedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::LedgerEntry> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingLedgerEntryPostedV2 {
-                    ledger: crate::de::required(f0, FIELDS[0usize])?,
-                    entry: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingLedgerEntryPostedV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingLedgerEntryPostedV2, "struct BillingLedgerEntryPostedV2", [(0, required,
+    ledger, "ledger"), (1, required, entry, "entry")]
+);
 /// Event type `billing.ledger.entry_posted` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2539,53 +1554,10 @@ pub struct BillingLedgerEntryRemovedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryRemovedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingLedgerEntryRemovedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingLedgerEntryRemovedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingLedgerEntryRemovedV1 {
-                    ledger: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingLedgerEntryRemovedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingLedgerEntryRemovedV1, "struct BillingLedgerEntryRemovedV1", [(0, required,
+    ledger, "ledger")]
+);
 /// Payload of `billing.ledger.entry_removed` version `v2` (Billing).
 ///
 /// Adds the entry removed.
@@ -2598,58 +1570,10 @@ pub struct BillingLedgerEntryRemovedV2 {
     /// `entry` (`LedgerEntryRemoval`).
     pub entry: crate::types::LedgerEntryRemoval,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingLedgerEntryRemovedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger", "entry"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingLedgerEntryRemovedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingLedgerEntryRemovedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::Ledger> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::LedgerEntryRemoval> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingLedgerEntryRemovedV2 {
-                    ledger: crate::de::required(f0, FIELDS[0usize])?,
-                    entry: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingLedgerEntryRemovedV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingLedgerEntryRemovedV2, "struct BillingLedgerEntryRemovedV2", [(0, required,
+    ledger, "ledger"), (1, required, entry, "entry")]
+);
 /// Event type `billing.ledger.entry_removed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2799,97 +1723,14 @@ pub struct BillingPathwayTraversalFailedV1 {
     /// `failed_at` (string).
     pub failed_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingPathwayTraversalFailedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "pathway_id",
-            "traversal_attempt_id",
-            "traversal_attempt_context",
-            "trigger_id",
-            "failed_action_name",
-            "failed_action_error",
-            "failed_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingPathwayTraversalFailedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingPathwayTraversalFailedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingPathwayTraversalFailedV1 {
-                    pathway_id: crate::de::required(f0, FIELDS[0usize])?,
-                    traversal_attempt_id: crate::de::required(f1, FIELDS[1usize])?,
-                    traversal_attempt_context: crate::de::required(f2, FIELDS[2usize])?,
-                    trigger_id: crate::de::required(f3, FIELDS[3usize])?,
-                    failed_action_name: crate::de::required(f4, FIELDS[4usize])?,
-                    failed_action_error: crate::de::required(f5, FIELDS[5usize])?,
-                    failed_at: crate::de::required(f6, FIELDS[6usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingPathwayTraversalFailedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingPathwayTraversalFailedV1, "struct BillingPathwayTraversalFailedV1", [(0,
+    required, pathway_id, "pathway_id"), (1, required, traversal_attempt_id,
+    "traversal_attempt_id"), (2, required, traversal_attempt_context,
+    "traversal_attempt_context"), (3, required, trigger_id, "trigger_id"), (4, required,
+    failed_action_name, "failed_action_name"), (5, required, failed_action_error,
+    "failed_action_error"), (6, required, failed_at, "failed_at")]
+);
 /// Event type `billing.pathway_traversal.failed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2981,77 +1822,12 @@ pub struct BillingPathwayTraversalSucceededV1 {
     /// `succeeded_at` (string).
     pub succeeded_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingPathwayTraversalSucceededV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "pathway_id",
-            "traversal_attempt_id",
-            "trigger_id",
-            "succeeded_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingPathwayTraversalSucceededV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingPathwayTraversalSucceededV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingPathwayTraversalSucceededV1 {
-                    pathway_id: crate::de::required(f0, FIELDS[0usize])?,
-                    traversal_attempt_id: crate::de::required(f1, FIELDS[1usize])?,
-                    trigger_id: crate::de::required(f2, FIELDS[2usize])?,
-                    succeeded_at: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingPathwayTraversalSucceededV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingPathwayTraversalSucceededV1, "struct BillingPathwayTraversalSucceededV1", [(0,
+    required, pathway_id, "pathway_id"), (1, required, traversal_attempt_id,
+    "traversal_attempt_id"), (2, required, trigger_id, "trigger_id"), (3, required,
+    succeeded_at, "succeeded_at")]
+);
 /// Event type `billing.pathway_traversal.succeeded` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3143,77 +1919,13 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     /// `summary_count` (integer).
     pub summary_count: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingPortfolioInvoiceSummaryCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "run_identifier",
-            "storage_bucket",
-            "storage_key_prefix",
-            "summary_count",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingPortfolioInvoiceSummaryCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingPortfolioInvoiceSummaryCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingPortfolioInvoiceSummaryCompletedV1 {
-                    run_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    storage_bucket: crate::de::required(f1, FIELDS[1usize])?,
-                    storage_key_prefix: crate::de::required(f2, FIELDS[2usize])?,
-                    summary_count: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BillingPortfolioInvoiceSummaryCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BillingPortfolioInvoiceSummaryCompletedV1,
+    "struct BillingPortfolioInvoiceSummaryCompletedV1", [(0, required, run_identifier,
+    "run_identifier"), (1, required, storage_bucket, "storage_bucket"), (2, required,
+    storage_key_prefix, "storage_key_prefix"), (3, required, summary_count,
+    "summary_count")]
+);
 /// Event type `billing.portfolio_invoice_summary.completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3308,79 +2020,12 @@ pub struct BillingRebateAcceptedV1 {
     /// `effective_to` (string).
     pub effective_to: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingRebateAcceptedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "rebate_period_id",
-            "rebate_type",
-            "effective_from",
-            "effective_to",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingRebateAcceptedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingRebateAcceptedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingRebateAcceptedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
-                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
-                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingRebateAcceptedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingRebateAcceptedV1, "struct BillingRebateAcceptedV1", [(0, required,
+    account_number, "account_number"), (1, required, rebate_period_id,
+    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
+    effective_from, "effective_from"), (4, required, effective_to, "effective_to")]
+);
 /// Event type `billing.rebate.accepted` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3476,84 +2121,13 @@ pub struct BillingRebateCreatedV1 {
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingRebateCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "rebate_period_id",
-            "rebate_type",
-            "effective_from",
-            "effective_to",
-            "is_application_accepted",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingRebateCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingRebateCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingRebateCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
-                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
-                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
-                    is_application_accepted: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BillingRebateCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingRebateCreatedV1, "struct BillingRebateCreatedV1", [(0, required,
+    account_number, "account_number"), (1, required, rebate_period_id,
+    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
+    effective_from, "effective_from"), (4, required, effective_to, "effective_to"), (5,
+    required, is_application_accepted, "is_application_accepted")]
+);
 /// Event type `billing.rebate.created` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3647,85 +2221,13 @@ pub struct BillingRebateDeclinedV1 {
     /// `decline_reason` (string).
     pub decline_reason: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingRebateDeclinedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "rebate_period_id",
-            "rebate_type",
-            "effective_from",
-            "effective_to",
-            "decline_reason",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingRebateDeclinedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingRebateDeclinedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingRebateDeclinedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
-                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
-                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
-                    decline_reason: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct BillingRebateDeclinedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingRebateDeclinedV1, "struct BillingRebateDeclinedV1", [(0, required,
+    account_number, "account_number"), (1, required, rebate_period_id,
+    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
+    effective_from, "effective_from"), (4, required, effective_to, "effective_to"), (5,
+    required, decline_reason, "decline_reason")]
+);
 /// Event type `billing.rebate.declined` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3821,84 +2323,13 @@ pub struct BillingRebateUpdatedV1 {
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for BillingRebateUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "rebate_period_id",
-            "rebate_type",
-            "effective_from",
-            "effective_to",
-            "is_application_accepted",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BillingRebateUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BillingRebateUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BillingRebateUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    rebate_period_id: crate::de::required(f1, FIELDS[1usize])?,
-                    rebate_type: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_from: crate::de::required(f3, FIELDS[3usize])?,
-                    effective_to: crate::de::required(f4, FIELDS[4usize])?,
-                    is_application_accepted: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BillingRebateUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BillingRebateUpdatedV1, "struct BillingRebateUpdatedV1", [(0, required,
+    account_number, "account_number"), (1, required, rebate_period_id,
+    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
+    effective_from, "effective_from"), (4, required, effective_to, "effective_to"), (5,
+    required, is_application_accepted, "is_application_accepted")]
+);
 /// Event type `billing.rebate.updated` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3984,75 +2415,11 @@ pub struct ChargingPrimingErroredV1 {
     /// `period_end` (string).
     pub period_end: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChargingPrimingErroredV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "errors",
-            "supply_point_id",
-            "period_start",
-            "period_end",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ChargingPrimingErroredV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ChargingPrimingErroredV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ChargingPrimingErroredV1 {
-                    errors: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_point_id: crate::de::required(f1, FIELDS[1usize])?,
-                    period_start: crate::de::required(f2, FIELDS[2usize])?,
-                    period_end: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ChargingPrimingErroredV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ChargingPrimingErroredV1, "struct ChargingPrimingErroredV1", [(0, required, errors,
+    "errors"), (1, required, supply_point_id, "supply_point_id"), (2, required,
+    period_start, "period_start"), (3, required, period_end, "period_end")]
+);
 /// Event type `charging.priming.errored` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4140,77 +2507,13 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "run_id",
-            "account_number",
-            "fees_applied_count",
-            "fees_unapplied_count",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeApplicationServiceCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeApplicationServiceCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeApplicationServiceCompletedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    fees_applied_count: crate::de::required(f2, FIELDS[2usize])?,
-                    fees_unapplied_count: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeApplicationServiceCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeApplicationServiceCompletedV1,
+    "struct LatePaymentFeeApplicationServiceCompletedV1", [(0, required, run_id,
+    "run_id"), (1, required, account_number, "account_number"), (2, required,
+    fees_applied_count, "fees_applied_count"), (3, required, fees_unapplied_count,
+    "fees_unapplied_count")]
+);
 /// Event type `late_payment_fee_application_service_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4308,91 +2611,13 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceFeeAppliedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "run_id",
-            "account_number",
-            "fee_amount",
-            "fee_date",
-            "fee_type",
-            "charge_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeApplicationServiceFeeAppliedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeApplicationServiceFeeAppliedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeApplicationServiceFeeAppliedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    fee_amount: crate::de::required(f2, FIELDS[2usize])?,
-                    fee_date: crate::de::required(f3, FIELDS[3usize])?,
-                    fee_type: f4.flatten(),
-                    charge_id: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeApplicationServiceFeeAppliedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeApplicationServiceFeeAppliedV1,
+    "struct LatePaymentFeeApplicationServiceFeeAppliedV1", [(0, required, run_id,
+    "run_id"), (1, required, account_number, "account_number"), (2, required, fee_amount,
+    "fee_amount"), (3, required, fee_date, "fee_date"), (4, optional, fee_type,
+    "fee_type"), (5, required, charge_id, "charge_id")]
+);
 /// Event type `late_payment_fee_application_service_fee_applied` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4481,62 +2706,11 @@ pub struct LatePaymentFeeApplicationServiceStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeApplicationServiceStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["run_id", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeApplicationServiceStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeApplicationServiceStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeApplicationServiceStartedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeApplicationServiceStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeApplicationServiceStartedV1,
+    "struct LatePaymentFeeApplicationServiceStartedV1", [(0, required, run_id, "run_id"),
+    (1, required, account_number, "account_number")]
+);
 /// Event type `late_payment_fee_application_service_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4627,67 +2801,12 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     /// `fees_calculated_count` (integer).
     pub fees_calculated_count: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculationServiceCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["run_id", "account_number", "fees_calculated_count"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeCalculationServiceCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeCalculationServiceCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeCalculationServiceCompletedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    fees_calculated_count: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeCalculationServiceCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeCalculationServiceCompletedV1,
+    "struct LatePaymentFeeCalculationServiceCompletedV1", [(0, required, run_id,
+    "run_id"), (1, required, account_number, "account_number"), (2, required,
+    fees_calculated_count, "fees_calculated_count")]
+);
 /// Event type `late_payment_fee_calculation_service_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4776,62 +2895,11 @@ pub struct LatePaymentFeeCalculationServiceStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculationServiceStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["run_id", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeCalculationServiceStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeCalculationServiceStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeCalculationServiceStartedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeCalculationServiceStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeCalculationServiceStartedV1,
+    "struct LatePaymentFeeCalculationServiceStartedV1", [(0, required, run_id, "run_id"),
+    (1, required, account_number, "account_number")]
+);
 /// Event type `late_payment_fee_calculation_service_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4924,77 +2992,12 @@ pub struct LatePaymentFeeCalculatorCompletedV1 {
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "run_id",
-            "account_number",
-            "fees_applied_count",
-            "fees_unapplied_count",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeCalculatorCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeCalculatorCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeCalculatorCompletedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    fees_applied_count: crate::de::required(f2, FIELDS[2usize])?,
-                    fees_unapplied_count: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeCalculatorCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeCalculatorCompletedV1, "struct LatePaymentFeeCalculatorCompletedV1",
+    [(0, required, run_id, "run_id"), (1, required, account_number, "account_number"),
+    (2, required, fees_applied_count, "fees_applied_count"), (3, required,
+    fees_unapplied_count, "fees_unapplied_count")]
+);
 /// Event type `late_payment_fee_calculator_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -5084,67 +3087,11 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorFeeAppliedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["run_id", "account_number", "charge_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeCalculatorFeeAppliedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeCalculatorFeeAppliedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeCalculatorFeeAppliedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    charge_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeCalculatorFeeAppliedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeCalculatorFeeAppliedV1, "struct LatePaymentFeeCalculatorFeeAppliedV1",
+    [(0, required, run_id, "run_id"), (1, required, account_number, "account_number"),
+    (2, required, charge_id, "charge_id")]
+);
 /// Event type `late_payment_fee_calculator_fee_applied` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -5232,62 +3179,10 @@ pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeCalculatorStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["run_id", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeCalculatorStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeCalculatorStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeCalculatorStartedV1 {
-                    run_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LatePaymentFeeCalculatorStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeCalculatorStartedV1, "struct LatePaymentFeeCalculatorStartedV1", [(0,
+    required, run_id, "run_id"), (1, required, account_number, "account_number")]
+);
 /// Event type `late_payment_fee_calculator_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -5377,62 +3272,11 @@ pub struct LatePaymentFeeWaivedV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for LatePaymentFeeWaivedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["fee_id", "waived_at", "support_user_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LatePaymentFeeWaivedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LatePaymentFeeWaivedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LatePaymentFeeWaivedV1 {
-                    fee_id: crate::de::required(f0, FIELDS[0usize])?,
-                    waived_at: crate::de::required(f1, FIELDS[1usize])?,
-                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct LatePaymentFeeWaivedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LatePaymentFeeWaivedV1, "struct LatePaymentFeeWaivedV1", [(0, required, fee_id,
+    "fee_id"), (1, required, waived_at, "waived_at"), (2, required, support_user_id,
+    "support_user_id")]
+);
 /// Event type `late_payment_fee_waived` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -8,52 +8,9 @@ pub struct BusinessCreatedV1 {
     /// `id` (integer).
     pub id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BusinessCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BusinessCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BusinessCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BusinessCreatedV1 {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BusinessCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BusinessCreatedV1, "struct BusinessCreatedV1", [(0, required, id, "id")]
+);
 /// Event type `business.created` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -135,59 +92,10 @@ pub struct BusinessUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for BusinessUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id", "changes"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BusinessUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BusinessUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BusinessUpdatedV1 {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    changes: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct BusinessUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    BusinessUpdatedV1, "struct BusinessUpdatedV1", [(0, required, id, "id"), (1,
+    required, changes, "changes")]
+);
 /// Event type `business.updated` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -269,62 +177,10 @@ pub struct BusinessOperationsTeamUpdatedV1 {
     /// `operations_team_id` (integer).
     pub operations_team_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for BusinessOperationsTeamUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id", "operations_team_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BusinessOperationsTeamUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct BusinessOperationsTeamUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(BusinessOperationsTeamUpdatedV1 {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    operations_team_id: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct BusinessOperationsTeamUpdatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    BusinessOperationsTeamUpdatedV1, "struct BusinessOperationsTeamUpdatedV1", [(0,
+    required, id, "id"), (1, required, operations_team_id, "operations_team_id")]
+);
 /// Event type `business_operations_team.updated` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -424,110 +280,15 @@ pub struct InternalCompanyCreatedV1 {
     /// `legal_address` (free-form object).
     pub legal_address: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for InternalCompanyCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "id",
-            "actor",
-            "displayable_number",
-            "name",
-            "primary_registration_number",
-            "secondary_registration_number",
-            "primary_tax_identifier_number",
-            "legal_address",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InternalCompanyCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InternalCompanyCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InternalCompanyCreatedV1 {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    actor: crate::de::required(f1, FIELDS[1usize])?,
-                    displayable_number: crate::de::required(f2, FIELDS[2usize])?,
-                    name: crate::de::required(f3, FIELDS[3usize])?,
-                    primary_registration_number: crate::de::required(
-                        f4,
-                        FIELDS[4usize],
-                    )?,
-                    secondary_registration_number: crate::de::required(
-                        f5,
-                        FIELDS[5usize],
-                    )?,
-                    primary_tax_identifier_number: crate::de::required(
-                        f6,
-                        FIELDS[6usize],
-                    )?,
-                    legal_address: crate::de::required(f7, FIELDS[7usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InternalCompanyCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InternalCompanyCreatedV1, "struct InternalCompanyCreatedV1", [(0, required, id,
+    "id"), (1, required, actor, "actor"), (2, required, displayable_number,
+    "displayable_number"), (3, required, name, "name"), (4, required,
+    primary_registration_number, "primary_registration_number"), (5, required,
+    secondary_registration_number, "secondary_registration_number"), (6, required,
+    primary_tax_identifier_number, "primary_tax_identifier_number"), (7, required,
+    legal_address, "legal_address")]
+);
 /// Event type `internal_company.created` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

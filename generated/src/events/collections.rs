@@ -12,67 +12,11 @@ pub struct CollateralAgreementFulfilledV1 {
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollateralAgreementFulfilledV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "collateral_agreement_id",
-            "contract_id",
-            "fulfilled_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollateralAgreementFulfilledV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollateralAgreementFulfilledV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollateralAgreementFulfilledV1 {
-                    collateral_agreement_id: crate::de::required(f0, FIELDS[0usize])?,
-                    contract_id: crate::de::required(f1, FIELDS[1usize])?,
-                    fulfilled_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollateralAgreementFulfilledV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollateralAgreementFulfilledV1, "struct CollateralAgreementFulfilledV1", [(0,
+    required, collateral_agreement_id, "collateral_agreement_id"), (1, required,
+    contract_id, "contract_id"), (2, required, fulfilled_at, "fulfilled_at")]
+);
 /// Event type `collateral_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -170,87 +114,12 @@ pub struct CollectionProceedingCreatedV1 {
     /// `agency_code` (string).
     pub agency_code: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProceedingCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "id",
-            "account_number",
-            "amount",
-            "campaign",
-            "is_white_label",
-            "agency_code",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProceedingCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProceedingCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProceedingCreatedV1 {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: f2.flatten(),
-                    campaign: f3.flatten(),
-                    is_white_label: crate::de::required(f4, FIELDS[4usize])?,
-                    agency_code: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProceedingCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProceedingCreatedV1, "struct CollectionProceedingCreatedV1", [(0, required,
+    id, "id"), (1, required, account_number, "account_number"), (2, optional, amount,
+    "amount"), (3, optional, campaign, "campaign"), (4, required, is_white_label,
+    "is_white_label"), (5, required, agency_code, "agency_code")]
+);
 /// Event type `collection_proceeding.created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -351,107 +220,14 @@ pub struct CollectionProcessCommStepResolvedV1 {
     /// `timestamp` (string).
     pub timestamp: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessCommStepResolvedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "collection_process_number",
-            "step_identifier",
-            "trigger_id",
-            "status",
-            "reason",
-            "dispatched_channels",
-            "failed_channels",
-            "timestamp",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessCommStepResolvedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessCommStepResolvedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessCommStepResolvedV1 {
-                    collection_process_number: crate::de::required(f0, FIELDS[0usize])?,
-                    step_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    trigger_id: f2.flatten(),
-                    status: crate::de::required(f3, FIELDS[3usize])?,
-                    reason: crate::de::required(f4, FIELDS[4usize])?,
-                    dispatched_channels: crate::de::required(f5, FIELDS[5usize])?,
-                    failed_channels: crate::de::required(f6, FIELDS[6usize])?,
-                    timestamp: crate::de::required(f7, FIELDS[7usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct CollectionProcessCommStepResolvedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessCommStepResolvedV1, "struct CollectionProcessCommStepResolvedV1",
+    [(0, required, collection_process_number, "collection_process_number"), (1, required,
+    step_identifier, "step_identifier"), (2, optional, trigger_id, "trigger_id"), (3,
+    required, status, "status"), (4, required, reason, "reason"), (5, required,
+    dispatched_channels, "dispatched_channels"), (6, required, failed_channels,
+    "failed_channels"), (7, required, timestamp, "timestamp")]
+);
 /// Event type `collection_process.comm_step_resolved` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -541,74 +317,12 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessLeaveSupplierInstigatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "number",
-            "account_number",
-            "leave_supplier_process_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessLeaveSupplierInstigatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessLeaveSupplierInstigatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessLeaveSupplierInstigatedV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct CollectionProcessLeaveSupplierInstigatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessLeaveSupplierInstigatedV1,
+    "struct CollectionProcessLeaveSupplierInstigatedV1", [(0, required, number,
+    "number"), (1, required, account_number, "account_number"), (2, required,
+    leave_supplier_process_number, "leave_supplier_process_number")]
+);
 /// Event type `collection_process.leave_supplier_instigated` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -701,75 +415,11 @@ pub struct CollectionProcessPausedV1 {
     /// `active_pause_reasons` (array of string).
     pub active_pause_reasons: ::std::vec::Vec<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessPausedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "number",
-            "account_number",
-            "source",
-            "active_pause_reasons",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessPausedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessPausedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessPausedV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    source: crate::de::required(f2, FIELDS[2usize])?,
-                    active_pause_reasons: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProcessPausedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessPausedV1, "struct CollectionProcessPausedV1", [(0, required, number,
+    "number"), (1, required, account_number, "account_number"), (2, required, source,
+    "source"), (3, required, active_pause_reasons, "active_pause_reasons")]
+);
 /// Event type `collection_process.paused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -862,83 +512,12 @@ pub struct CollectionProcessRaisedV1 {
     /// `config_code` (string).
     pub config_code: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessRaisedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "number",
-            "account_number",
-            "ledger",
-            "billing_document",
-            "config_code",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessRaisedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessRaisedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessRaisedV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    ledger: f2.flatten(),
-                    billing_document: f3.flatten(),
-                    config_code: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProcessRaisedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessRaisedV1, "struct CollectionProcessRaisedV1", [(0, required, number,
+    "number"), (1, required, account_number, "account_number"), (2, optional, ledger,
+    "ledger"), (3, optional, billing_document, "billing_document"), (4, required,
+    config_code, "config_code")]
+);
 /// Event type `collection_process.raised` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1021,53 +600,10 @@ pub struct CollectionProcessReactivatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessReactivatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessReactivatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessReactivatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessReactivatedV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProcessReactivatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessReactivatedV1, "struct CollectionProcessReactivatedV1", [(0,
+    required, number, "number")]
+);
 /// Event type `collection_process.reactivated` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1153,57 +689,11 @@ pub struct CollectionProcessRunTerminationRequestedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessRunTerminationRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessRunTerminationRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessRunTerminationRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessRunTerminationRequestedV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct CollectionProcessRunTerminationRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessRunTerminationRequestedV1,
+    "struct CollectionProcessRunTerminationRequestedV1", [(0, required, number,
+    "number")]
+);
 /// Event type `collection_process.run_termination_requested` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1294,63 +784,11 @@ pub struct CollectionProcessUnpausedV1 {
     /// `source` (string).
     pub source: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessUnpausedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number", "account_number", "source"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessUnpausedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessUnpausedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessUnpausedV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    source: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProcessUnpausedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessUnpausedV1, "struct CollectionProcessUnpausedV1", [(0, required,
+    number, "number"), (1, required, account_number, "account_number"), (2, required,
+    source, "source")]
+);
 /// Event type `collection_process.unpaused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1437,63 +875,11 @@ pub struct CollectionProcessWithdrawnV1 {
     /// `external_reference` (string).
     pub external_reference: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessWithdrawnV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number", "account_number", "external_reference"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessWithdrawnV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessWithdrawnV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessWithdrawnV1 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    external_reference: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProcessWithdrawnV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessWithdrawnV1, "struct CollectionProcessWithdrawnV1", [(0, required,
+    number, "number"), (1, required, account_number, "account_number"), (2, required,
+    external_reference, "external_reference")]
+);
 /// Payload of `collection_process.withdrawn` version `v2` (Collections, debt and deposits).
 ///
 /// Drops the external reference.
@@ -1504,58 +890,10 @@ pub struct CollectionProcessWithdrawnV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CollectionProcessWithdrawnV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["number", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CollectionProcessWithdrawnV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CollectionProcessWithdrawnV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CollectionProcessWithdrawnV2 {
-                    number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CollectionProcessWithdrawnV2", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CollectionProcessWithdrawnV2, "struct CollectionProcessWithdrawnV2", [(0, required,
+    number, "number"), (1, required, account_number, "account_number")]
+);
 /// Event type `collection_process.withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1678,62 +1016,11 @@ pub struct CreditCheckCreatedV1 {
     /// `entity_id` (string).
     pub entity_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CreditCheckCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["check_id", "entity_type", "entity_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreditCheckCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CreditCheckCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CreditCheckCreatedV1 {
-                    check_id: crate::de::required(f0, FIELDS[0usize])?,
-                    entity_type: crate::de::required(f1, FIELDS[1usize])?,
-                    entity_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct CreditCheckCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CreditCheckCreatedV1, "struct CreditCheckCreatedV1", [(0, required, check_id,
+    "check_id"), (1, required, entity_type, "entity_type"), (2, required, entity_id,
+    "entity_id")]
+);
 /// Event type `credit_check.created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1817,67 +1104,12 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     /// `amount` (integer).
     pub amount: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for DebtActioningAutomatedDebtWriteBackCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger_number", "account_number", "amount"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DebtActioningAutomatedDebtWriteBackCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DebtActioningAutomatedDebtWriteBackCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DebtActioningAutomatedDebtWriteBackCompletedV1 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DebtActioningAutomatedDebtWriteBackCompletedV1,
+    "struct DebtActioningAutomatedDebtWriteBackCompletedV1", [(0, required,
+    ledger_number, "ledger_number"), (1, required, account_number, "account_number"), (2,
+    required, amount, "amount")]
+);
 /// Event type `debt.actioning.automated_debt_write_back.completed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1970,77 +1202,12 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     /// `exception` (string).
     pub exception: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DebtActioningAutomatedDebtWriteBackFailedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "ledger_number",
-            "account_number",
-            "reason",
-            "exception",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DebtActioningAutomatedDebtWriteBackFailedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DebtActioningAutomatedDebtWriteBackFailedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DebtActioningAutomatedDebtWriteBackFailedV1 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    reason: crate::de::required(f2, FIELDS[2usize])?,
-                    exception: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DebtActioningAutomatedDebtWriteBackFailedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DebtActioningAutomatedDebtWriteBackFailedV1,
+    "struct DebtActioningAutomatedDebtWriteBackFailedV1", [(0, required, ledger_number,
+    "ledger_number"), (1, required, account_number, "account_number"), (2, required,
+    reason, "reason"), (3, required, exception, "exception")]
+);
 /// Event type `debt.actioning.automated_debt_write_back.failed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2131,67 +1298,12 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     /// `reason` (string).
     pub reason: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DebtActioningAutomatedDebtWriteBackSkippedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["ledger_number", "account_number", "reason"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DebtActioningAutomatedDebtWriteBackSkippedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DebtActioningAutomatedDebtWriteBackSkippedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DebtActioningAutomatedDebtWriteBackSkippedV1 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    reason: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DebtActioningAutomatedDebtWriteBackSkippedV1,
+    "struct DebtActioningAutomatedDebtWriteBackSkippedV1", [(0, required, ledger_number,
+    "ledger_number"), (1, required, account_number, "account_number"), (2, required,
+    reason, "reason")]
+);
 /// Event type `debt.actioning.automated_debt_write_back.skipped` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2294,111 +1406,14 @@ pub struct DelinquentDebtAllocationCreatedV1 {
     /// `payout` (free-form object).
     pub payout: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for DelinquentDebtAllocationCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "ledger_number",
-            "account_number",
-            "allocation_identifier",
-            "amount",
-            "reason",
-            "created_at",
-            "fulfilment",
-            "obligation",
-            "payout",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DelinquentDebtAllocationCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DelinquentDebtAllocationCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<crate::types::AllocationComponent> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DelinquentDebtAllocationCreatedV1 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    allocation_identifier: crate::de::required(f2, FIELDS[2usize])?,
-                    amount: crate::de::required(f3, FIELDS[3usize])?,
-                    reason: crate::de::required(f4, FIELDS[4usize])?,
-                    created_at: crate::de::required(f5, FIELDS[5usize])?,
-                    fulfilment: crate::de::required(f6, FIELDS[6usize])?,
-                    obligation: crate::de::required(f7, FIELDS[7usize])?,
-                    payout: crate::de::required(f8, FIELDS[8usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DelinquentDebtAllocationCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DelinquentDebtAllocationCreatedV1, "struct DelinquentDebtAllocationCreatedV1", [(0,
+    required, ledger_number, "ledger_number"), (1, required, account_number,
+    "account_number"), (2, required, allocation_identifier, "allocation_identifier"), (3,
+    required, amount, "amount"), (4, required, reason, "reason"), (5, required,
+    created_at, "created_at"), (6, required, fulfilment, "fulfilment"), (7, required,
+    obligation, "obligation"), (8, required, payout, "payout")]
+);
 /// Event type `delinquent_debt.allocation_created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2490,77 +1505,12 @@ pub struct DelinquentDebtPositionChangedV1 {
     /// `new_value` (integer).
     pub new_value: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for DelinquentDebtPositionChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "ledger_number",
-            "changed_on",
-            "previous_value",
-            "new_value",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DelinquentDebtPositionChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DelinquentDebtPositionChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DelinquentDebtPositionChangedV1 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    changed_on: crate::de::required(f1, FIELDS[1usize])?,
-                    previous_value: crate::de::required(f2, FIELDS[2usize])?,
-                    new_value: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DelinquentDebtPositionChangedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DelinquentDebtPositionChangedV1, "struct DelinquentDebtPositionChangedV1", [(0,
+    required, ledger_number, "ledger_number"), (1, required, changed_on, "changed_on"),
+    (2, required, previous_value, "previous_value"), (3, required, new_value,
+    "new_value")]
+);
 /// Payload of `delinquent_debt.position_changed` version `v2` (Collections, debt and deposits).
 ///
 /// The v1 fields plus the account number.
@@ -2579,83 +1529,12 @@ pub struct DelinquentDebtPositionChangedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DelinquentDebtPositionChangedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "ledger_number",
-            "changed_on",
-            "previous_value",
-            "new_value",
-            "account_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DelinquentDebtPositionChangedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DelinquentDebtPositionChangedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DelinquentDebtPositionChangedV2 {
-                    ledger_number: crate::de::required(f0, FIELDS[0usize])?,
-                    changed_on: crate::de::required(f1, FIELDS[1usize])?,
-                    previous_value: crate::de::required(f2, FIELDS[2usize])?,
-                    new_value: crate::de::required(f3, FIELDS[3usize])?,
-                    account_number: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DelinquentDebtPositionChangedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DelinquentDebtPositionChangedV2, "struct DelinquentDebtPositionChangedV2", [(0,
+    required, ledger_number, "ledger_number"), (1, required, changed_on, "changed_on"),
+    (2, required, previous_value, "previous_value"), (3, required, new_value,
+    "new_value"), (4, required, account_number, "account_number")]
+);
 /// Event type `delinquent_debt.position_changed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2816,85 +1695,12 @@ pub struct DepositAgreementAcceptedV1 {
     /// `accepted_at` (string).
     pub accepted_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DepositAgreementAcceptedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "deposit_key",
-            "reason",
-            "amount",
-            "account_number",
-            "ledger_identifier",
-            "accepted_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DepositAgreementAcceptedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DepositAgreementAcceptedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DepositAgreementAcceptedV1 {
-                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
-                    reason: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
-                    accepted_at: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct DepositAgreementAcceptedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DepositAgreementAcceptedV1, "struct DepositAgreementAcceptedV1", [(0, required,
+    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
+    "amount"), (3, required, account_number, "account_number"), (4, required,
+    ledger_identifier, "ledger_identifier"), (5, required, accepted_at, "accepted_at")]
+);
 /// Event type `deposit_agreement.accepted` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2989,85 +1795,12 @@ pub struct DepositAgreementFulfilledV1 {
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DepositAgreementFulfilledV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "deposit_key",
-            "reason",
-            "amount",
-            "account_number",
-            "ledger_identifier",
-            "fulfilled_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DepositAgreementFulfilledV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DepositAgreementFulfilledV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DepositAgreementFulfilledV1 {
-                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
-                    reason: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
-                    fulfilled_at: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct DepositAgreementFulfilledV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DepositAgreementFulfilledV1, "struct DepositAgreementFulfilledV1", [(0, required,
+    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
+    "amount"), (3, required, account_number, "account_number"), (4, required,
+    ledger_identifier, "ledger_identifier"), (5, required, fulfilled_at, "fulfilled_at")]
+);
 /// Event type `deposit_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3164,95 +1897,13 @@ pub struct DepositAgreementInstalmentReturnedV1 {
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DepositAgreementInstalmentReturnedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "deposit_key",
-            "reason",
-            "amount",
-            "account_number",
-            "ledger_identifier",
-            "returned_amount",
-            "returned_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DepositAgreementInstalmentReturnedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DepositAgreementInstalmentReturnedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DepositAgreementInstalmentReturnedV1 {
-                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
-                    reason: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
-                    returned_amount: crate::de::required(f5, FIELDS[5usize])?,
-                    returned_at: crate::de::required(f6, FIELDS[6usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DepositAgreementInstalmentReturnedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DepositAgreementInstalmentReturnedV1, "struct DepositAgreementInstalmentReturnedV1",
+    [(0, required, deposit_key, "deposit_key"), (1, required, reason, "reason"), (2,
+    required, amount, "amount"), (3, required, account_number, "account_number"), (4,
+    required, ledger_identifier, "ledger_identifier"), (5, required, returned_amount,
+    "returned_amount"), (6, required, returned_at, "returned_at")]
+);
 /// Event type `deposit_agreement.instalment_returned` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3350,85 +2001,12 @@ pub struct DepositAgreementReturnedV1 {
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DepositAgreementReturnedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "deposit_key",
-            "reason",
-            "amount",
-            "account_number",
-            "ledger_identifier",
-            "returned_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DepositAgreementReturnedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DepositAgreementReturnedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DepositAgreementReturnedV1 {
-                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
-                    reason: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
-                    returned_at: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct DepositAgreementReturnedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DepositAgreementReturnedV1, "struct DepositAgreementReturnedV1", [(0, required,
+    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
+    "amount"), (3, required, account_number, "account_number"), (4, required,
+    ledger_identifier, "ledger_identifier"), (5, required, returned_at, "returned_at")]
+);
 /// Event type `deposit_agreement.returned` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3523,85 +2101,12 @@ pub struct DepositAgreementWithdrawnV1 {
     /// `withdrawn_at` (string).
     pub withdrawn_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DepositAgreementWithdrawnV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "deposit_key",
-            "reason",
-            "amount",
-            "account_number",
-            "ledger_identifier",
-            "withdrawn_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DepositAgreementWithdrawnV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DepositAgreementWithdrawnV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DepositAgreementWithdrawnV1 {
-                    deposit_key: crate::de::required(f0, FIELDS[0usize])?,
-                    reason: crate::de::required(f1, FIELDS[1usize])?,
-                    amount: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                    ledger_identifier: crate::de::required(f4, FIELDS[4usize])?,
-                    withdrawn_at: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct DepositAgreementWithdrawnV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DepositAgreementWithdrawnV1, "struct DepositAgreementWithdrawnV1", [(0, required,
+    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
+    "amount"), (3, required, account_number, "account_number"), (4, required,
+    ledger_identifier, "ledger_identifier"), (5, required, withdrawn_at, "withdrawn_at")]
+);
 /// Event type `deposit_agreement.withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3694,84 +2199,13 @@ pub struct DunningPathPausedV1 {
     /// `created_note` (string).
     pub created_note: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DunningPathPausedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "dunning_path_name",
-            "dunning_process_id",
-            "pause_start_date",
-            "pause_end_date",
-            "created_note",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DunningPathPausedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DunningPathPausedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DunningPathPausedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    dunning_path_name: crate::de::required(f1, FIELDS[1usize])?,
-                    dunning_process_id: crate::de::required(f2, FIELDS[2usize])?,
-                    pause_start_date: crate::de::required(f3, FIELDS[3usize])?,
-                    pause_end_date: crate::de::required(f4, FIELDS[4usize])?,
-                    created_note: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct DunningPathPausedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DunningPathPausedV1, "struct DunningPathPausedV1", [(0, required, account_number,
+    "account_number"), (1, required, dunning_path_name, "dunning_path_name"), (2,
+    required, dunning_process_id, "dunning_process_id"), (3, required, pause_start_date,
+    "pause_start_date"), (4, required, pause_end_date, "pause_end_date"), (5, required,
+    created_note, "created_note")]
+);
 /// Event type `dunning_path_paused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3859,78 +2293,12 @@ pub struct DunningPathStartedV1 {
     /// `start_date` (string).
     pub start_date: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DunningPathStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "dunning_path_name",
-            "dunning_process_id",
-            "account_number",
-            "created_note",
-            "start_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DunningPathStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DunningPathStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DunningPathStartedV1 {
-                    dunning_path_name: crate::de::required(f0, FIELDS[0usize])?,
-                    dunning_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    created_note: crate::de::required(f3, FIELDS[3usize])?,
-                    start_date: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct DunningPathStartedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DunningPathStartedV1, "struct DunningPathStartedV1", [(0, required,
+    dunning_path_name, "dunning_path_name"), (1, required, dunning_process_id,
+    "dunning_process_id"), (2, required, account_number, "account_number"), (3, required,
+    created_note, "created_note"), (4, required, start_date, "start_date")]
+);
 /// Event type `dunning_path_started` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4014,66 +2382,11 @@ pub struct DunningPathUnpausedV1 {
     /// `dunning_process_id` (string).
     pub dunning_process_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DunningPathUnpausedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "dunning_path_name",
-            "dunning_process_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DunningPathUnpausedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DunningPathUnpausedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DunningPathUnpausedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    dunning_path_name: crate::de::required(f1, FIELDS[1usize])?,
-                    dunning_process_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct DunningPathUnpausedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DunningPathUnpausedV1, "struct DunningPathUnpausedV1", [(0, required, account_number,
+    "account_number"), (1, required, dunning_path_name, "dunning_path_name"), (2,
+    required, dunning_process_id, "dunning_process_id")]
+);
 /// Event type `dunning_path_unpaused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4161,78 +2474,13 @@ pub struct DunningPathWithdrawnV1 {
     /// `withdrawn_note` (string).
     pub withdrawn_note: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DunningPathWithdrawnV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "dunning_path_name",
-            "dunning_process_id",
-            "withdrawn_date",
-            "withdrawn_note",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DunningPathWithdrawnV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DunningPathWithdrawnV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DunningPathWithdrawnV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    dunning_path_name: crate::de::required(f1, FIELDS[1usize])?,
-                    dunning_process_id: crate::de::required(f2, FIELDS[2usize])?,
-                    withdrawn_date: crate::de::required(f3, FIELDS[3usize])?,
-                    withdrawn_note: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct DunningPathWithdrawnV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DunningPathWithdrawnV1, "struct DunningPathWithdrawnV1", [(0, required,
+    account_number, "account_number"), (1, required, dunning_path_name,
+    "dunning_path_name"), (2, required, dunning_process_id, "dunning_process_id"), (3,
+    required, withdrawn_date, "withdrawn_date"), (4, required, withdrawn_note,
+    "withdrawn_note")]
+);
 /// Event type `dunning_path_withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -20,93 +20,13 @@ pub struct CommsAccountCallUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for CommsAccountCallUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "call_id",
-            "call_key",
-            "transcript_key",
-            "redacted_transcript_key",
-            "bucket",
-            "changes",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CommsAccountCallUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CommsAccountCallUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CommsAccountCallUpdatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    call_id: crate::de::required(f1, FIELDS[1usize])?,
-                    call_key: crate::de::required(f2, FIELDS[2usize])?,
-                    transcript_key: crate::de::required(f3, FIELDS[3usize])?,
-                    redacted_transcript_key: crate::de::required(f4, FIELDS[4usize])?,
-                    bucket: crate::de::required(f5, FIELDS[5usize])?,
-                    changes: crate::de::required(f6, FIELDS[6usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CommsAccountCallUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CommsAccountCallUpdatedV1, "struct CommsAccountCallUpdatedV1", [(0, required,
+    account_number, "account_number"), (1, required, call_id, "call_id"), (2, required,
+    call_key, "call_key"), (3, required, transcript_key, "transcript_key"), (4, required,
+    redacted_transcript_key, "redacted_transcript_key"), (5, required, bucket, "bucket"),
+    (6, required, changes, "changes")]
+);
 /// Event type `comms.account-call.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -197,79 +117,12 @@ pub struct CommsCustomerEmailBouncedV1 {
     /// `bounced_at` (string).
     pub bounced_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CommsCustomerEmailBouncedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "user_id",
-            "message_id",
-            "template_code",
-            "bounced_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CommsCustomerEmailBouncedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CommsCustomerEmailBouncedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CommsCustomerEmailBouncedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    user_id: crate::de::required(f1, FIELDS[1usize])?,
-                    message_id: crate::de::required(f2, FIELDS[2usize])?,
-                    template_code: crate::de::required(f3, FIELDS[3usize])?,
-                    bounced_at: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CommsCustomerEmailBouncedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CommsCustomerEmailBouncedV1, "struct CommsCustomerEmailBouncedV1", [(0, required,
+    account_number, "account_number"), (1, required, user_id, "user_id"), (2, required,
+    message_id, "message_id"), (3, required, template_code, "template_code"), (4,
+    required, bounced_at, "bounced_at")]
+);
 /// Event type `comms.customer_email_bounced` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -352,63 +205,11 @@ pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     /// `push_notification_binding_id` (integer).
     pub push_notification_binding_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["push_notification_binding_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
-                    push_notification_binding_id: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
+    "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1", [(0, required,
+    push_notification_binding_id, "push_notification_binding_id")]
+);
 /// Event type `comms.push-notification.received-unregistered-or-expired-token` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -510,85 +311,12 @@ pub struct CommsTranscriptionCreatedV1 {
     /// `bucket` (string).
     pub bucket: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for CommsTranscriptionCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "call_id",
-            "call_key",
-            "transcript_key",
-            "redacted_transcript_key",
-            "bucket",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CommsTranscriptionCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct CommsTranscriptionCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(CommsTranscriptionCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    call_id: crate::de::required(f1, FIELDS[1usize])?,
-                    call_key: crate::de::required(f2, FIELDS[2usize])?,
-                    transcript_key: crate::de::required(f3, FIELDS[3usize])?,
-                    redacted_transcript_key: crate::de::required(f4, FIELDS[4usize])?,
-                    bucket: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct CommsTranscriptionCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    CommsTranscriptionCreatedV1, "struct CommsTranscriptionCreatedV1", [(0, required,
+    account_number, "account_number"), (1, required, call_id, "call_id"), (2, required,
+    call_key, "call_key"), (3, required, transcript_key, "transcript_key"), (4, required,
+    redacted_transcript_key, "redacted_transcript_key"), (5, required, bucket, "bucket")]
+);
 /// Event type `comms.transcription.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -678,79 +406,12 @@ pub struct ComplaintsComplaintNewContactV1 {
     /// `status` (string).
     pub status: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ComplaintsComplaintNewContactV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "complaint_id",
-            "contact_id",
-            "status",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ComplaintsComplaintNewContactV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ComplaintsComplaintNewContactV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ComplaintsComplaintNewContactV1 {
-                    account_number: f0.flatten(),
-                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
-                    contact_id: crate::de::required(f2, FIELDS[2usize])?,
-                    status: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ComplaintsComplaintNewContactV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ComplaintsComplaintNewContactV1, "struct ComplaintsComplaintNewContactV1", [(0,
+    optional, account_number, "account_number"), (1, required, complaint_id,
+    "complaint_id"), (2, required, contact_id, "contact_id"), (3, required, status,
+    "status")]
+);
 /// Event type `complaints.complaint.new-contact` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -839,60 +500,10 @@ pub struct ComplaintsComplaintOpenedV1 {
     /// `complaint_id` (integer).
     pub complaint_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for ComplaintsComplaintOpenedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "complaint_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ComplaintsComplaintOpenedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ComplaintsComplaintOpenedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ComplaintsComplaintOpenedV1 {
-                    account_number: f0.flatten(),
-                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ComplaintsComplaintOpenedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ComplaintsComplaintOpenedV1, "struct ComplaintsComplaintOpenedV1", [(0, optional,
+    account_number, "account_number"), (1, required, complaint_id, "complaint_id")]
+);
 /// Event type `complaints.complaint.opened` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -981,67 +592,11 @@ pub struct ComplaintsDrpFinishedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ComplaintsDrpFinishedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "complaint_id", "reason"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ComplaintsDrpFinishedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ComplaintsDrpFinishedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ComplaintsDrpFinishedV1 {
-                    account_number: f0.flatten(),
-                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
-                    reason: f2.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ComplaintsDrpFinishedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ComplaintsDrpFinishedV1, "struct ComplaintsDrpFinishedV1", [(0, optional,
+    account_number, "account_number"), (1, required, complaint_id, "complaint_id"), (2,
+    optional, reason, "reason")]
+);
 /// Event type `complaints.drp.finished` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1128,64 +683,11 @@ pub struct ComplaintsDrpStartedV1 {
     /// `position` (string).
     pub position: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ComplaintsDrpStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["account_number", "complaint_id", "position"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ComplaintsDrpStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ComplaintsDrpStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ComplaintsDrpStartedV1 {
-                    account_number: f0.flatten(),
-                    complaint_id: crate::de::required(f1, FIELDS[1usize])?,
-                    position: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ComplaintsDrpStartedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ComplaintsDrpStartedV1, "struct ComplaintsDrpStartedV1", [(0, optional,
+    account_number, "account_number"), (1, required, complaint_id, "complaint_id"), (2,
+    required, position, "position")]
+);
 /// Event type `complaints.drp.started` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1269,71 +771,12 @@ pub struct ComplexQuotingCostCalculationFinishedV1 {
     /// `triggered_by_id` (integer).
     pub triggered_by_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for ComplexQuotingCostCalculationFinishedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "quote_configuration_number",
-            "succeeded",
-            "triggered_by_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ComplexQuotingCostCalculationFinishedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ComplexQuotingCostCalculationFinishedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ComplexQuotingCostCalculationFinishedV1 {
-                    quote_configuration_number: crate::de::required(f0, FIELDS[0usize])?,
-                    succeeded: crate::de::required(f1, FIELDS[1usize])?,
-                    triggered_by_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ComplexQuotingCostCalculationFinishedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ComplexQuotingCostCalculationFinishedV1,
+    "struct ComplexQuotingCostCalculationFinishedV1", [(0, required,
+    quote_configuration_number, "quote_configuration_number"), (1, required, succeeded,
+    "succeeded"), (2, required, triggered_by_id, "triggered_by_id")]
+);
 /// Event type `complex_quoting.cost_calculation_finished` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1422,58 +865,10 @@ pub struct ConsentsConsentCreatedV1 {
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
 }
-impl<'de> ::serde::Deserialize<'de> for ConsentsConsentCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["signing_identity", "consent"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ConsentsConsentCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ConsentsConsentCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::SigningIdentity> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::Consent> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ConsentsConsentCreatedV1 {
-                    signing_identity: crate::de::required(f0, FIELDS[0usize])?,
-                    consent: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ConsentsConsentCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ConsentsConsentCreatedV1, "struct ConsentsConsentCreatedV1", [(0, required,
+    signing_identity, "signing_identity"), (1, required, consent, "consent")]
+);
 /// Event type `consents.consent.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1557,58 +952,10 @@ pub struct ConsentsConsentUpdatedV1 {
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
 }
-impl<'de> ::serde::Deserialize<'de> for ConsentsConsentUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["signing_identity", "consent"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ConsentsConsentUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ConsentsConsentUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::SigningIdentity> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::Consent> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ConsentsConsentUpdatedV1 {
-                    signing_identity: crate::de::required(f0, FIELDS[0usize])?,
-                    consent: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ConsentsConsentUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ConsentsConsentUpdatedV1, "struct ConsentsConsentUpdatedV1", [(0, required,
+    signing_identity, "signing_identity"), (1, required, consent, "consent")]
+);
 /// Event type `consents.consent.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1695,62 +1042,11 @@ pub struct GoodsPurchaseCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub support_user_id: ::std::option::Option<i64>,
 }
-impl<'de> ::serde::Deserialize<'de> for GoodsPurchaseCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["purchase_id", "account_id", "support_user_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GoodsPurchaseCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GoodsPurchaseCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GoodsPurchaseCreatedV1 {
-                    purchase_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_id: crate::de::required(f1, FIELDS[1usize])?,
-                    support_user_id: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct GoodsPurchaseCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GoodsPurchaseCreatedV1, "struct GoodsPurchaseCreatedV1", [(0, required, purchase_id,
+    "purchase_id"), (1, required, account_id, "account_id"), (2, optional,
+    support_user_id, "support_user_id")]
+);
 /// Event type `goods.purchase-created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1838,81 +1134,12 @@ pub struct GoodsQuoteCreatedForAccountV1 {
     /// `lead_id` (integer).
     pub lead_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for GoodsQuoteCreatedForAccountV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "market_name",
-            "quote_id",
-            "client_params",
-            "lead_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GoodsQuoteCreatedForAccountV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GoodsQuoteCreatedForAccountV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GoodsQuoteCreatedForAccountV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    market_name: crate::de::required(f1, FIELDS[1usize])?,
-                    quote_id: crate::de::required(f2, FIELDS[2usize])?,
-                    client_params: crate::de::required(f3, FIELDS[3usize])?,
-                    lead_id: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct GoodsQuoteCreatedForAccountV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    GoodsQuoteCreatedForAccountV1, "struct GoodsQuoteCreatedForAccountV1", [(0, required,
+    account_number, "account_number"), (1, required, market_name, "market_name"), (2,
+    required, quote_id, "quote_id"), (3, required, client_params, "client_params"), (4,
+    required, lead_id, "lead_id")]
+);
 /// Event type `goods.quote.created-for-account` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2006,87 +1233,12 @@ pub struct GoodsQuoteCreatedWithoutAccountV1 {
     /// `lead_id` (integer).
     pub lead_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for GoodsQuoteCreatedWithoutAccountV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "market_name",
-            "quote_id",
-            "contact_info",
-            "client_params",
-            "lead_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GoodsQuoteCreatedWithoutAccountV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GoodsQuoteCreatedWithoutAccountV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GoodsQuoteCreatedWithoutAccountV1 {
-                    market_name: crate::de::required(f0, FIELDS[0usize])?,
-                    quote_id: crate::de::required(f1, FIELDS[1usize])?,
-                    contact_info: crate::de::required(f2, FIELDS[2usize])?,
-                    client_params: crate::de::required(f3, FIELDS[3usize])?,
-                    lead_id: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GoodsQuoteCreatedWithoutAccountV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GoodsQuoteCreatedWithoutAccountV1, "struct GoodsQuoteCreatedWithoutAccountV1", [(0,
+    required, market_name, "market_name"), (1, required, quote_id, "quote_id"), (2,
+    required, contact_info, "contact_info"), (3, required, client_params,
+    "client_params"), (4, required, lead_id, "lead_id")]
+);
 /// Event type `goods.quote.created-without-account` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2176,63 +1328,11 @@ pub struct LeadsLeadStageUpdatedV1 {
     /// `stage` (string).
     pub stage: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LeadsLeadStageUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["lead_number", "funnel_code", "stage"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LeadsLeadStageUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LeadsLeadStageUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LeadsLeadStageUpdatedV1 {
-                    lead_number: crate::de::required(f0, FIELDS[0usize])?,
-                    funnel_code: crate::de::required(f1, FIELDS[1usize])?,
-                    stage: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct LeadsLeadStageUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LeadsLeadStageUpdatedV1, "struct LeadsLeadStageUpdatedV1", [(0, required,
+    lead_number, "lead_number"), (1, required, funnel_code, "funnel_code"), (2, required,
+    stage, "stage")]
+);
 /// Event type `leads.lead.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2318,67 +1418,12 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     /// `category` (string).
     pub category: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityDocumentAttachedToOpportunityV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["opportunity_number", "attachment_id", "category"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LeadsOpportunityDocumentAttachedToOpportunityV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LeadsOpportunityDocumentAttachedToOpportunityV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LeadsOpportunityDocumentAttachedToOpportunityV1 {
-                    opportunity_number: crate::de::required(f0, FIELDS[0usize])?,
-                    attachment_id: crate::de::required(f1, FIELDS[1usize])?,
-                    category: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LeadsOpportunityDocumentAttachedToOpportunityV1,
+    "struct LeadsOpportunityDocumentAttachedToOpportunityV1", [(0, required,
+    opportunity_number, "opportunity_number"), (1, required, attachment_id,
+    "attachment_id"), (2, required, category, "category")]
+);
 /// Event type `leads.opportunity.document-attached-to-opportunity` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2469,62 +1514,11 @@ pub struct LeadsOpportunityOfferGroupCreatedV2 {
     /// `offer_group_identifier` (string).
     pub offer_group_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityOfferGroupCreatedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["opportunity_number", "offer_group_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LeadsOpportunityOfferGroupCreatedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LeadsOpportunityOfferGroupCreatedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LeadsOpportunityOfferGroupCreatedV2 {
-                    opportunity_number: crate::de::required(f0, FIELDS[0usize])?,
-                    offer_group_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LeadsOpportunityOfferGroupCreatedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LeadsOpportunityOfferGroupCreatedV2, "struct LeadsOpportunityOfferGroupCreatedV2",
+    [(0, required, opportunity_number, "opportunity_number"), (1, required,
+    offer_group_identifier, "offer_group_identifier")]
+);
 /// Event type `leads.opportunity.offer-group.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2617,73 +1611,12 @@ pub struct LeadsOpportunityStageUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub updated_by_user_id: ::std::option::Option<i64>,
 }
-impl<'de> ::serde::Deserialize<'de> for LeadsOpportunityStageUpdatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "opportunity_number",
-            "funnel_code",
-            "stage",
-            "updated_by_user_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LeadsOpportunityStageUpdatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LeadsOpportunityStageUpdatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LeadsOpportunityStageUpdatedV1 {
-                    opportunity_number: crate::de::required(f0, FIELDS[0usize])?,
-                    funnel_code: crate::de::required(f1, FIELDS[1usize])?,
-                    stage: crate::de::required(f2, FIELDS[2usize])?,
-                    updated_by_user_id: f3.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct LeadsOpportunityStageUpdatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LeadsOpportunityStageUpdatedV1, "struct LeadsOpportunityStageUpdatedV1", [(0,
+    required, opportunity_number, "opportunity_number"), (1, required, funnel_code,
+    "funnel_code"), (2, required, stage, "stage"), (3, optional, updated_by_user_id,
+    "updated_by_user_id")]
+);
 /// Event type `leads.opportunity.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2771,62 +1704,11 @@ pub struct MessagingPushNotificationTokenUnregisteredV1 {
     /// `external_provider` (string).
     pub external_provider: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MessagingPushNotificationTokenUnregisteredV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["token", "external_provider"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MessagingPushNotificationTokenUnregisteredV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MessagingPushNotificationTokenUnregisteredV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MessagingPushNotificationTokenUnregisteredV1 {
-                    token: crate::de::required(f0, FIELDS[0usize])?,
-                    external_provider: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MessagingPushNotificationTokenUnregisteredV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MessagingPushNotificationTokenUnregisteredV1,
+    "struct MessagingPushNotificationTokenUnregisteredV1", [(0, required, token,
+    "token"), (1, required, external_provider, "external_provider")]
+);
 /// Event type `messaging.push-notification.token-unregistered` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

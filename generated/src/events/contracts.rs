@@ -28,115 +28,14 @@ pub struct ContractGroupsCreatedV1 {
     /// `traits` (array of `GroupTrait`).
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractGroupsCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_group_identifier",
-            "group_type",
-            "valid_from",
-            "valid_to",
-            "managing_party_identifier",
-            "external_identifier",
-            "name",
-            "memberships",
-            "traits",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractGroupsCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractGroupsCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupMembershipNew>,
-                > = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupTrait>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractGroupsCreatedV1 {
-                    contract_group_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    group_type: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_from: crate::de::required(f2, FIELDS[2usize])?,
-                    valid_to: f3.flatten(),
-                    managing_party_identifier: f4.flatten(),
-                    external_identifier: f5.flatten(),
-                    name: f6.flatten(),
-                    memberships: crate::de::required(f7, FIELDS[7usize])?,
-                    traits: crate::de::required(f8, FIELDS[8usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ContractGroupsCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractGroupsCreatedV1, "struct ContractGroupsCreatedV1", [(0, required,
+    contract_group_identifier, "contract_group_identifier"), (1, required, group_type,
+    "group_type"), (2, required, valid_from, "valid_from"), (3, optional, valid_to,
+    "valid_to"), (4, optional, managing_party_identifier, "managing_party_identifier"),
+    (5, optional, external_identifier, "external_identifier"), (6, optional, name,
+    "name"), (7, required, memberships, "memberships"), (8, required, traits, "traits")]
+);
 /// Event type `contract-groups.created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -222,75 +121,12 @@ pub struct ContractGroupsMembershipsChangedV1 {
     /// `memberships_ended` (array of `GroupMembership`).
     pub memberships_ended: ::std::vec::Vec<crate::types::GroupMembership>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractGroupsMembershipsChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_group_identifier",
-            "memberships_started",
-            "memberships_ended",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractGroupsMembershipsChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractGroupsMembershipsChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupMembership>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupMembership>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractGroupsMembershipsChangedV1 {
-                    contract_group_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    memberships_started: crate::de::required(f1, FIELDS[1usize])?,
-                    memberships_ended: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ContractGroupsMembershipsChangedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ContractGroupsMembershipsChangedV1, "struct ContractGroupsMembershipsChangedV1", [(0,
+    required, contract_group_identifier, "contract_group_identifier"), (1, required,
+    memberships_started, "memberships_started"), (2, required, memberships_ended,
+    "memberships_ended")]
+);
 /// Event type `contract-groups.memberships-changed` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -382,77 +218,12 @@ pub struct ContractGroupsVersionCreatedV1 {
     /// `created_versions` (array of `GroupVersion`).
     pub created_versions: ::std::vec::Vec<crate::types::GroupVersion>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractGroupsVersionCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_group_identifier",
-            "effective_period",
-            "superseded_versions",
-            "created_versions",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractGroupsVersionCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractGroupsVersionCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::GroupPeriod> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupVersion>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::GroupVersion>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractGroupsVersionCreatedV1 {
-                    contract_group_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    effective_period: crate::de::required(f1, FIELDS[1usize])?,
-                    superseded_versions: crate::de::required(f2, FIELDS[2usize])?,
-                    created_versions: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ContractGroupsVersionCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractGroupsVersionCreatedV1, "struct ContractGroupsVersionCreatedV1", [(0,
+    required, contract_group_identifier, "contract_group_identifier"), (1, required,
+    effective_period, "effective_period"), (2, required, superseded_versions,
+    "superseded_versions"), (3, required, created_versions, "created_versions")]
+);
 /// Event type `contract-groups.version-created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -544,74 +315,12 @@ pub struct ContractsActualizedV1 {
     /// `for_subjects` (array of string).
     pub for_subjects: ::std::vec::Vec<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsActualizedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_identifier",
-            "version_reference",
-            "occurred_at",
-            "for_subjects",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsActualizedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsActualizedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsActualizedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    version_reference: crate::de::required(f1, FIELDS[1usize])?,
-                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
-                    for_subjects: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsActualizedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsActualizedV1, "struct ContractsActualizedV1", [(0, required,
+    contract_identifier, "contract_identifier"), (1, required, version_reference,
+    "version_reference"), (2, required, occurred_at, "occurred_at"), (3, required,
+    for_subjects, "for_subjects")]
+);
 /// Event type `contracts.actualized` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -696,68 +405,11 @@ pub struct ContractsCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sales_record_identifier: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_identifier",
-            "occurred_at",
-            "sales_record_identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsCreatedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                    sales_record_identifier: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsCreatedV1, "struct ContractsCreatedV1", [(0, required, contract_identifier,
+    "contract_identifier"), (1, required, occurred_at, "occurred_at"), (2, optional,
+    sales_record_identifier, "sales_record_identifier")]
+);
 /// Event type `contracts.created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -841,62 +493,11 @@ pub struct ContractsExpiredV1 {
     /// `valid_to` (string).
     pub valid_to: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsExpiredV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "occurred_at", "valid_to"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsExpiredV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsExpiredV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsExpiredV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_to: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsExpiredV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsExpiredV1, "struct ContractsExpiredV1", [(0, required, contract_identifier,
+    "contract_identifier"), (1, required, occurred_at, "occurred_at"), (2, required,
+    valid_to, "valid_to")]
+);
 /// Event type `contracts.expired` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -980,67 +581,11 @@ pub struct ContractsExpiryApproachingV1 {
     /// `days_before_expiry` (integer).
     pub days_before_expiry: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsExpiryApproachingV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_identifier",
-            "occurred_at",
-            "days_before_expiry",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsExpiryApproachingV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsExpiryApproachingV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsExpiryApproachingV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                    days_before_expiry: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ContractsExpiryApproachingV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsExpiryApproachingV1, "struct ContractsExpiryApproachingV1", [(0, required,
+    contract_identifier, "contract_identifier"), (1, required, occurred_at,
+    "occurred_at"), (2, required, days_before_expiry, "days_before_expiry")]
+);
 /// Event type `contracts.expiry-approaching` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1129,79 +674,12 @@ pub struct ContractsJourneysCreationStartedV1 {
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsJourneysCreationStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_journey",
-            "contract_identifier",
-            "occurred_at",
-            "subject_contract_journeys",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsJourneysCreationStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsJourneysCreationStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::ContractJourney> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::SubjectContractJourney>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsJourneysCreationStartedV1 {
-                    contract_journey: crate::de::required(f0, FIELDS[0usize])?,
-                    contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
-                    subject_contract_journeys: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ContractsJourneysCreationStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsJourneysCreationStartedV1, "struct ContractsJourneysCreationStartedV1", [(0,
+    required, contract_journey, "contract_journey"), (1, required, contract_identifier,
+    "contract_identifier"), (2, required, occurred_at, "occurred_at"), (3, required,
+    subject_contract_journeys, "subject_contract_journeys")]
+);
 /// Event type `contracts.journeys.creation.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1293,79 +771,13 @@ pub struct ContractsJourneysTerminationStartedV1 {
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsJourneysTerminationStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_journey",
-            "contract_identifier",
-            "occurred_at",
-            "subject_contract_journeys",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsJourneysTerminationStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsJourneysTerminationStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::ContractJourney> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::SubjectContractJourney>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsJourneysTerminationStartedV1 {
-                    contract_journey: crate::de::required(f0, FIELDS[0usize])?,
-                    contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
-                    subject_contract_journeys: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ContractsJourneysTerminationStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsJourneysTerminationStartedV1,
+    "struct ContractsJourneysTerminationStartedV1", [(0, required, contract_journey,
+    "contract_journey"), (1, required, contract_identifier, "contract_identifier"), (2,
+    required, occurred_at, "occurred_at"), (3, required, subject_contract_journeys,
+    "subject_contract_journeys")]
+);
 /// Event type `contracts.journeys.termination.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1455,71 +867,12 @@ pub struct ContractsJourneysVariationStartedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsJourneysVariationStartedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_journey",
-            "contract_identifier",
-            "occurred_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsJourneysVariationStartedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsJourneysVariationStartedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::ContractJourney> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsJourneysVariationStartedV1 {
-                    contract_journey: crate::de::required(f0, FIELDS[0usize])?,
-                    contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ContractsJourneysVariationStartedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsJourneysVariationStartedV1, "struct ContractsJourneysVariationStartedV1",
+    [(0, required, contract_journey, "contract_journey"), (1, required,
+    contract_identifier, "contract_identifier"), (2, required, occurred_at,
+    "occurred_at")]
+);
 /// Event type `contracts.journeys.variation.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1609,66 +962,11 @@ pub struct ContractsNovatedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsNovatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_identifier",
-            "new_contract_identifier",
-            "occurred_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsNovatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsNovatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsNovatedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    new_contract_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    occurred_at: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsNovatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsNovatedV1, "struct ContractsNovatedV1", [(0, required, contract_identifier,
+    "contract_identifier"), (1, required, new_contract_identifier,
+    "new_contract_identifier"), (2, required, occurred_at, "occurred_at")]
+);
 /// Event type `contracts.novated` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1750,57 +1048,11 @@ pub struct ContractsRescindedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsRescindedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsRescindedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsRescindedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsRescindedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsRescindedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsRescindedV1, "struct ContractsRescindedV1", [(0, required,
+    contract_identifier, "contract_identifier"), (1, required, occurred_at,
+    "occurred_at")]
+);
 /// Event type `contracts.rescinded` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1882,57 +1134,10 @@ pub struct ContractsRevokedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsRevokedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsRevokedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsRevokedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsRevokedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsRevokedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsRevokedV1, "struct ContractsRevokedV1", [(0, required, contract_identifier,
+    "contract_identifier"), (1, required, occurred_at, "occurred_at")]
+);
 /// Event type `contracts.revoked` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2020,85 +1225,12 @@ pub struct ContractsSubjectAmendedV1 {
     /// `removed` (array of `AmendedSubject`).
     pub removed: ::std::vec::Vec<crate::types::AmendedSubject>,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsSubjectAmendedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "contract_identifier",
-            "occurred_at",
-            "added",
-            "updated",
-            "removed",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsSubjectAmendedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsSubjectAmendedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::AmendedSubject>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::AmendedSubject>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::AmendedSubject>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsSubjectAmendedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                    added: crate::de::required(f2, FIELDS[2usize])?,
-                    updated: crate::de::required(f3, FIELDS[3usize])?,
-                    removed: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct ContractsSubjectAmendedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsSubjectAmendedV1, "struct ContractsSubjectAmendedV1", [(0, required,
+    contract_identifier, "contract_identifier"), (1, required, occurred_at,
+    "occurred_at"), (2, required, added, "added"), (3, required, updated, "updated"), (4,
+    required, removed, "removed")]
+);
 /// Event type `contracts.subject-amended` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2183,57 +1315,11 @@ pub struct ContractsTerminatedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsTerminatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsTerminatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsTerminatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsTerminatedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsTerminatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsTerminatedV1, "struct ContractsTerminatedV1", [(0, required,
+    contract_identifier, "contract_identifier"), (1, required, occurred_at,
+    "occurred_at")]
+);
 /// Event type `contracts.terminated` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2315,57 +1401,11 @@ pub struct ContractsTermsVariedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContractsTermsVariedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["contract_identifier", "occurred_at"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ContractsTermsVariedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ContractsTermsVariedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ContractsTermsVariedV1 {
-                    contract_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    occurred_at: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ContractsTermsVariedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    ContractsTermsVariedV1, "struct ContractsTermsVariedV1", [(0, required,
+    contract_identifier, "contract_identifier"), (1, required, occurred_at,
+    "occurred_at")]
+);
 /// Event type `contracts.terms-varied` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -12,68 +12,11 @@ pub struct InkActionsRunV1 {
     /// `actions_results` (array of `InkAction`).
     pub actions_results: ::std::vec::Vec<crate::types::InkAction>,
 }
-impl<'de> ::serde::Deserialize<'de> for InkActionsRunV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_relay_id",
-            "message_relay_id",
-            "actions_results",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkActionsRunV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkActionsRunV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::InkAction>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkActionsRunV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    message_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    actions_results: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkActionsRunV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkActionsRunV1, "struct InkActionsRunV1", [(0, required, conversation_relay_id,
+    "conversation_relay_id"), (1, required, message_relay_id, "message_relay_id"), (2,
+    required, actions_results, "actions_results")]
+);
 /// Event type `ink.actions.run` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -159,77 +102,12 @@ pub struct InkContentInboundMessageTaggedV1 {
     /// `message` (`InkMessageContent`).
     pub message: crate::types::InkMessageContent,
 }
-impl<'de> ::serde::Deserialize<'de> for InkContentInboundMessageTaggedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "account_number",
-            "message",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkContentInboundMessageTaggedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkContentInboundMessageTaggedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<crate::types::InkMessageContent> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkContentInboundMessageTaggedV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    message: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkContentInboundMessageTaggedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkContentInboundMessageTaggedV1, "struct InkContentInboundMessageTaggedV1", [(0,
+    required, conversation_id, "conversation_id"), (1, required, conversation_relay_id,
+    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
+    required, message, "message")]
+);
 /// Event type `ink.content.inbound-message-tagged` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -325,89 +203,13 @@ pub struct InkConversationAssignedToBucketV1 {
     /// `actor_id` (integer).
     pub actor_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationAssignedToBucketV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_relay_id",
-            "bucket_relay_id",
-            "support_user_id",
-            "organisation_id",
-            "actor_type",
-            "actor_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationAssignedToBucketV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationAssignedToBucketV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationAssignedToBucketV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    bucket_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
-                    organisation_id: crate::de::required(f3, FIELDS[3usize])?,
-                    actor_type: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_id: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationAssignedToBucketV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationAssignedToBucketV1, "struct InkConversationAssignedToBucketV1", [(0,
+    required, conversation_relay_id, "conversation_relay_id"), (1, required,
+    bucket_relay_id, "bucket_relay_id"), (2, required, support_user_id,
+    "support_user_id"), (3, required, organisation_id, "organisation_id"), (4, required,
+    actor_type, "actor_type"), (5, required, actor_id, "actor_id")]
+);
 /// Event type `ink.conversation.assigned_to_bucket` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -497,71 +299,12 @@ pub struct InkConversationAssignedToTimelineV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationAssignedToTimelineV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_relay_id",
-            "timeline_relay_id",
-            "support_user_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationAssignedToTimelineV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationAssignedToTimelineV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationAssignedToTimelineV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    timeline_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationAssignedToTimelineV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationAssignedToTimelineV1, "struct InkConversationAssignedToTimelineV1",
+    [(0, required, conversation_relay_id, "conversation_relay_id"), (1, required,
+    timeline_relay_id, "timeline_relay_id"), (2, required, support_user_id,
+    "support_user_id")]
+);
 /// Event type `ink.conversation.assigned_to_timeline` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -663,104 +406,15 @@ pub struct InkConversationAwaitCustomerReplyV1 {
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationAwaitCustomerReplyV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "account_number",
-            "latest_contacted_account_user_number",
-            "support_user_id",
-            "actor_type",
-            "actor_id",
-            "organisation_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationAwaitCustomerReplyV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationAwaitCustomerReplyV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationAwaitCustomerReplyV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    latest_contacted_account_user_number: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
-                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
-                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationAwaitCustomerReplyV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationAwaitCustomerReplyV1, "struct InkConversationAwaitCustomerReplyV1",
+    [(0, required, conversation_id, "conversation_id"), (1, required,
+    conversation_relay_id, "conversation_relay_id"), (2, required, account_number,
+    "account_number"), (3, required, latest_contacted_account_user_number,
+    "latest_contacted_account_user_number"), (4, required, support_user_id,
+    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
+    "actor_id"), (7, required, organisation_id, "organisation_id")]
+);
 /// Event type `ink.conversation.await_customer_reply` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -866,112 +520,16 @@ pub struct InkConversationClosedV1 {
     /// `reason` (string).
     pub reason: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationClosedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "account_number",
-            "latest_contacted_account_user_number",
-            "support_user_id",
-            "actor_type",
-            "actor_id",
-            "organisation_id",
-            "closed_at",
-            "reason",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationClosedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationClosedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationClosedV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    latest_contacted_account_user_number: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
-                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
-                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
-                    closed_at: crate::de::required(f8, FIELDS[8usize])?,
-                    reason: crate::de::required(f9, FIELDS[9usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkConversationClosedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationClosedV1, "struct InkConversationClosedV1", [(0, required,
+    conversation_id, "conversation_id"), (1, required, conversation_relay_id,
+    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
+    required, latest_contacted_account_user_number,
+    "latest_contacted_account_user_number"), (4, required, support_user_id,
+    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
+    "actor_id"), (7, required, organisation_id, "organisation_id"), (8, required,
+    closed_at, "closed_at"), (9, required, reason, "reason")]
+);
 /// Event type `ink.conversation.closed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1073,116 +631,16 @@ pub struct InkConversationOpenStatusChangedV1 {
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationOpenStatusChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "account_number",
-            "latest_contacted_account_user_number",
-            "support_user_id",
-            "actor_type",
-            "actor_id",
-            "organisation_id",
-            "new_status",
-            "previous_status",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationOpenStatusChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationOpenStatusChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationOpenStatusChangedV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    latest_contacted_account_user_number: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
-                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
-                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
-                    new_status: crate::de::required(f8, FIELDS[8usize])?,
-                    previous_status: crate::de::required(f9, FIELDS[9usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationOpenStatusChangedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationOpenStatusChangedV1, "struct InkConversationOpenStatusChangedV1", [(0,
+    required, conversation_id, "conversation_id"), (1, required, conversation_relay_id,
+    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
+    required, latest_contacted_account_user_number,
+    "latest_contacted_account_user_number"), (4, required, support_user_id,
+    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
+    "actor_id"), (7, required, organisation_id, "organisation_id"), (8, required,
+    new_status, "new_status"), (9, required, previous_status, "previous_status")]
+);
 /// Event type `ink.conversation.open_status_changed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1284,100 +742,15 @@ pub struct InkConversationOpenedV1 {
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationOpenedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "account_number",
-            "latest_contacted_account_user_number",
-            "support_user_id",
-            "actor_type",
-            "actor_id",
-            "organisation_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationOpenedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationOpenedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationOpenedV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    latest_contacted_account_user_number: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
-                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
-                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkConversationOpenedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationOpenedV1, "struct InkConversationOpenedV1", [(0, required,
+    conversation_id, "conversation_id"), (1, required, conversation_relay_id,
+    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
+    required, latest_contacted_account_user_number,
+    "latest_contacted_account_user_number"), (4, required, support_user_id,
+    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
+    "actor_id"), (7, required, organisation_id, "organisation_id")]
+);
 /// Event type `ink.conversation.opened` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1479,122 +852,17 @@ pub struct InkConversationPriorityChangedV1 {
     /// `organisation_id` (integer).
     pub organisation_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationPriorityChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "old_priority",
-            "new_priority",
-            "prioritized_at",
-            "message_id",
-            "message_relay_id",
-            "account_number",
-            "latest_contacted_account_user_number",
-            "support_user_id",
-            "organisation_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationPriorityChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationPriorityChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationPriorityChangedV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    old_priority: crate::de::required(f2, FIELDS[2usize])?,
-                    new_priority: crate::de::required(f3, FIELDS[3usize])?,
-                    prioritized_at: crate::de::required(f4, FIELDS[4usize])?,
-                    message_id: crate::de::required(f5, FIELDS[5usize])?,
-                    message_relay_id: crate::de::required(f6, FIELDS[6usize])?,
-                    account_number: crate::de::required(f7, FIELDS[7usize])?,
-                    latest_contacted_account_user_number: crate::de::required(
-                        f8,
-                        FIELDS[8usize],
-                    )?,
-                    support_user_id: crate::de::required(f9, FIELDS[9usize])?,
-                    organisation_id: crate::de::required(f10, FIELDS[10usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationPriorityChangedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationPriorityChangedV1, "struct InkConversationPriorityChangedV1", [(0,
+    required, conversation_id, "conversation_id"), (1, required, conversation_relay_id,
+    "conversation_relay_id"), (2, required, old_priority, "old_priority"), (3, required,
+    new_priority, "new_priority"), (4, required, prioritized_at, "prioritized_at"), (5,
+    required, message_id, "message_id"), (6, required, message_relay_id,
+    "message_relay_id"), (7, required, account_number, "account_number"), (8, required,
+    latest_contacted_account_user_number, "latest_contacted_account_user_number"), (9,
+    required, support_user_id, "support_user_id"), (10, required, organisation_id,
+    "organisation_id")]
+);
 /// Event type `ink.conversation.priority.changed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1700,112 +968,16 @@ pub struct InkConversationSnoozedV1 {
     /// `ink_note_relay_id` (string).
     pub ink_note_relay_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationSnoozedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_id",
-            "conversation_relay_id",
-            "account_number",
-            "latest_contacted_account_user_number",
-            "support_user_id",
-            "actor_type",
-            "actor_id",
-            "organisation_id",
-            "snoozed_to",
-            "ink_note_relay_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationSnoozedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationSnoozedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationSnoozedV1 {
-                    conversation_id: crate::de::required(f0, FIELDS[0usize])?,
-                    conversation_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    latest_contacted_account_user_number: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    support_user_id: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_type: crate::de::required(f5, FIELDS[5usize])?,
-                    actor_id: crate::de::required(f6, FIELDS[6usize])?,
-                    organisation_id: crate::de::required(f7, FIELDS[7usize])?,
-                    snoozed_to: crate::de::required(f8, FIELDS[8usize])?,
-                    ink_note_relay_id: crate::de::required(f9, FIELDS[9usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkConversationSnoozedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationSnoozedV1, "struct InkConversationSnoozedV1", [(0, required,
+    conversation_id, "conversation_id"), (1, required, conversation_relay_id,
+    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
+    required, latest_contacted_account_user_number,
+    "latest_contacted_account_user_number"), (4, required, support_user_id,
+    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
+    "actor_id"), (7, required, organisation_id, "organisation_id"), (8, required,
+    snoozed_to, "snoozed_to"), (9, required, ink_note_relay_id, "ink_note_relay_id")]
+);
 /// Event type `ink.conversation.snoozed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1897,89 +1069,14 @@ pub struct InkConversationUnassignedFromBucketV1 {
     /// `actor_id` (integer).
     pub actor_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationUnassignedFromBucketV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_relay_id",
-            "bucket_relay_id",
-            "support_user_id",
-            "organisation_id",
-            "actor_type",
-            "actor_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationUnassignedFromBucketV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationUnassignedFromBucketV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationUnassignedFromBucketV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    bucket_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
-                    organisation_id: crate::de::required(f3, FIELDS[3usize])?,
-                    actor_type: crate::de::required(f4, FIELDS[4usize])?,
-                    actor_id: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationUnassignedFromBucketV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationUnassignedFromBucketV1,
+    "struct InkConversationUnassignedFromBucketV1", [(0, required, conversation_relay_id,
+    "conversation_relay_id"), (1, required, bucket_relay_id, "bucket_relay_id"), (2,
+    required, support_user_id, "support_user_id"), (3, required, organisation_id,
+    "organisation_id"), (4, required, actor_type, "actor_type"), (5, required, actor_id,
+    "actor_id")]
+);
 /// Event type `ink.conversation.unassigned_from_bucket` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2069,71 +1166,12 @@ pub struct InkConversationUnassignedFromTimelineV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkConversationUnassignedFromTimelineV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "conversation_relay_id",
-            "timeline_relay_id",
-            "support_user_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkConversationUnassignedFromTimelineV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkConversationUnassignedFromTimelineV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkConversationUnassignedFromTimelineV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    timeline_relay_id: crate::de::required(f1, FIELDS[1usize])?,
-                    support_user_id: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkConversationUnassignedFromTimelineV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkConversationUnassignedFromTimelineV1,
+    "struct InkConversationUnassignedFromTimelineV1", [(0, required,
+    conversation_relay_id, "conversation_relay_id"), (1, required, timeline_relay_id,
+    "timeline_relay_id"), (2, required, support_user_id, "support_user_id")]
+);
 /// Event type `ink.conversation.unassigned_from_timeline` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2225,71 +1263,11 @@ pub struct InkLiveChatClosedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for InkLiveChatClosedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "live_chat_conversation_relay_id",
-            "close_reason",
-            "account_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkLiveChatClosedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkLiveChatClosedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkLiveChatClosedV1 {
-                    live_chat_conversation_relay_id: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    close_reason: crate::de::required(f1, FIELDS[1usize])?,
-                    account_number: f2.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkLiveChatClosedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkLiveChatClosedV1, "struct InkLiveChatClosedV1", [(0, required,
+    live_chat_conversation_relay_id, "live_chat_conversation_relay_id"), (1, required,
+    close_reason, "close_reason"), (2, optional, account_number, "account_number")]
+);
 /// Event type `ink.live-chat.closed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2369,52 +1347,10 @@ pub struct InkLiveChatInitiatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
 }
-impl<'de> ::serde::Deserialize<'de> for InkLiveChatInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["live_chat_conversation"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkLiveChatInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkLiveChatInitiatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::InkConversation> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkLiveChatInitiatedV1 {
-                    live_chat_conversation: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct InkLiveChatInitiatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkLiveChatInitiatedV1, "struct InkLiveChatInitiatedV1", [(0, required,
+    live_chat_conversation, "live_chat_conversation")]
+);
 /// Event type `ink.live-chat.initiated` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2494,57 +1430,11 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
 }
-impl<'de> ::serde::Deserialize<'de> for InkLiveChatMessagesOutboundMessageCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["live_chat_conversation"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkLiveChatMessagesOutboundMessageCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkLiveChatMessagesOutboundMessageCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<crate::types::InkConversation> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkLiveChatMessagesOutboundMessageCreatedV1 {
-                    live_chat_conversation: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkLiveChatMessagesOutboundMessageCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkLiveChatMessagesOutboundMessageCreatedV1,
+    "struct InkLiveChatMessagesOutboundMessageCreatedV1", [(0, required,
+    live_chat_conversation, "live_chat_conversation")]
+);
 /// Event type `ink.live-chat.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2637,73 +1527,11 @@ pub struct InkMessageAttachmentSafeV1 {
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessageAttachmentSafeV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "filename",
-            "storage_key",
-            "storage_bucket",
-            "size_in_bytes",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessageAttachmentSafeV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessageAttachmentSafeV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessageAttachmentSafeV1 {
-                    filename: crate::de::required(f0, FIELDS[0usize])?,
-                    storage_key: crate::de::required(f1, FIELDS[1usize])?,
-                    storage_bucket: crate::de::required(f2, FIELDS[2usize])?,
-                    size_in_bytes: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkMessageAttachmentSafeV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessageAttachmentSafeV1, "struct InkMessageAttachmentSafeV1", [(0, required,
+    filename, "filename"), (1, required, storage_key, "storage_key"), (2, required,
+    storage_bucket, "storage_bucket"), (3, required, size_in_bytes, "size_in_bytes")]
+);
 /// Event type `ink.message_attachment.safe` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2792,73 +1620,11 @@ pub struct InkMessageAttachmentUnsafeV1 {
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessageAttachmentUnsafeV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "filename",
-            "storage_key",
-            "storage_bucket",
-            "size_in_bytes",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessageAttachmentUnsafeV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessageAttachmentUnsafeV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessageAttachmentUnsafeV1 {
-                    filename: crate::de::required(f0, FIELDS[0usize])?,
-                    storage_key: crate::de::required(f1, FIELDS[1usize])?,
-                    storage_bucket: crate::de::required(f2, FIELDS[2usize])?,
-                    size_in_bytes: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkMessageAttachmentUnsafeV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessageAttachmentUnsafeV1, "struct InkMessageAttachmentUnsafeV1", [(0, required,
+    filename, "filename"), (1, required, storage_key, "storage_key"), (2, required,
+    storage_bucket, "storage_bucket"), (3, required, size_in_bytes, "size_in_bytes")]
+);
 /// Event type `ink.message_attachment.unsafe` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2945,67 +1711,11 @@ pub struct InkMessagesInboundEmailMigrationV1 {
     /// `storage_bucket` (string).
     pub storage_bucket: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesInboundEmailMigrationV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["message_id", "storage_key", "storage_bucket"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesInboundEmailMigrationV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesInboundEmailMigrationV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesInboundEmailMigrationV1 {
-                    message_id: crate::de::required(f0, FIELDS[0usize])?,
-                    storage_key: crate::de::required(f1, FIELDS[1usize])?,
-                    storage_bucket: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesInboundEmailMigrationV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesInboundEmailMigrationV1, "struct InkMessagesInboundEmailMigrationV1", [(0,
+    required, message_id, "message_id"), (1, required, storage_key, "storage_key"), (2,
+    required, storage_bucket, "storage_bucket")]
+);
 /// Event type `ink.messages.inbound-email-migration` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3095,67 +1805,11 @@ pub struct InkMessagesInboundMessageCreatedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesInboundMessageCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesInboundMessageCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesInboundMessageCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesInboundMessageCreatedV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesInboundMessageCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesInboundMessageCreatedV1, "struct InkMessagesInboundMessageCreatedV1", [(0,
+    required, conversation_relay_id, "conversation_relay_id"), (1, required,
+    account_number, "account_number"), (2, required, message, "message")]
+);
 /// Event type `ink.messages.inbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3247,72 +1901,11 @@ pub struct InkMessagesInboundMessageIngestedV1 {
     /// `message_relay_id` (string).
     pub message_relay_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesInboundMessageIngestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["channel", "vendor", "vendor_id", "message_relay_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesInboundMessageIngestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesInboundMessageIngestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesInboundMessageIngestedV1 {
-                    channel: crate::de::required(f0, FIELDS[0usize])?,
-                    vendor: crate::de::required(f1, FIELDS[1usize])?,
-                    vendor_id: crate::de::required(f2, FIELDS[2usize])?,
-                    message_relay_id: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesInboundMessageIngestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesInboundMessageIngestedV1, "struct InkMessagesInboundMessageIngestedV1",
+    [(0, required, channel, "channel"), (1, required, vendor, "vendor"), (2, required,
+    vendor_id, "vendor_id"), (3, required, message_relay_id, "message_relay_id")]
+);
 /// Event type `ink.messages.inbound-message-ingested` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3402,67 +1995,11 @@ pub struct InkMessagesOutboundMessageCreatedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesOutboundMessageCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesOutboundMessageCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesOutboundMessageCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesOutboundMessageCreatedV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesOutboundMessageCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesOutboundMessageCreatedV1, "struct InkMessagesOutboundMessageCreatedV1",
+    [(0, required, conversation_relay_id, "conversation_relay_id"), (1, required,
+    account_number, "account_number"), (2, required, message, "message")]
+);
 /// Event type `ink.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3552,67 +2089,11 @@ pub struct InkMessagesOutboundMessageFailedV1 {
     /// `failure` (`InkFailureData`).
     pub failure: crate::types::InkFailureData,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesOutboundMessageFailedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "message", "failure"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesOutboundMessageFailedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesOutboundMessageFailedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<crate::types::InkMessageWithVendor> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkFailureData> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesOutboundMessageFailedV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    message: crate::de::required(f1, FIELDS[1usize])?,
-                    failure: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesOutboundMessageFailedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesOutboundMessageFailedV1, "struct InkMessagesOutboundMessageFailedV1", [(0,
+    required, conversation_relay_id, "conversation_relay_id"), (1, required, message,
+    "message"), (2, required, failure, "failure")]
+);
 /// Event type `ink.messages.outbound-message-failed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3702,67 +2183,11 @@ pub struct InkMessagesPhishingReportDismissedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesPhishingReportDismissedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesPhishingReportDismissedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesPhishingReportDismissedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesPhishingReportDismissedV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesPhishingReportDismissedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesPhishingReportDismissedV1, "struct InkMessagesPhishingReportDismissedV1",
+    [(0, required, conversation_relay_id, "conversation_relay_id"), (1, required,
+    account_number, "account_number"), (2, required, message, "message")]
+);
 /// Event type `ink.messages.phishing-report-dismissed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3852,63 +2277,11 @@ pub struct InkMessagesReportedPhishingV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesReportedPhishingV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesReportedPhishingV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesReportedPhishingV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesReportedPhishingV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkMessagesReportedPhishingV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesReportedPhishingV1, "struct InkMessagesReportedPhishingV1", [(0, required,
+    conversation_relay_id, "conversation_relay_id"), (1, required, account_number,
+    "account_number"), (2, required, message, "message")]
+);
 /// Event type `ink.messages.reported-phishing` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3998,63 +2371,11 @@ pub struct InkMessagesReportedSpamV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesReportedSpamV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesReportedSpamV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesReportedSpamV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesReportedSpamV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct InkMessagesReportedSpamV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesReportedSpamV1, "struct InkMessagesReportedSpamV1", [(0, required,
+    conversation_relay_id, "conversation_relay_id"), (1, required, account_number,
+    "account_number"), (2, required, message, "message")]
+);
 /// Event type `ink.messages.reported-spam` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -4141,67 +2462,11 @@ pub struct InkMessagesSpamReportDismissedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for InkMessagesSpamReportDismissedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["conversation_relay_id", "account_number", "message"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InkMessagesSpamReportDismissedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct InkMessagesSpamReportDismissedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::InkMessage> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(InkMessagesSpamReportDismissedV1 {
-                    conversation_relay_id: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    message: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct InkMessagesSpamReportDismissedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    InkMessagesSpamReportDismissedV1, "struct InkMessagesSpamReportDismissedV1", [(0,
+    required, conversation_relay_id, "conversation_relay_id"), (1, required,
+    account_number, "account_number"), (2, required, message, "message")]
+);
 /// Event type `ink.messages.spam-report-dismissed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

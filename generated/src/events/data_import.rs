@@ -12,71 +12,11 @@ pub struct DataImportImportProcessCancelledV1 {
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessCancelledV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "resource_type",
-            "external_identifier",
-            "expiry_window_end",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessCancelledV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessCancelledV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessCancelledV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    expiry_window_end: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportImportProcessCancelledV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessCancelledV1, "struct DataImportImportProcessCancelledV1", [(0,
+    required, resource_type, "resource_type"), (1, required, external_identifier,
+    "external_identifier"), (2, required, expiry_window_end, "expiry_window_end")]
+);
 /// Event type `data_import.import_process.cancelled` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -166,67 +106,11 @@ pub struct DataImportImportProcessCompleteV1 {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessCompleteV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["resource_type", "external_identifier", "identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessCompleteV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessCompleteV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessCompleteV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    identifier: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportImportProcessCompleteV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessCompleteV1, "struct DataImportImportProcessCompleteV1", [(0,
+    required, resource_type, "resource_type"), (1, required, external_identifier,
+    "external_identifier"), (2, required, identifier, "identifier")]
+);
 /// Event type `data_import.import_process.complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -314,62 +198,11 @@ pub struct DataImportImportProcessDryRunCompleteV1 {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessDryRunCompleteV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["resource_type", "external_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessDryRunCompleteV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessDryRunCompleteV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessDryRunCompleteV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportImportProcessDryRunCompleteV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessDryRunCompleteV1,
+    "struct DataImportImportProcessDryRunCompleteV1", [(0, required, resource_type,
+    "resource_type"), (1, required, external_identifier, "external_identifier")]
+);
 /// Event type `data_import.import_process.dry_run_complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -462,77 +295,12 @@ pub struct DataImportImportProcessDryRunErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessDryRunErrorV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "resource_type",
-            "external_identifier",
-            "error_code",
-            "error_detail",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessDryRunErrorV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessDryRunErrorV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessDryRunErrorV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    error_code: crate::de::required(f2, FIELDS[2usize])?,
-                    error_detail: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportImportProcessDryRunErrorV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessDryRunErrorV1, "struct DataImportImportProcessDryRunErrorV1",
+    [(0, required, resource_type, "resource_type"), (1, required, external_identifier,
+    "external_identifier"), (2, required, error_code, "error_code"), (3, required,
+    error_detail, "error_detail")]
+);
 /// Event type `data_import.import_process.dry_run_error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -624,73 +392,12 @@ pub struct DataImportImportProcessErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessErrorV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "resource_type",
-            "external_identifier",
-            "error_code",
-            "error_detail",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessErrorV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessErrorV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessErrorV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    external_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                    error_code: crate::de::required(f2, FIELDS[2usize])?,
-                    error_detail: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct DataImportImportProcessErrorV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessErrorV1, "struct DataImportImportProcessErrorV1", [(0,
+    required, resource_type, "resource_type"), (1, required, external_identifier,
+    "external_identifier"), (2, required, error_code, "error_code"), (3, required,
+    error_detail, "error_detail")]
+);
 /// Event type `data_import.import_process.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -782,83 +489,13 @@ pub struct DataImportImportProcessPostImportCompletedV1 {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessPostImportCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "resource_type",
-            "import_process_resource_type",
-            "import_process_external_identifier",
-            "identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessPostImportCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessPostImportCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessPostImportCompletedV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    import_process_resource_type: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    import_process_external_identifier: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    identifier: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportImportProcessPostImportCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessPostImportCompletedV1,
+    "struct DataImportImportProcessPostImportCompletedV1", [(0, required, resource_type,
+    "resource_type"), (1, required, import_process_resource_type,
+    "import_process_resource_type"), (2, required, import_process_external_identifier,
+    "import_process_external_identifier"), (3, required, identifier, "identifier")]
+);
 /// Event type `data_import.import_process.post_import.completed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -953,89 +590,14 @@ pub struct DataImportImportProcessPostImportErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportImportProcessPostImportErrorV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "resource_type",
-            "import_process_resource_type",
-            "import_process_external_identifier",
-            "error_code",
-            "error_detail",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportImportProcessPostImportErrorV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportImportProcessPostImportErrorV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportImportProcessPostImportErrorV1 {
-                    resource_type: crate::de::required(f0, FIELDS[0usize])?,
-                    import_process_resource_type: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    import_process_external_identifier: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    error_code: crate::de::required(f3, FIELDS[3usize])?,
-                    error_detail: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportImportProcessPostImportErrorV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportImportProcessPostImportErrorV1,
+    "struct DataImportImportProcessPostImportErrorV1", [(0, required, resource_type,
+    "resource_type"), (1, required, import_process_resource_type,
+    "import_process_resource_type"), (2, required, import_process_external_identifier,
+    "import_process_external_identifier"), (3, required, error_code, "error_code"), (4,
+    required, error_detail, "error_detail")]
+);
 /// Event type `data_import.import_process.post_import.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1124,62 +686,11 @@ pub struct DataImportOrderProcessCancelledV1 {
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportOrderProcessCancelledV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["external_order_id", "expiry_window_end"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportOrderProcessCancelledV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportOrderProcessCancelledV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportOrderProcessCancelledV1 {
-                    external_order_id: crate::de::required(f0, FIELDS[0usize])?,
-                    expiry_window_end: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportOrderProcessCancelledV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportOrderProcessCancelledV1, "struct DataImportOrderProcessCancelledV1", [(0,
+    required, external_order_id, "external_order_id"), (1, required, expiry_window_end,
+    "expiry_window_end")]
+);
 /// Event type `data_import.order_process.cancelled` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1267,62 +778,11 @@ pub struct DataImportOrderProcessCompleteV1 {
     /// `process_id` (string).
     pub process_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportOrderProcessCompleteV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["external_order_id", "process_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportOrderProcessCompleteV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportOrderProcessCompleteV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportOrderProcessCompleteV1 {
-                    external_order_id: crate::de::required(f0, FIELDS[0usize])?,
-                    process_id: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct DataImportOrderProcessCompleteV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportOrderProcessCompleteV1, "struct DataImportOrderProcessCompleteV1", [(0,
+    required, external_order_id, "external_order_id"), (1, required, process_id,
+    "process_id")]
+);
 /// Event type `data_import.order_process.complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1412,63 +872,11 @@ pub struct DataImportOrderProcessErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for DataImportOrderProcessErrorV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["external_order_id", "error_code", "error_detail"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DataImportOrderProcessErrorV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct DataImportOrderProcessErrorV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(DataImportOrderProcessErrorV1 {
-                    external_order_id: crate::de::required(f0, FIELDS[0usize])?,
-                    error_code: crate::de::required(f1, FIELDS[1usize])?,
-                    error_detail: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct DataImportOrderProcessErrorV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    DataImportOrderProcessErrorV1, "struct DataImportOrderProcessErrorV1", [(0, required,
+    external_order_id, "external_order_id"), (1, required, error_code, "error_code"), (2,
+    required, error_detail, "error_detail")]
+);
 /// Event type `data_import.order_process.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1554,57 +962,11 @@ pub struct ExternalMessagingUploadedFileProcessedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["file_reference"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ExternalMessagingUploadedFileProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ExternalMessagingUploadedFileProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ExternalMessagingUploadedFileProcessedV1 {
-                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ExternalMessagingUploadedFileProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ExternalMessagingUploadedFileProcessedV1,
+    "struct ExternalMessagingUploadedFileProcessedV1", [(0, required, file_reference,
+    "file_reference")]
+);
 /// Event type `external_messaging.uploaded_file.processed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1691,57 +1053,11 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileProcessingFailedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["file_reference"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ExternalMessagingUploadedFileProcessingFailedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ExternalMessagingUploadedFileProcessingFailedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ExternalMessagingUploadedFileProcessingFailedV1 {
-                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ExternalMessagingUploadedFileProcessingFailedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ExternalMessagingUploadedFileProcessingFailedV1,
+    "struct ExternalMessagingUploadedFileProcessingFailedV1", [(0, required,
+    file_reference, "file_reference")]
+);
 /// Event type `external_messaging.uploaded_file.processing_failed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1828,57 +1144,10 @@ pub struct ExternalMessagingUploadedFileSafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileSafeV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["file_reference"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ExternalMessagingUploadedFileSafeV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ExternalMessagingUploadedFileSafeV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ExternalMessagingUploadedFileSafeV1 {
-                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ExternalMessagingUploadedFileSafeV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ExternalMessagingUploadedFileSafeV1, "struct ExternalMessagingUploadedFileSafeV1",
+    [(0, required, file_reference, "file_reference")]
+);
 /// Event type `external_messaging.uploaded_file.safe` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1964,57 +1233,11 @@ pub struct ExternalMessagingUploadedFileUnsafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalMessagingUploadedFileUnsafeV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["file_reference"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ExternalMessagingUploadedFileUnsafeV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ExternalMessagingUploadedFileUnsafeV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ExternalMessagingUploadedFileUnsafeV1 {
-                    file_reference: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ExternalMessagingUploadedFileUnsafeV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ExternalMessagingUploadedFileUnsafeV1,
+    "struct ExternalMessagingUploadedFileUnsafeV1", [(0, required, file_reference,
+    "file_reference")]
+);
 /// Event type `external_messaging.uploaded_file.unsafe` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

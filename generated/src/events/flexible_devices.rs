@@ -23,89 +23,12 @@ pub struct FlexDeviceDeauthenticatedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for FlexDeviceDeauthenticatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "property_id",
-            "device_id",
-            "site_id",
-            "device_type",
-            "payload",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = FlexDeviceDeauthenticatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct FlexDeviceDeauthenticatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(FlexDeviceDeauthenticatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    property_id: crate::de::required(f1, FIELDS[1usize])?,
-                    device_id: crate::de::required(f2, FIELDS[2usize])?,
-                    site_id: crate::de::required(f3, FIELDS[3usize])?,
-                    device_type: crate::de::required(f4, FIELDS[4usize])?,
-                    payload: f5.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct FlexDeviceDeauthenticatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    FlexDeviceDeauthenticatedV1, "struct FlexDeviceDeauthenticatedV1", [(0, required,
+    account_number, "account_number"), (1, required, property_id, "property_id"), (2,
+    required, device_id, "device_id"), (3, required, site_id, "site_id"), (4, required,
+    device_type, "device_type"), (5, optional, payload, "payload")]
+);
 /// Event type `flex_device.deauthenticated` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -200,87 +123,12 @@ pub struct FlexDeviceDisconnectedV1 {
     /// `payload` (`FlexDeviceDisconnectedPayload`).
     pub payload: crate::types::FlexDeviceDisconnectedPayload,
 }
-impl<'de> ::serde::Deserialize<'de> for FlexDeviceDisconnectedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "property_id",
-            "device_id",
-            "site_id",
-            "device_type",
-            "payload",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = FlexDeviceDisconnectedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct FlexDeviceDisconnectedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    crate::types::FlexDeviceDisconnectedPayload,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(FlexDeviceDisconnectedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    property_id: crate::de::required(f1, FIELDS[1usize])?,
-                    device_id: crate::de::required(f2, FIELDS[2usize])?,
-                    site_id: crate::de::required(f3, FIELDS[3usize])?,
-                    device_type: crate::de::required(f4, FIELDS[4usize])?,
-                    payload: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct FlexDeviceDisconnectedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    FlexDeviceDisconnectedV1, "struct FlexDeviceDisconnectedV1", [(0, required,
+    account_number, "account_number"), (1, required, property_id, "property_id"), (2,
+    required, device_id, "device_id"), (3, required, site_id, "site_id"), (4, required,
+    device_type, "device_type"), (5, required, payload, "payload")]
+);
 /// Event type `flex_device.disconnected` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -374,91 +222,13 @@ pub struct FlexDeviceOptimisationCreatedV1 {
     /// `payload` (`FlexDeviceOptimisationCreatedPayload`).
     pub payload: crate::types::FlexDeviceOptimisationCreatedPayload,
 }
-impl<'de> ::serde::Deserialize<'de> for FlexDeviceOptimisationCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "property_id",
-            "device_id",
-            "site_id",
-            "device_type",
-            "payload",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = FlexDeviceOptimisationCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct FlexDeviceOptimisationCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    crate::types::FlexDeviceOptimisationCreatedPayload,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(FlexDeviceOptimisationCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    property_id: crate::de::required(f1, FIELDS[1usize])?,
-                    device_id: crate::de::required(f2, FIELDS[2usize])?,
-                    site_id: crate::de::required(f3, FIELDS[3usize])?,
-                    device_type: crate::de::required(f4, FIELDS[4usize])?,
-                    payload: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct FlexDeviceOptimisationCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    FlexDeviceOptimisationCreatedV1, "struct FlexDeviceOptimisationCreatedV1", [(0,
+    required, account_number, "account_number"), (1, required, property_id,
+    "property_id"), (2, required, device_id, "device_id"), (3, required, site_id,
+    "site_id"), (4, required, device_type, "device_type"), (5, required, payload,
+    "payload")]
+);
 /// Event type `flex_device.optimisation_created` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -559,88 +329,12 @@ pub struct FlexDeviceRegisteredV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for FlexDeviceRegisteredV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "property_id",
-            "device_id",
-            "site_id",
-            "device_type",
-            "payload",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = FlexDeviceRegisteredV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct FlexDeviceRegisteredV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(FlexDeviceRegisteredV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    property_id: crate::de::required(f1, FIELDS[1usize])?,
-                    device_id: crate::de::required(f2, FIELDS[2usize])?,
-                    site_id: crate::de::required(f3, FIELDS[3usize])?,
-                    device_type: crate::de::required(f4, FIELDS[4usize])?,
-                    payload: f5.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct FlexDeviceRegisteredV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    FlexDeviceRegisteredV1, "struct FlexDeviceRegisteredV1", [(0, required,
+    account_number, "account_number"), (1, required, property_id, "property_id"), (2,
+    required, device_id, "device_id"), (3, required, site_id, "site_id"), (4, required,
+    device_type, "device_type"), (5, optional, payload, "payload")]
+);
 /// Event type `flex_device.registered` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

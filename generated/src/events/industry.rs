@@ -12,70 +12,12 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["mpan", "energisation_status", "effective_from"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
-                    mpan: crate::de::required(f0, FIELDS[0usize])?,
-                    energisation_status: crate::de::required(f1, FIELDS[1usize])?,
-                    effective_from: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
+    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1", [(0, required,
+    mpan, "mpan"), (1, required, energisation_status, "energisation_status"), (2,
+    required, effective_from, "effective_from")]
+);
 /// Event type `industry.electricity.change_of_energisation.unsolicited_message` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -173,70 +115,12 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["mpan", "serial_number", "effective_from"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryElectricityChangeOfServiceMeterDeactivatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
-                    mpan: crate::de::required(f0, FIELDS[0usize])?,
-                    serial_number: crate::de::required(f1, FIELDS[1usize])?,
-                    effective_from: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryElectricityChangeOfServiceMeterDeactivatedV1,
+    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1", [(0, required, mpan,
+    "mpan"), (1, required, serial_number, "serial_number"), (2, required, effective_from,
+    "effective_from")]
+);
 /// Event type `industry.electricity.change_of_service.meter_deactivated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -326,58 +210,11 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["meter_point_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryElectricityChangeOfSupplyGainInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct IndustryElectricityChangeOfSupplyGainInitiatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryElectricityChangeOfSupplyGainInitiatedV1 {
-                    meter_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryElectricityChangeOfSupplyGainInitiatedV1,
+    "struct IndustryElectricityChangeOfSupplyGainInitiatedV1", [(0, required,
+    meter_point_identifier, "meter_point_identifier")]
+);
 /// Event type `industry.electricity.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -470,77 +307,13 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for IndustryElectricityChangeOfSupplyLossCompleteV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "mpan",
-            "supply_end_date",
-            "new_supplier_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryElectricityChangeOfSupplyLossCompleteV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct IndustryElectricityChangeOfSupplyLossCompleteV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryElectricityChangeOfSupplyLossCompleteV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    mpan: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
-                    new_supplier_id: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryElectricityChangeOfSupplyLossCompleteV1,
+    "struct IndustryElectricityChangeOfSupplyLossCompleteV1", [(0, required,
+    account_number, "account_number"), (1, required, mpan, "mpan"), (2, required,
+    supply_end_date, "supply_end_date"), (3, required, new_supplier_id,
+    "new_supplier_id")]
+);
 /// Event type `industry.electricity.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -641,103 +414,15 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
     /// `journey_identifier` (string).
     pub journey_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for IndustryElectricityExportInstallationValidatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "import_mpan",
-            "account_number",
-            "product_code",
-            "manual_declared_net_capacity",
-            "manual_technology_type",
-            "valid_mcs_installations",
-            "journey_identifier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryElectricityExportInstallationValidatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct IndustryElectricityExportInstallationValidatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::vec::Vec<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryElectricityExportInstallationValidatedV1 {
-                    import_mpan: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    product_code: crate::de::required(f2, FIELDS[2usize])?,
-                    manual_declared_net_capacity: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    manual_technology_type: crate::de::required(f4, FIELDS[4usize])?,
-                    valid_mcs_installations: crate::de::required(f5, FIELDS[5usize])?,
-                    journey_identifier: crate::de::required(f6, FIELDS[6usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryElectricityExportInstallationValidatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryElectricityExportInstallationValidatedV1,
+    "struct IndustryElectricityExportInstallationValidatedV1", [(0, required,
+    import_mpan, "import_mpan"), (1, required, account_number, "account_number"), (2,
+    required, product_code, "product_code"), (3, required, manual_declared_net_capacity,
+    "manual_declared_net_capacity"), (4, required, manual_technology_type,
+    "manual_technology_type"), (5, required, valid_mcs_installations,
+    "valid_mcs_installations"), (6, required, journey_identifier, "journey_identifier")]
+);
 /// Payload of `industry.electricity.export_installation.validated` version `v2` (Industry (electricity and gas)).
 ///
 /// The v1 fields plus the export MPAN (required).
@@ -764,109 +449,16 @@ pub struct IndustryElectricityExportInstallationValidatedV2 {
     /// `export_mpan` (string).
     pub export_mpan: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for IndustryElectricityExportInstallationValidatedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "import_mpan",
-            "account_number",
-            "product_code",
-            "manual_declared_net_capacity",
-            "manual_technology_type",
-            "valid_mcs_installations",
-            "journey_identifier",
-            "export_mpan",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryElectricityExportInstallationValidatedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct IndustryElectricityExportInstallationValidatedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::vec::Vec<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryElectricityExportInstallationValidatedV2 {
-                    import_mpan: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    product_code: crate::de::required(f2, FIELDS[2usize])?,
-                    manual_declared_net_capacity: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    manual_technology_type: crate::de::required(f4, FIELDS[4usize])?,
-                    valid_mcs_installations: crate::de::required(f5, FIELDS[5usize])?,
-                    journey_identifier: crate::de::required(f6, FIELDS[6usize])?,
-                    export_mpan: crate::de::required(f7, FIELDS[7usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryElectricityExportInstallationValidatedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryElectricityExportInstallationValidatedV2,
+    "struct IndustryElectricityExportInstallationValidatedV2", [(0, required,
+    import_mpan, "import_mpan"), (1, required, account_number, "account_number"), (2,
+    required, product_code, "product_code"), (3, required, manual_declared_net_capacity,
+    "manual_declared_net_capacity"), (4, required, manual_technology_type,
+    "manual_technology_type"), (5, required, valid_mcs_installations,
+    "valid_mcs_installations"), (6, required, journey_identifier, "journey_identifier"),
+    (7, required, export_mpan, "export_mpan")]
+);
 /// Event type `industry.electricity.export_installation.validated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1019,57 +611,11 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for IndustryGasChangeOfSupplyGainInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["meter_point_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryGasChangeOfSupplyGainInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct IndustryGasChangeOfSupplyGainInitiatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryGasChangeOfSupplyGainInitiatedV1 {
-                    meter_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryGasChangeOfSupplyGainInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryGasChangeOfSupplyGainInitiatedV1,
+    "struct IndustryGasChangeOfSupplyGainInitiatedV1", [(0, required,
+    meter_point_identifier, "meter_point_identifier")]
+);
 /// Event type `industry.gas.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1162,77 +708,12 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for IndustryGasChangeOfSupplyLossCompleteV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "mprn",
-            "supply_end_date",
-            "new_supplier_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = IndustryGasChangeOfSupplyLossCompleteV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct IndustryGasChangeOfSupplyLossCompleteV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(IndustryGasChangeOfSupplyLossCompleteV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    mprn: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
-                    new_supplier_id: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct IndustryGasChangeOfSupplyLossCompleteV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    IndustryGasChangeOfSupplyLossCompleteV1,
+    "struct IndustryGasChangeOfSupplyLossCompleteV1", [(0, required, account_number,
+    "account_number"), (1, required, mprn, "mprn"), (2, required, supply_end_date,
+    "supply_end_date"), (3, required, new_supplier_id, "new_supplier_id")]
+);
 /// Event type `industry.gas.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -18,86 +18,14 @@ pub struct LifecycleJoinSupplierActivationCompletedV1 {
     /// `supply_point` (`ActivatedSupplyPoint`).
     pub supply_point: crate::types::ActivatedSupplyPoint,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierActivationCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "activation_journey_type",
-            "supply_point",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierActivationCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierActivationCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierActivationCompletedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    activation_journey_type: crate::de::required(f3, FIELDS[3usize])?,
-                    supply_point: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierActivationCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierActivationCompletedV1,
+    "struct LifecycleJoinSupplierActivationCompletedV1", [(0, required, account_number,
+    "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
+    activation_journey_type, "activation_journey_type"), (4, required, supply_point,
+    "supply_point")]
+);
 /// Event type `lifecycle.join-supplier.activation.completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -194,88 +122,14 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     /// `supply_point` (`ActivationInitiatedSupplyPoint`).
     pub supply_point: crate::types::ActivationInitiatedSupplyPoint,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierActivationInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "activation_journey_type",
-            "supply_point",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierActivationInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierActivationInitiatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    crate::types::ActivationInitiatedSupplyPoint,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierActivationInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    activation_journey_type: crate::de::required(f3, FIELDS[3usize])?,
-                    supply_point: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierActivationInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierActivationInitiatedV1,
+    "struct LifecycleJoinSupplierActivationInitiatedV1", [(0, required, account_number,
+    "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
+    activation_journey_type, "activation_journey_type"), (4, required, supply_point,
+    "supply_point")]
+);
 /// Event type `lifecycle.join-supplier.activation.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -372,88 +226,14 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierAgreementCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "supply_point",
-            "agreements",
-            "contract_references",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierAgreementCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierAgreementCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::JoinAgreement>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<crate::types::ContractReferences> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierAgreementCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    agreements: crate::de::required(f3, FIELDS[3usize])?,
-                    contract_references: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierAgreementCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierAgreementCreatedV1,
+    "struct LifecycleJoinSupplierAgreementCreatedV1", [(0, required, account_number,
+    "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, supply_point, "supply_point"), (3,
+    required, agreements, "agreements"), (4, required, contract_references,
+    "contract_references")]
+);
 /// Event type `lifecycle.join-supplier.agreement.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -546,77 +326,12 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
+    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1", [(0, required,
+    account_number, "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -716,77 +431,12 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
+    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1", [(0, required,
+    account_number, "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -886,77 +536,12 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
+    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1", [(0, required,
+    account_number, "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1056,82 +641,13 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCancellationRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierCancellationRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierCancellationRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierCancellationRequestedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierCancellationRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierCancellationRequestedV1,
+    "struct LifecycleJoinSupplierCancellationRequestedV1", [(0, required, account_number,
+    "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
+    supply_points, "supply_points")]
+);
 /// Event type `lifecycle.join-supplier.cancellation-requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1226,82 +742,12 @@ pub struct LifecycleJoinSupplierCancelledV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCancelledV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierCancelledV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierCancelledV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierCancelledV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierCancelledV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierCancelledV1, "struct LifecycleJoinSupplierCancelledV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
+    "subtype"), (3, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.join-supplier.cancelled` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1395,82 +841,12 @@ pub struct LifecycleJoinSupplierCompletedV1 {
     /// `supply_points` (array of `ActivatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierCompletedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierCompletedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierCompletedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierCompletedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierCompletedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierCompletedV1, "struct LifecycleJoinSupplierCompletedV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
+    "subtype"), (3, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.join-supplier.completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1566,88 +942,13 @@ pub struct LifecycleJoinSupplierRequestedV1 {
     /// `requested_at` (string).
     pub requested_at: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "supply_points",
-            "requested_at",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierRequestedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                    requested_at: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierRequestedV1, "struct LifecycleJoinSupplierRequestedV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
+    "subtype"), (3, required, supply_points, "supply_points"), (4, required,
+    requested_at, "requested_at")]
+);
 /// Event type `lifecycle.join-supplier.requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1741,82 +1042,13 @@ pub struct LifecycleJoinSupplierReversalRequestedV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierReversalRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierReversalRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierReversalRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierReversalRequestedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierReversalRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierReversalRequestedV1,
+    "struct LifecycleJoinSupplierReversalRequestedV1", [(0, required, account_number,
+    "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
+    supply_points, "supply_points")]
+);
 /// Event type `lifecycle.join-supplier.reversal-requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1911,82 +1143,12 @@ pub struct LifecycleJoinSupplierReversedV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierReversedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "subtype",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierReversedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierReversedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::JoinSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierReversedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierReversedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierReversedV1, "struct LifecycleJoinSupplierReversedV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
+    "subtype"), (3, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.join-supplier.reversed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2082,86 +1244,14 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "supply_point",
-            "supply_period",
-            "contract_references",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierSupplyPeriodCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierSupplyPeriodCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<crate::types::SupplyPeriodData> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<crate::types::ContractReferences> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierSupplyPeriodCreatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_period: crate::de::required(f3, FIELDS[3usize])?,
-                    contract_references: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierSupplyPeriodCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierSupplyPeriodCreatedV1,
+    "struct LifecycleJoinSupplierSupplyPeriodCreatedV1", [(0, required, account_number,
+    "account_number"), (1, required, join_supplier_process_number,
+    "join_supplier_process_number"), (2, required, supply_point, "supply_point"), (3,
+    required, supply_period, "supply_period"), (4, required, contract_references,
+    "contract_references")]
+);
 /// Event type `lifecycle.join-supplier.supply-period.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2256,83 +1346,13 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "supply_point",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::ActivatedSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    subtype: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
+    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
+    [(0, required, account_number, "account_number"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required,
+    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2443,83 +1463,13 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "join_supplier_process_number",
-            "supply_point",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::JoinSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    subtype: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
+    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
+    [(0, required, account_number, "account_number"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required,
+    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2628,77 +1578,13 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "join_supplier_process_id",
-            "join_supplier_process_number",
-            "account_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
-                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
+    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2", [(0,
+    required, join_supplier_process_id, "join_supplier_process_id"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required,
+    account_number, "account_number")]
+);
 /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2798,77 +1684,13 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "join_supplier_process_id",
-            "join_supplier_process_number",
-            "account_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
-                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
+    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2", [(0,
+    required, join_supplier_process_id, "join_supplier_process_id"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required,
+    account_number, "account_number")]
+);
 /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2962,60 +1784,11 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["join_supplier_process_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierSecurityDepositsCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierSecurityDepositsCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierSecurityDepositsCreatedV1 {
-                    join_supplier_process_number: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierSecurityDepositsCreatedV1,
+    "struct LifecycleJoinSupplierSecurityDepositsCreatedV1", [(0, required,
+    join_supplier_process_number, "join_supplier_process_number")]
+);
 /// Event type `lifecycle.join_supplier.security_deposits.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3106,69 +1879,12 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "join_supplier_process_id",
-            "join_supplier_process_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleJoinSupplierTermsAndConditionsAcceptedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
-                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
+    "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2", [(0, required,
+    join_supplier_process_id, "join_supplier_process_id"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number")]
+);
 /// Event type `lifecycle.join_supplier.terms-and-conditions.accepted` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

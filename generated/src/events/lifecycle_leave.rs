@@ -12,77 +12,13 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
+    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
+    subtype, "subtype")]
+);
 /// Event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -183,77 +119,13 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
+    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1", [(0,
+    required, account_number, "account_number"), (1, required,
+    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
+    subtype, "subtype")]
+);
 /// Event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -351,77 +223,12 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    subtype: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
+    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1", [(0, required,
+    account_number, "account_number"), (1, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (2, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -523,82 +330,13 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCancellationRequestedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_number",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierCancellationRequestedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierCancellationRequestedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierCancellationRequestedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierCancellationRequestedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierCancellationRequestedV2,
+    "struct LifecycleLeaveSupplierCancellationRequestedV2", [(0, required,
+    account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (3, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.leave-supplier.cancellation-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -693,82 +431,12 @@ pub struct LifecycleLeaveSupplierCancelledV2 {
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCancelledV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_number",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierCancelledV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierCancelledV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierCancelledV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierCancelledV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierCancelledV2, "struct LifecycleLeaveSupplierCancelledV2", [(0,
+    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (3, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.leave-supplier.cancelled` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -864,91 +532,13 @@ pub struct LifecycleLeaveSupplierCompletedV3 {
     /// `supply_points` (array of `TerminatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierCompletedV3 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_number",
-            "leave_supplier_process_subtype",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierCompletedV3;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierCompletedV3")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierCompletedV3 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    supply_points: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierCompletedV3",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierCompletedV3, "struct LifecycleLeaveSupplierCompletedV3", [(0,
+    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (3, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (4, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.leave-supplier.completed` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1053,112 +643,16 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierRequestedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_subtype",
-            "supply_points",
-            "requested_supply_end_at",
-            "requested_supply_end_date",
-            "requested_at",
-            "is_passive",
-            "passive_loss_instigated_supply_point_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierRequestedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierRequestedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierRequestedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
-                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
-                    requested_at: crate::de::required(f6, FIELDS[6usize])?,
-                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
-                    passive_loss_instigated_supply_point_id: f8.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierRequestedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierRequestedV2, "struct LifecycleLeaveSupplierRequestedV2", [(0,
+    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
+    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
+    requested_supply_end_date, "requested_supply_end_date"), (6, required, requested_at,
+    "requested_at"), (7, required, is_passive, "is_passive"), (8, optional,
+    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id")]
+);
 /// Payload of `lifecycle.leave-supplier.requested` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// The v2 fields plus the process number (required).
@@ -1188,121 +682,17 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierRequestedV3 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_subtype",
-            "supply_points",
-            "requested_supply_end_at",
-            "requested_supply_end_date",
-            "requested_at",
-            "is_passive",
-            "passive_loss_instigated_supply_point_id",
-            "leave_supplier_process_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierRequestedV3;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierRequestedV3")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierRequestedV3 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
-                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
-                    requested_at: crate::de::required(f6, FIELDS[6usize])?,
-                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
-                    passive_loss_instigated_supply_point_id: f8.flatten(),
-                    leave_supplier_process_number: crate::de::required(
-                        f9,
-                        FIELDS[9usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierRequestedV3",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierRequestedV3, "struct LifecycleLeaveSupplierRequestedV3", [(0,
+    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
+    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
+    requested_supply_end_date, "requested_supply_end_date"), (6, required, requested_at,
+    "requested_at"), (7, required, is_passive, "is_passive"), (8, optional,
+    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+    (9, required, leave_supplier_process_number, "leave_supplier_process_number")]
+);
 /// Event type `lifecycle.leave-supplier.requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1465,82 +855,13 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierReversalRequestedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_number",
-            "supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierReversalRequestedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierReversalRequestedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierReversalRequestedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierReversalRequestedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierReversalRequestedV2,
+    "struct LifecycleLeaveSupplierReversalRequestedV2", [(0, required, account_number,
+    "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (3, required, supply_points, "supply_points")]
+);
 /// Event type `lifecycle.leave-supplier.reversal-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1633,83 +954,13 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "supply_point",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::TerminatedSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    subtype: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
+    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
+    [(0, required, account_number, "account_number"), (1, required,
+    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
+    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1818,83 +1069,13 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "supply_point",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::LeaveSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    subtype: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
+    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
+    [(0, required, account_number, "account_number"), (1, required,
+    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
+    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2007,83 +1188,13 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "supply_point",
-            "subtype",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<crate::types::LeaveSupplyPoint> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    supply_point: crate::de::required(f2, FIELDS[2usize])?,
-                    subtype: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
+    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
+    [(0, required, account_number, "account_number"), (1, required,
+    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
+    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+);
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2196,89 +1307,14 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     /// `supply_point` (`TerminatedSupplyPoint`).
     pub supply_point: crate::types::TerminatedSupplyPoint,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierTerminationConfirmedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_number",
-            "leave_supplier_process_subtype",
-            "supply_point",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierTerminationConfirmedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierTerminationConfirmedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<crate::types::TerminatedSupplyPoint> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierTerminationConfirmedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f3,
-                        FIELDS[3usize],
-                    )?,
-                    supply_point: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierTerminationConfirmedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierTerminationConfirmedV2,
+    "struct LifecycleLeaveSupplierTerminationConfirmedV2", [(0, required, account_number,
+    "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (3, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (4, required, supply_point, "supply_point")]
+);
 /// Event type `lifecycle.leave-supplier.termination.confirmed` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2371,85 +1407,13 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     /// `supply_point` (`TerminationInitiatedSupplyPoint`).
     pub supply_point: crate::types::TerminationInitiatedSupplyPoint,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierTerminationInitiatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_number",
-            "leave_supplier_process_subtype",
-            "supply_point",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierTerminationInitiatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierTerminationInitiatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    crate::types::TerminationInitiatedSupplyPoint,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierTerminationInitiatedV1 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_point: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierTerminationInitiatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierTerminationInitiatedV1,
+    "struct LifecycleLeaveSupplierTerminationInitiatedV1", [(0, required, account_number,
+    "account_number"), (1, required, leave_supplier_process_number,
+    "leave_supplier_process_number"), (2, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (3, required, supply_point, "supply_point")]
+);
 /// Event type `lifecycle.leave-supplier.termination.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2555,112 +1519,16 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierUpdatedV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_subtype",
-            "supply_points",
-            "requested_supply_end_at",
-            "requested_supply_end_date",
-            "updated_at",
-            "is_passive",
-            "passive_loss_instigated_supply_point_id",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierUpdatedV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierUpdatedV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierUpdatedV2 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
-                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
-                    updated_at: crate::de::required(f6, FIELDS[6usize])?,
-                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
-                    passive_loss_instigated_supply_point_id: f8.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierUpdatedV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierUpdatedV2, "struct LifecycleLeaveSupplierUpdatedV2", [(0,
+    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
+    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
+    requested_supply_end_date, "requested_supply_end_date"), (6, required, updated_at,
+    "updated_at"), (7, required, is_passive, "is_passive"), (8, optional,
+    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id")]
+);
 /// Payload of `lifecycle.leave-supplier.updated` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// The v2 fields plus the process number (required).
@@ -2690,121 +1558,17 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleLeaveSupplierUpdatedV3 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_number",
-            "leave_supplier_process_id",
-            "leave_supplier_process_subtype",
-            "supply_points",
-            "requested_supply_end_at",
-            "requested_supply_end_date",
-            "updated_at",
-            "is_passive",
-            "passive_loss_instigated_supply_point_id",
-            "leave_supplier_process_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleLeaveSupplierUpdatedV3;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleLeaveSupplierUpdatedV3")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleLeaveSupplierUpdatedV3 {
-                    account_number: crate::de::required(f0, FIELDS[0usize])?,
-                    leave_supplier_process_id: crate::de::required(f1, FIELDS[1usize])?,
-                    leave_supplier_process_subtype: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                    requested_supply_end_at: crate::de::required(f4, FIELDS[4usize])?,
-                    requested_supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
-                    updated_at: crate::de::required(f6, FIELDS[6usize])?,
-                    is_passive: crate::de::required(f7, FIELDS[7usize])?,
-                    passive_loss_instigated_supply_point_id: f8.flatten(),
-                    leave_supplier_process_number: crate::de::required(
-                        f9,
-                        FIELDS[9usize],
-                    )?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleLeaveSupplierUpdatedV3",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleLeaveSupplierUpdatedV3, "struct LifecycleLeaveSupplierUpdatedV3", [(0,
+    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
+    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
+    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
+    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
+    requested_supply_end_date, "requested_supply_end_date"), (6, required, updated_at,
+    "updated_at"), (7, required, is_passive, "is_passive"), (8, optional,
+    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+    (9, required, leave_supplier_process_number, "leave_supplier_process_number")]
+);
 /// Event type `lifecycle.leave-supplier.updated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -16,90 +16,15 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     /// `all_supply_points` (array of `EnrollmentSupplyPoint`).
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "join_supplier_process_number",
-            "account_number",
-            "supply_points_no_longer_coming_on_supply",
-            "all_supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleEnrollmentLoyaltyPointsQualificationReversedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
-                    join_supplier_process_number: crate::de::required(
-                        f0,
-                        FIELDS[0usize],
-                    )?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_points_no_longer_coming_on_supply: crate::de::required(
-                        f2,
-                        FIELDS[2usize],
-                    )?,
-                    all_supply_points: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
+    "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1", [(0, required,
+    join_supplier_process_number, "join_supplier_process_number"), (1, required,
+    account_number, "account_number"), (2, required,
+    supply_points_no_longer_coming_on_supply,
+    "supply_points_no_longer_coming_on_supply"), (3, required, all_supply_points,
+    "all_supply_points")]
+);
 /// Event type `lifecycle.enrollment.loyalty-points-qualification-reversed` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -200,93 +125,14 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     /// `all_supply_points` (array of `EnrollmentSupplyPoint`).
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
 }
-impl<'de> ::serde::Deserialize<'de>
-for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "join_supplier_process_id",
-            "join_supplier_process_number",
-            "account_number",
-            "supply_points_past_ssd",
-            "all_supply_points",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
-                    join_supplier_process_id: crate::de::required(f0, FIELDS[0usize])?,
-                    join_supplier_process_number: crate::de::required(
-                        f1,
-                        FIELDS[1usize],
-                    )?,
-                    account_number: crate::de::required(f2, FIELDS[2usize])?,
-                    supply_points_past_ssd: crate::de::required(f3, FIELDS[3usize])?,
-                    all_supply_points: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
+    "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2", [(0,
+    required, join_supplier_process_id, "join_supplier_process_id"), (1, required,
+    join_supplier_process_number, "join_supplier_process_number"), (2, required,
+    account_number, "account_number"), (3, required, supply_points_past_ssd,
+    "supply_points_past_ssd"), (4, required, all_supply_points, "all_supply_points")]
+);
 /// Event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -392,73 +238,12 @@ pub struct LifecycleStatusChangedV1 {
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleStatusChangedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "process_number",
-            "account_number",
-            "new_status",
-            "previous_status",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleStatusChangedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleStatusChangedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleStatusChangedV1 {
-                    process_number: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: crate::de::required(f1, FIELDS[1usize])?,
-                    new_status: crate::de::required(f2, FIELDS[2usize])?,
-                    previous_status: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct LifecycleStatusChangedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleStatusChangedV1, "struct LifecycleStatusChangedV1", [(0, required,
+    process_number, "process_number"), (1, required, account_number, "account_number"),
+    (2, required, new_status, "new_status"), (3, required, previous_status,
+    "previous_status")]
+);
 /// Event type `lifecycle.status-changed` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -546,67 +331,11 @@ pub struct LifecycleSupportSiteSaleV1_0_0 {
     /// `trigger_action` (string).
     pub trigger_action: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for LifecycleSupportSiteSaleV1_0_0 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "support_user_id",
-            "supply_start_date",
-            "trigger_action",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LifecycleSupportSiteSaleV1_0_0;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleSupportSiteSaleV1_0_0")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(LifecycleSupportSiteSaleV1_0_0 {
-                    support_user_id: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_start_date: crate::de::required(f1, FIELDS[1usize])?,
-                    trigger_action: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct LifecycleSupportSiteSaleV1_0_0", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    LifecycleSupportSiteSaleV1_0_0, "struct LifecycleSupportSiteSaleV1_0_0", [(0,
+    required, support_user_id, "support_user_id"), (1, required, supply_start_date,
+    "supply_start_date"), (2, required, trigger_action, "trigger_action")]
+);
 /// Event type `lifecycle.support-site.sale` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -8,58 +8,11 @@ pub struct ElectricityFlowFileCancellationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for ElectricityFlowFileCancellationInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElectricityFlowFileCancellationInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ElectricityFlowFileCancellationInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ElectricityFlowFileCancellationInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ElectricityFlowFileCancellationInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ElectricityFlowFileCancellationInvoiceProcessedV1,
+    "struct ElectricityFlowFileCancellationInvoiceProcessedV1", [(0, required,
+    flow_file_id, "flow_file_id")]
+);
 /// Event type `electricity-flow-file.cancellation-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -146,58 +99,11 @@ pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElectricityFlowFileComplementaryInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ElectricityFlowFileComplementaryInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ElectricityFlowFileComplementaryInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ElectricityFlowFileComplementaryInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ElectricityFlowFileComplementaryInvoiceProcessedV1,
+    "struct ElectricityFlowFileComplementaryInvoiceProcessedV1", [(0, required,
+    flow_file_id, "flow_file_id")]
+);
 /// Event type `electricity-flow-file.complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -284,58 +190,11 @@ pub struct ElectricityFlowFileRectificationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for ElectricityFlowFileRectificationInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElectricityFlowFileRectificationInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ElectricityFlowFileRectificationInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ElectricityFlowFileRectificationInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ElectricityFlowFileRectificationInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ElectricityFlowFileRectificationInvoiceProcessedV1,
+    "struct ElectricityFlowFileRectificationInvoiceProcessedV1", [(0, required,
+    flow_file_id, "flow_file_id")]
+);
 /// Event type `electricity-flow-file.rectification-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -422,58 +281,11 @@ pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElectricityFlowFileRegularizerInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ElectricityFlowFileRegularizerInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ElectricityFlowFileRegularizerInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ElectricityFlowFileRegularizerInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ElectricityFlowFileRegularizerInvoiceProcessedV1,
+    "struct ElectricityFlowFileRegularizerInvoiceProcessedV1", [(0, required,
+    flow_file_id, "flow_file_id")]
+);
 /// Event type `electricity-flow-file.regularizer-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -560,60 +372,11 @@ pub struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de>
-for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElectricityFlowFileBillableConceptsInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
+    "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1", [(0, required,
+    flow_file_id, "flow_file_id")]
+);
 /// Event type `electricity_flow_file.billable_concepts_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -703,57 +466,11 @@ pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for ElectricityFlowFileRegularInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElectricityFlowFileRegularInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ElectricityFlowFileRegularInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ElectricityFlowFileRegularInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct ElectricityFlowFileRegularInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    ElectricityFlowFileRegularInvoiceProcessedV1,
+    "struct ElectricityFlowFileRegularInvoiceProcessedV1", [(0, required, flow_file_id,
+    "flow_file_id")]
+);
 /// Event type `electricity_flow_file.regular_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -846,77 +563,12 @@ pub struct EspSupplyPointsEnrichmentDataSentV1 {
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for EspSupplyPointsEnrichmentDataSentV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "supply_point_identifier",
-            "province_code",
-            "atr",
-            "valid_from",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EspSupplyPointsEnrichmentDataSentV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct EspSupplyPointsEnrichmentDataSentV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(EspSupplyPointsEnrichmentDataSentV1 {
-                    supply_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    province_code: crate::de::required(f1, FIELDS[1usize])?,
-                    atr: crate::de::required(f2, FIELDS[2usize])?,
-                    valid_from: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct EspSupplyPointsEnrichmentDataSentV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    EspSupplyPointsEnrichmentDataSentV1, "struct EspSupplyPointsEnrichmentDataSentV1",
+    [(0, required, supply_point_identifier, "supply_point_identifier"), (1, required,
+    province_code, "province_code"), (2, required, atr, "atr"), (3, required, valid_from,
+    "valid_from")]
+);
 /// Event type `esp-supply-points.enrichment-data.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1010,83 +662,12 @@ pub struct EspSupplyPointsAtrSnapshotSentV1 {
     /// `insert_datetime` (string).
     pub insert_datetime: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for EspSupplyPointsAtrSnapshotSentV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "supply_point_identifier",
-            "market",
-            "atr",
-            "effective_datetime",
-            "insert_datetime",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EspSupplyPointsAtrSnapshotSentV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct EspSupplyPointsAtrSnapshotSentV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(EspSupplyPointsAtrSnapshotSentV1 {
-                    supply_point_identifier: crate::de::required(f0, FIELDS[0usize])?,
-                    market: crate::de::required(f1, FIELDS[1usize])?,
-                    atr: crate::de::required(f2, FIELDS[2usize])?,
-                    effective_datetime: crate::de::required(f3, FIELDS[3usize])?,
-                    insert_datetime: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct EspSupplyPointsAtrSnapshotSentV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    EspSupplyPointsAtrSnapshotSentV1, "struct EspSupplyPointsAtrSnapshotSentV1", [(0,
+    required, supply_point_identifier, "supply_point_identifier"), (1, required, market,
+    "market"), (2, required, atr, "atr"), (3, required, effective_datetime,
+    "effective_datetime"), (4, required, insert_datetime, "insert_datetime")]
+);
 /// Event type `esp_supply_points.atr_snapshot.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1174,65 +755,12 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de>
-for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
+    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1", [(0, required,
+    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
+    "invoice_identifier")]
+);
 /// Event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1328,62 +856,11 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasBillFlowDetailsCancellationInvoiceCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasBillFlowDetailsCancellationInvoiceCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasBillFlowDetailsCancellationInvoiceCreatedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasBillFlowDetailsCancellationInvoiceCreatedV1,
+    "struct GasBillFlowDetailsCancellationInvoiceCreatedV1", [(0, required, flow_file_id,
+    "flow_file_id"), (1, required, invoice_identifier, "invoice_identifier")]
+);
 /// Event type `gas-bill-flow-details.cancellation-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1472,62 +949,12 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasBillFlowDetailsComplementaryInvoiceCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasBillFlowDetailsComplementaryInvoiceCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasBillFlowDetailsComplementaryInvoiceCreatedV1,
+    "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1", [(0, required,
+    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
+    "invoice_identifier")]
+);
 /// Event type `gas-bill-flow-details.complementary-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1616,62 +1043,12 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasBillFlowDetailsRectificationInvoiceCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasBillFlowDetailsRectificationInvoiceCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasBillFlowDetailsRectificationInvoiceCreatedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasBillFlowDetailsRectificationInvoiceCreatedV1,
+    "struct GasBillFlowDetailsRectificationInvoiceCreatedV1", [(0, required,
+    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
+    "invoice_identifier")]
+);
 /// Event type `gas-bill-flow-details.rectification-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1760,62 +1137,11 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GasBillFlowDetailsRegularInvoiceCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasBillFlowDetailsRegularInvoiceCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasBillFlowDetailsRegularInvoiceCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasBillFlowDetailsRegularInvoiceCreatedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasBillFlowDetailsRegularInvoiceCreatedV1,
+    "struct GasBillFlowDetailsRegularInvoiceCreatedV1", [(0, required, flow_file_id,
+    "flow_file_id"), (1, required, invoice_identifier, "invoice_identifier")]
+);
 /// Event type `gas-bill-flow-details.regular-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1904,62 +1230,12 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasFlowFileB7033ComplementaryInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasFlowFileB7033ComplementaryInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasFlowFileB7033ComplementaryInvoiceProcessedV1,
+    "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1", [(0, required,
+    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
+    "invoice_identifier")]
+);
 /// Event type `gas-flow-file.b7033-complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2048,62 +1324,11 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for GasFlowFileB7033RegularInvoiceProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["flow_file_id", "invoice_identifier"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasFlowFileB7033RegularInvoiceProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasFlowFileB7033RegularInvoiceProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasFlowFileB7033RegularInvoiceProcessedV1 {
-                    flow_file_id: crate::de::required(f0, FIELDS[0usize])?,
-                    invoice_identifier: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasFlowFileB7033RegularInvoiceProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasFlowFileB7033RegularInvoiceProcessedV1,
+    "struct GasFlowFileB7033RegularInvoiceProcessedV1", [(0, required, flow_file_id,
+    "flow_file_id"), (1, required, invoice_identifier, "invoice_identifier")]
+);
 /// Event type `gas-flow-file.b7033-regular-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2205,95 +1430,13 @@ pub struct GasSupplyPointInspectionResultsReceivedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for GasSupplyPointInspectionResultsReceivedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "cups",
-            "account_number",
-            "property_id",
-            "inspection_result",
-            "inspection_datetime",
-            "defects",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GasSupplyPointInspectionResultsReceivedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct GasSupplyPointInspectionResultsReceivedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<
-                    ::std::option::Option<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(GasSupplyPointInspectionResultsReceivedV1 {
-                    cups: crate::de::required(f0, FIELDS[0usize])?,
-                    account_number: f1.flatten(),
-                    property_id: f2.flatten(),
-                    inspection_result: crate::de::required(f3, FIELDS[3usize])?,
-                    inspection_datetime: crate::de::required(f4, FIELDS[4usize])?,
-                    defects: f5.flatten(),
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct GasSupplyPointInspectionResultsReceivedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    GasSupplyPointInspectionResultsReceivedV1,
+    "struct GasSupplyPointInspectionResultsReceivedV1", [(0, required, cups, "cups"), (1,
+    optional, account_number, "account_number"), (2, optional, property_id,
+    "property_id"), (3, required, inspection_result, "inspection_result"), (4, required,
+    inspection_datetime, "inspection_datetime"), (5, optional, defects, "defects")]
+);
 /// Event type `gas-supply-point.inspection-results.received` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2390,89 +1533,13 @@ pub struct MarketsEspBillFlowFileProcessedV1 {
     /// `billing_period_to` (string).
     pub billing_period_to: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MarketsEspBillFlowFileProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "bill_details_id",
-            "market",
-            "bill_type",
-            "cups",
-            "billing_period_from",
-            "billing_period_to",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MarketsEspBillFlowFileProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MarketsEspBillFlowFileProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MarketsEspBillFlowFileProcessedV1 {
-                    bill_details_id: crate::de::required(f0, FIELDS[0usize])?,
-                    market: crate::de::required(f1, FIELDS[1usize])?,
-                    bill_type: crate::de::required(f2, FIELDS[2usize])?,
-                    cups: crate::de::required(f3, FIELDS[3usize])?,
-                    billing_period_from: crate::de::required(f4, FIELDS[4usize])?,
-                    billing_period_to: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MarketsEspBillFlowFileProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MarketsEspBillFlowFileProcessedV1, "struct MarketsEspBillFlowFileProcessedV1", [(0,
+    required, bill_details_id, "bill_details_id"), (1, required, market, "market"), (2,
+    required, bill_type, "bill_type"), (3, required, cups, "cups"), (4, required,
+    billing_period_from, "billing_period_from"), (5, required, billing_period_to,
+    "billing_period_to")]
+);
 /// Event type `markets.esp.bill-flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2564,68 +1631,11 @@ pub struct MarketsEspFlowFileProcessedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MarketsEspFlowFileProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["market", "flow_type", "cups", "account_number"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MarketsEspFlowFileProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MarketsEspFlowFileProcessedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MarketsEspFlowFileProcessedV1 {
-                    market: crate::de::required(f0, FIELDS[0usize])?,
-                    flow_type: crate::de::required(f1, FIELDS[1usize])?,
-                    cups: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct MarketsEspFlowFileProcessedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    MarketsEspFlowFileProcessedV1, "struct MarketsEspFlowFileProcessedV1", [(0, required,
+    market, "market"), (1, required, flow_type, "flow_type"), (2, required, cups,
+    "cups"), (3, required, account_number, "account_number")]
+);
 /// Event type `markets.esp.flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2715,69 +1725,11 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de>
-for MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["id", "billable_items"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str(
-                    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::vec::Vec<
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
-                    id: crate::de::required(f0, FIELDS[0usize])?,
-                    billable_items: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
+    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1", [(0, required,
+    id, "id"), (1, required, billable_items, "billable_items")]
+);
 /// Event type `markets.esp_industry_gasbillflowdetails.inspection.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2871,58 +1823,10 @@ pub struct MarketsGasSupplyPointCreatedV1 {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for MarketsGasSupplyPointCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["cups", "supply_point_id"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MarketsGasSupplyPointCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MarketsGasSupplyPointCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MarketsGasSupplyPointCreatedV1 {
-                    cups: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_point_id: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct MarketsGasSupplyPointCreatedV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    MarketsGasSupplyPointCreatedV1, "struct MarketsGasSupplyPointCreatedV1", [(0,
+    required, cups, "cups"), (1, required, supply_point_id, "supply_point_id")]
+);
 /// Event type `markets.gas-supply-point.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3016,83 +1920,12 @@ pub struct MarketsNetworkOperatorCreatedV1 {
     /// `market` (string).
     pub market: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MarketsNetworkOperatorCreatedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "network_operator_id",
-            "name",
-            "cif",
-            "ree_code",
-            "market",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MarketsNetworkOperatorCreatedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MarketsNetworkOperatorCreatedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MarketsNetworkOperatorCreatedV1 {
-                    network_operator_id: crate::de::required(f0, FIELDS[0usize])?,
-                    name: crate::de::required(f1, FIELDS[1usize])?,
-                    cif: crate::de::required(f2, FIELDS[2usize])?,
-                    ree_code: crate::de::required(f3, FIELDS[3usize])?,
-                    market: crate::de::required(f4, FIELDS[4usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MarketsNetworkOperatorCreatedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MarketsNetworkOperatorCreatedV1, "struct MarketsNetworkOperatorCreatedV1", [(0,
+    required, network_operator_id, "network_operator_id"), (1, required, name, "name"),
+    (2, required, cif, "cif"), (3, required, ree_code, "ree_code"), (4, required, market,
+    "market")]
+);
 /// Event type `markets.network-operator.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

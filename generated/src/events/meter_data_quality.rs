@@ -28,113 +28,16 @@ pub struct MeterDataQualityResolutionCancelledV1 {
     /// `utility` (string). From base IB.
     pub utility: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterDataQualityResolutionCancelledV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "issue_id",
-            "issue_category",
-            "issue_subcategory",
-            "issue_status",
-            "market_supply_point_id",
-            "opened_at",
-            "period_start",
-            "period_end",
-            "reading_type",
-            "utility",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterDataQualityResolutionCancelledV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterDataQualityResolutionCancelledV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterDataQualityResolutionCancelledV1 {
-                    issue_id: crate::de::required(f0, FIELDS[0usize])?,
-                    issue_category: crate::de::required(f1, FIELDS[1usize])?,
-                    issue_subcategory: crate::de::required(f2, FIELDS[2usize])?,
-                    issue_status: crate::de::required(f3, FIELDS[3usize])?,
-                    market_supply_point_id: crate::de::required(f4, FIELDS[4usize])?,
-                    opened_at: crate::de::required(f5, FIELDS[5usize])?,
-                    period_start: crate::de::required(f6, FIELDS[6usize])?,
-                    period_end: crate::de::required(f7, FIELDS[7usize])?,
-                    reading_type: crate::de::required(f8, FIELDS[8usize])?,
-                    utility: crate::de::required(f9, FIELDS[9usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterDataQualityResolutionCancelledV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterDataQualityResolutionCancelledV1,
+    "struct MeterDataQualityResolutionCancelledV1", [(0, required, issue_id, "issue_id"),
+    (1, required, issue_category, "issue_category"), (2, required, issue_subcategory,
+    "issue_subcategory"), (3, required, issue_status, "issue_status"), (4, required,
+    market_supply_point_id, "market_supply_point_id"), (5, required, opened_at,
+    "opened_at"), (6, required, period_start, "period_start"), (7, required, period_end,
+    "period_end"), (8, required, reading_type, "reading_type"), (9, required, utility,
+    "utility")]
+);
 /// Payload of `meter_data_quality.resolution_cancelled` version `v2` (Meter data quality).
 ///
 /// The issue fields plus the source of the cancellation.
@@ -165,119 +68,16 @@ pub struct MeterDataQualityResolutionCancelledV2 {
     /// `source` (string).
     pub source: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterDataQualityResolutionCancelledV2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "issue_id",
-            "issue_category",
-            "issue_subcategory",
-            "issue_status",
-            "market_supply_point_id",
-            "opened_at",
-            "period_start",
-            "period_end",
-            "reading_type",
-            "utility",
-            "source",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterDataQualityResolutionCancelledV2;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterDataQualityResolutionCancelledV2")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterDataQualityResolutionCancelledV2 {
-                    issue_id: crate::de::required(f0, FIELDS[0usize])?,
-                    issue_category: crate::de::required(f1, FIELDS[1usize])?,
-                    issue_subcategory: crate::de::required(f2, FIELDS[2usize])?,
-                    issue_status: crate::de::required(f3, FIELDS[3usize])?,
-                    market_supply_point_id: crate::de::required(f4, FIELDS[4usize])?,
-                    opened_at: crate::de::required(f5, FIELDS[5usize])?,
-                    period_start: crate::de::required(f6, FIELDS[6usize])?,
-                    period_end: crate::de::required(f7, FIELDS[7usize])?,
-                    reading_type: crate::de::required(f8, FIELDS[8usize])?,
-                    utility: crate::de::required(f9, FIELDS[9usize])?,
-                    source: crate::de::required(f10, FIELDS[10usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterDataQualityResolutionCancelledV2",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterDataQualityResolutionCancelledV2,
+    "struct MeterDataQualityResolutionCancelledV2", [(0, required, issue_id, "issue_id"),
+    (1, required, issue_category, "issue_category"), (2, required, issue_subcategory,
+    "issue_subcategory"), (3, required, issue_status, "issue_status"), (4, required,
+    market_supply_point_id, "market_supply_point_id"), (5, required, opened_at,
+    "opened_at"), (6, required, period_start, "period_start"), (7, required, period_end,
+    "period_end"), (8, required, reading_type, "reading_type"), (9, required, utility,
+    "utility"), (10, required, source, "source")]
+);
 /// Event type `meter_data_quality.resolution_cancelled` (Meter data quality), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -452,113 +252,16 @@ pub struct MeterDataQualityResolutionRequestedV1 {
     /// `utility` (string). From base IB.
     pub utility: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterDataQualityResolutionRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "issue_id",
-            "issue_category",
-            "issue_subcategory",
-            "issue_status",
-            "market_supply_point_id",
-            "opened_at",
-            "period_start",
-            "period_end",
-            "reading_type",
-            "utility",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterDataQualityResolutionRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterDataQualityResolutionRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterDataQualityResolutionRequestedV1 {
-                    issue_id: crate::de::required(f0, FIELDS[0usize])?,
-                    issue_category: crate::de::required(f1, FIELDS[1usize])?,
-                    issue_subcategory: crate::de::required(f2, FIELDS[2usize])?,
-                    issue_status: crate::de::required(f3, FIELDS[3usize])?,
-                    market_supply_point_id: crate::de::required(f4, FIELDS[4usize])?,
-                    opened_at: crate::de::required(f5, FIELDS[5usize])?,
-                    period_start: crate::de::required(f6, FIELDS[6usize])?,
-                    period_end: crate::de::required(f7, FIELDS[7usize])?,
-                    reading_type: crate::de::required(f8, FIELDS[8usize])?,
-                    utility: crate::de::required(f9, FIELDS[9usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterDataQualityResolutionRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterDataQualityResolutionRequestedV1,
+    "struct MeterDataQualityResolutionRequestedV1", [(0, required, issue_id, "issue_id"),
+    (1, required, issue_category, "issue_category"), (2, required, issue_subcategory,
+    "issue_subcategory"), (3, required, issue_status, "issue_status"), (4, required,
+    market_supply_point_id, "market_supply_point_id"), (5, required, opened_at,
+    "opened_at"), (6, required, period_start, "period_start"), (7, required, period_end,
+    "period_end"), (8, required, reading_type, "reading_type"), (9, required, utility,
+    "utility")]
+);
 /// Event type `meter_data_quality.resolution_requested` (Meter data quality), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -20,95 +20,14 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     /// `is_export` (boolean).
     pub is_export: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointElecCosGainRegistrationRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mpan",
-            "supply_start_date",
-            "supplier_mpid",
-            "account_number",
-            "is_internal_transfer",
-            "is_migrated",
-            "is_export",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointElecCosGainRegistrationRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointElecCosGainRegistrationRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointElecCosGainRegistrationRequestedV1 {
-                    mpan: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_start_date: crate::de::required(f1, FIELDS[1usize])?,
-                    supplier_mpid: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                    is_internal_transfer: crate::de::required(f4, FIELDS[4usize])?,
-                    is_migrated: crate::de::required(f5, FIELDS[5usize])?,
-                    is_export: crate::de::required(f6, FIELDS[6usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointElecCosGainRegistrationRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointElecCosGainRegistrationRequestedV1,
+    "struct MeterpointElecCosGainRegistrationRequestedV1", [(0, required, mpan, "mpan"),
+    (1, required, supply_start_date, "supply_start_date"), (2, required, supplier_mpid,
+    "supplier_mpid"), (3, required, account_number, "account_number"), (4, required,
+    is_internal_transfer, "is_internal_transfer"), (5, required, is_migrated,
+    "is_migrated"), (6, required, is_export, "is_export")]
+);
 /// Event type `meterpoint.elec.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -205,85 +124,13 @@ pub struct MeterpointGasApiBackfillV1 {
     /// `supply_end_date` (string).
     pub supply_end_date: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasApiBackfillV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "supplier",
-            "supply_start_date",
-            "meter_reading_factor",
-            "nomination_shipper_ref",
-            "supply_end_date",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasApiBackfillV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasApiBackfillV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasApiBackfillV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    supplier: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_start_date: crate::de::required(f2, FIELDS[2usize])?,
-                    meter_reading_factor: crate::de::required(f3, FIELDS[3usize])?,
-                    nomination_shipper_ref: crate::de::required(f4, FIELDS[4usize])?,
-                    supply_end_date: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct MeterpointGasApiBackfillV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasApiBackfillV1, "struct MeterpointGasApiBackfillV1", [(0, required, mprn,
+    "mprn"), (1, required, supplier, "supplier"), (2, required, supply_start_date,
+    "supply_start_date"), (3, required, meter_reading_factor, "meter_reading_factor"),
+    (4, required, nomination_shipper_ref, "nomination_shipper_ref"), (5, required,
+    supply_end_date, "supply_end_date")]
+);
 /// Event type `meterpoint.gas.api_backfill` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -390,127 +237,16 @@ pub struct MeterpointGasAppointMamRequestedV1 {
     /// `meter_mechanism` (string). From base MB.
     pub meter_mechanism: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasAppointMamRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "mam_to_appoint",
-            "force_appointment",
-            "owner",
-            "model",
-            "manufacturer",
-            "manufactured_year",
-            "location",
-            "location_description",
-            "status",
-            "meter_type",
-            "meter_mechanism",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasAppointMamRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasAppointMamRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasAppointMamRequestedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    mam_to_appoint: crate::de::required(f1, FIELDS[1usize])?,
-                    force_appointment: crate::de::required(f2, FIELDS[2usize])?,
-                    owner: crate::de::required(f3, FIELDS[3usize])?,
-                    model: crate::de::required(f4, FIELDS[4usize])?,
-                    manufacturer: crate::de::required(f5, FIELDS[5usize])?,
-                    manufactured_year: crate::de::required(f6, FIELDS[6usize])?,
-                    location: crate::de::required(f7, FIELDS[7usize])?,
-                    location_description: crate::de::required(f8, FIELDS[8usize])?,
-                    status: crate::de::required(f9, FIELDS[9usize])?,
-                    meter_type: crate::de::required(f10, FIELDS[10usize])?,
-                    meter_mechanism: crate::de::required(f11, FIELDS[11usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasAppointMamRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasAppointMamRequestedV1, "struct MeterpointGasAppointMamRequestedV1", [(0,
+    required, mprn, "mprn"), (1, required, mam_to_appoint, "mam_to_appoint"), (2,
+    required, force_appointment, "force_appointment"), (3, required, owner, "owner"), (4,
+    required, model, "model"), (5, required, manufacturer, "manufacturer"), (6, required,
+    manufactured_year, "manufactured_year"), (7, required, location, "location"), (8,
+    required, location_description, "location_description"), (9, required, status,
+    "status"), (10, required, meter_type, "meter_type"), (11, required, meter_mechanism,
+    "meter_mechanism")]
+);
 /// Event type `meterpoint.gas.appoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -638,181 +374,23 @@ pub struct MeterpointGasBackfillV1 {
     /// `cohort` (string).
     pub cohort: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasBackfillV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "supplier",
-            "supply_start_date",
-            "sub_building_name",
-            "building_name",
-            "building_number",
-            "dependent_street",
-            "principal_street",
-            "double_dependent_locality",
-            "dependent_locality",
-            "post_town",
-            "county",
-            "postcode",
-            "meter_serial_number",
-            "meter_digits",
-            "meter_mechanism",
-            "meter_is_imperial",
-            "meter_reading_factor",
-            "last_reading",
-            "last_reading_on",
-            "nomination_shipper_ref",
-            "cohort",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasBackfillV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasBackfillV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f16: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f17: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f18: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f19: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f20: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f21: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::option::Option::Some(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::option::Option::Some(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        ::std::option::Option::Some(16usize) => {
-                            crate::de::set(&mut f16, &mut map, FIELDS[16usize])?
-                        }
-                        ::std::option::Option::Some(17usize) => {
-                            crate::de::set(&mut f17, &mut map, FIELDS[17usize])?
-                        }
-                        ::std::option::Option::Some(18usize) => {
-                            crate::de::set(&mut f18, &mut map, FIELDS[18usize])?
-                        }
-                        ::std::option::Option::Some(19usize) => {
-                            crate::de::set(&mut f19, &mut map, FIELDS[19usize])?
-                        }
-                        ::std::option::Option::Some(20usize) => {
-                            crate::de::set(&mut f20, &mut map, FIELDS[20usize])?
-                        }
-                        ::std::option::Option::Some(21usize) => {
-                            crate::de::set(&mut f21, &mut map, FIELDS[21usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasBackfillV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    supplier: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_start_date: crate::de::required(f2, FIELDS[2usize])?,
-                    sub_building_name: crate::de::required(f3, FIELDS[3usize])?,
-                    building_name: crate::de::required(f4, FIELDS[4usize])?,
-                    building_number: crate::de::required(f5, FIELDS[5usize])?,
-                    dependent_street: crate::de::required(f6, FIELDS[6usize])?,
-                    principal_street: crate::de::required(f7, FIELDS[7usize])?,
-                    double_dependent_locality: crate::de::required(f8, FIELDS[8usize])?,
-                    dependent_locality: crate::de::required(f9, FIELDS[9usize])?,
-                    post_town: crate::de::required(f10, FIELDS[10usize])?,
-                    county: crate::de::required(f11, FIELDS[11usize])?,
-                    postcode: crate::de::required(f12, FIELDS[12usize])?,
-                    meter_serial_number: crate::de::required(f13, FIELDS[13usize])?,
-                    meter_digits: crate::de::required(f14, FIELDS[14usize])?,
-                    meter_mechanism: crate::de::required(f15, FIELDS[15usize])?,
-                    meter_is_imperial: crate::de::required(f16, FIELDS[16usize])?,
-                    meter_reading_factor: crate::de::required(f17, FIELDS[17usize])?,
-                    last_reading: crate::de::required(f18, FIELDS[18usize])?,
-                    last_reading_on: crate::de::required(f19, FIELDS[19usize])?,
-                    nomination_shipper_ref: crate::de::required(f20, FIELDS[20usize])?,
-                    cohort: crate::de::required(f21, FIELDS[21usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct("struct MeterpointGasBackfillV1", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasBackfillV1, "struct MeterpointGasBackfillV1", [(0, required, mprn,
+    "mprn"), (1, required, supplier, "supplier"), (2, required, supply_start_date,
+    "supply_start_date"), (3, required, sub_building_name, "sub_building_name"), (4,
+    required, building_name, "building_name"), (5, required, building_number,
+    "building_number"), (6, required, dependent_street, "dependent_street"), (7,
+    required, principal_street, "principal_street"), (8, required,
+    double_dependent_locality, "double_dependent_locality"), (9, required,
+    dependent_locality, "dependent_locality"), (10, required, post_town, "post_town"),
+    (11, required, county, "county"), (12, required, postcode, "postcode"), (13,
+    required, meter_serial_number, "meter_serial_number"), (14, required, meter_digits,
+    "meter_digits"), (15, required, meter_mechanism, "meter_mechanism"), (16, required,
+    meter_is_imperial, "meter_is_imperial"), (17, required, meter_reading_factor,
+    "meter_reading_factor"), (18, required, last_reading, "last_reading"), (19, required,
+    last_reading_on, "last_reading_on"), (20, required, nomination_shipper_ref,
+    "nomination_shipper_ref"), (21, required, cohort, "cohort")]
+);
 /// Event type `meterpoint.gas.backfill` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -896,62 +474,11 @@ pub struct MeterpointGasChangeOfCohortRequestedV1 {
     /// `cohort` (string).
     pub cohort: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasChangeOfCohortRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["mprn", "cohort"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasChangeOfCohortRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasChangeOfCohortRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasChangeOfCohortRequestedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    cohort: crate::de::required(f1, FIELDS[1usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasChangeOfCohortRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasChangeOfCohortRequestedV1,
+    "struct MeterpointGasChangeOfCohortRequestedV1", [(0, required, mprn, "mprn"), (1,
+    required, cohort, "cohort")]
+);
 /// Event type `meterpoint.gas.change_of_cohort.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1066,139 +593,17 @@ pub struct MeterpointGasChangeOfMamRequestedV1 {
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasChangeOfMamRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "mam_to_appoint",
-            "force_appointment",
-            "owner",
-            "model",
-            "manufacturer",
-            "manufactured_year",
-            "location",
-            "location_description",
-            "status",
-            "meter_type",
-            "meter_mechanism",
-            "effective_from_date",
-            "current_mam",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasChangeOfMamRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasChangeOfMamRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasChangeOfMamRequestedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    mam_to_appoint: crate::de::required(f1, FIELDS[1usize])?,
-                    force_appointment: crate::de::required(f2, FIELDS[2usize])?,
-                    owner: crate::de::required(f3, FIELDS[3usize])?,
-                    model: crate::de::required(f4, FIELDS[4usize])?,
-                    manufacturer: crate::de::required(f5, FIELDS[5usize])?,
-                    manufactured_year: crate::de::required(f6, FIELDS[6usize])?,
-                    location: crate::de::required(f7, FIELDS[7usize])?,
-                    location_description: crate::de::required(f8, FIELDS[8usize])?,
-                    status: crate::de::required(f9, FIELDS[9usize])?,
-                    meter_type: crate::de::required(f10, FIELDS[10usize])?,
-                    meter_mechanism: crate::de::required(f11, FIELDS[11usize])?,
-                    effective_from_date: crate::de::required(f12, FIELDS[12usize])?,
-                    current_mam: crate::de::required(f13, FIELDS[13usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasChangeOfMamRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasChangeOfMamRequestedV1, "struct MeterpointGasChangeOfMamRequestedV1",
+    [(0, required, mprn, "mprn"), (1, required, mam_to_appoint, "mam_to_appoint"), (2,
+    required, force_appointment, "force_appointment"), (3, required, owner, "owner"), (4,
+    required, model, "model"), (5, required, manufacturer, "manufacturer"), (6, required,
+    manufactured_year, "manufactured_year"), (7, required, location, "location"), (8,
+    required, location_description, "location_description"), (9, required, status,
+    "status"), (10, required, meter_type, "meter_type"), (11, required, meter_mechanism,
+    "meter_mechanism"), (12, required, effective_from_date, "effective_from_date"), (13,
+    required, current_mam, "current_mam")]
+);
 /// Event type `meterpoint.gas.change_of_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1343,235 +748,28 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `last_reading_on` (string).
     pub last_reading_on: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainMtdReceivedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "building_name",
-            "building_number",
-            "dependent_street",
-            "principle_street",
-            "dependent_locality",
-            "post_town",
-            "county",
-            "meter_serial_number",
-            "meter_digits",
-            "meter_mechanism",
-            "meter_type",
-            "meter_is_imperial",
-            "meter_reading_factor",
-            "meter_link_code",
-            "owner",
-            "model",
-            "manufacturer",
-            "manufactured_year",
-            "location",
-            "location_description",
-            "instructions",
-            "status",
-            "pulse_value",
-            "correction_factor",
-            "bypass_fitted",
-            "collar_fitted",
-            "last_inspection_on",
-            "last_reading",
-            "last_reading_on",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasCosGainMtdReceivedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasCosGainMtdReceivedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f16: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f17: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f18: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f19: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f20: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f21: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f22: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f23: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f24: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f25: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f26: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f27: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f28: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f29: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::option::Option::Some(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::option::Option::Some(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        ::std::option::Option::Some(16usize) => {
-                            crate::de::set(&mut f16, &mut map, FIELDS[16usize])?
-                        }
-                        ::std::option::Option::Some(17usize) => {
-                            crate::de::set(&mut f17, &mut map, FIELDS[17usize])?
-                        }
-                        ::std::option::Option::Some(18usize) => {
-                            crate::de::set(&mut f18, &mut map, FIELDS[18usize])?
-                        }
-                        ::std::option::Option::Some(19usize) => {
-                            crate::de::set(&mut f19, &mut map, FIELDS[19usize])?
-                        }
-                        ::std::option::Option::Some(20usize) => {
-                            crate::de::set(&mut f20, &mut map, FIELDS[20usize])?
-                        }
-                        ::std::option::Option::Some(21usize) => {
-                            crate::de::set(&mut f21, &mut map, FIELDS[21usize])?
-                        }
-                        ::std::option::Option::Some(22usize) => {
-                            crate::de::set(&mut f22, &mut map, FIELDS[22usize])?
-                        }
-                        ::std::option::Option::Some(23usize) => {
-                            crate::de::set(&mut f23, &mut map, FIELDS[23usize])?
-                        }
-                        ::std::option::Option::Some(24usize) => {
-                            crate::de::set(&mut f24, &mut map, FIELDS[24usize])?
-                        }
-                        ::std::option::Option::Some(25usize) => {
-                            crate::de::set(&mut f25, &mut map, FIELDS[25usize])?
-                        }
-                        ::std::option::Option::Some(26usize) => {
-                            crate::de::set(&mut f26, &mut map, FIELDS[26usize])?
-                        }
-                        ::std::option::Option::Some(27usize) => {
-                            crate::de::set(&mut f27, &mut map, FIELDS[27usize])?
-                        }
-                        ::std::option::Option::Some(28usize) => {
-                            crate::de::set(&mut f28, &mut map, FIELDS[28usize])?
-                        }
-                        ::std::option::Option::Some(29usize) => {
-                            crate::de::set(&mut f29, &mut map, FIELDS[29usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasCosGainMtdReceivedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    building_name: crate::de::required(f1, FIELDS[1usize])?,
-                    building_number: crate::de::required(f2, FIELDS[2usize])?,
-                    dependent_street: crate::de::required(f3, FIELDS[3usize])?,
-                    principle_street: crate::de::required(f4, FIELDS[4usize])?,
-                    dependent_locality: crate::de::required(f5, FIELDS[5usize])?,
-                    post_town: crate::de::required(f6, FIELDS[6usize])?,
-                    county: crate::de::required(f7, FIELDS[7usize])?,
-                    meter_serial_number: crate::de::required(f8, FIELDS[8usize])?,
-                    meter_digits: crate::de::required(f9, FIELDS[9usize])?,
-                    meter_mechanism: crate::de::required(f10, FIELDS[10usize])?,
-                    meter_type: crate::de::required(f11, FIELDS[11usize])?,
-                    meter_is_imperial: crate::de::required(f12, FIELDS[12usize])?,
-                    meter_reading_factor: crate::de::required(f13, FIELDS[13usize])?,
-                    meter_link_code: f14.flatten(),
-                    owner: crate::de::required(f15, FIELDS[15usize])?,
-                    model: crate::de::required(f16, FIELDS[16usize])?,
-                    manufacturer: crate::de::required(f17, FIELDS[17usize])?,
-                    manufactured_year: crate::de::required(f18, FIELDS[18usize])?,
-                    location: crate::de::required(f19, FIELDS[19usize])?,
-                    location_description: crate::de::required(f20, FIELDS[20usize])?,
-                    instructions: crate::de::required(f21, FIELDS[21usize])?,
-                    status: crate::de::required(f22, FIELDS[22usize])?,
-                    pulse_value: crate::de::required(f23, FIELDS[23usize])?,
-                    correction_factor: crate::de::required(f24, FIELDS[24usize])?,
-                    bypass_fitted: crate::de::required(f25, FIELDS[25usize])?,
-                    collar_fitted: crate::de::required(f26, FIELDS[26usize])?,
-                    last_inspection_on: crate::de::required(f27, FIELDS[27usize])?,
-                    last_reading: crate::de::required(f28, FIELDS[28usize])?,
-                    last_reading_on: crate::de::required(f29, FIELDS[29usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasCosGainMtdReceivedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasCosGainMtdReceivedV1, "struct MeterpointGasCosGainMtdReceivedV1", [(0,
+    required, mprn, "mprn"), (1, required, building_name, "building_name"), (2, required,
+    building_number, "building_number"), (3, required, dependent_street,
+    "dependent_street"), (4, required, principle_street, "principle_street"), (5,
+    required, dependent_locality, "dependent_locality"), (6, required, post_town,
+    "post_town"), (7, required, county, "county"), (8, required, meter_serial_number,
+    "meter_serial_number"), (9, required, meter_digits, "meter_digits"), (10, required,
+    meter_mechanism, "meter_mechanism"), (11, required, meter_type, "meter_type"), (12,
+    required, meter_is_imperial, "meter_is_imperial"), (13, required,
+    meter_reading_factor, "meter_reading_factor"), (14, optional, meter_link_code,
+    "meter_link_code"), (15, required, owner, "owner"), (16, required, model, "model"),
+    (17, required, manufacturer, "manufacturer"), (18, required, manufactured_year,
+    "manufactured_year"), (19, required, location, "location"), (20, required,
+    location_description, "location_description"), (21, required, instructions,
+    "instructions"), (22, required, status, "status"), (23, required, pulse_value,
+    "pulse_value"), (24, required, correction_factor, "correction_factor"), (25,
+    required, bypass_fitted, "bypass_fitted"), (26, required, collar_fitted,
+    "collar_fitted"), (27, required, last_inspection_on, "last_inspection_on"), (28,
+    required, last_reading, "last_reading"), (29, required, last_reading_on,
+    "last_reading_on")]
+);
 /// Event type `meterpoint.gas.cos_gain.mtd_received` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1663,72 +861,12 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     /// `is_igt_mam` (boolean).
     pub is_igt_mam: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainRegistrationConfirmedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["mprn", "previous_mam", "is_domestic", "is_igt_mam"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasCosGainRegistrationConfirmedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasCosGainRegistrationConfirmedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasCosGainRegistrationConfirmedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    previous_mam: crate::de::required(f1, FIELDS[1usize])?,
-                    is_domestic: crate::de::required(f2, FIELDS[2usize])?,
-                    is_igt_mam: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasCosGainRegistrationConfirmedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasCosGainRegistrationConfirmedV1,
+    "struct MeterpointGasCosGainRegistrationConfirmedV1", [(0, required, mprn, "mprn"),
+    (1, required, previous_mam, "previous_mam"), (2, required, is_domestic,
+    "is_domestic"), (3, required, is_igt_mam, "is_igt_mam")]
+);
 /// Event type `meterpoint.gas.cos_gain.registration.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1821,77 +959,12 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosGainRegistrationRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "supply_start_date",
-            "supplier_mpid",
-            "account_number",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasCosGainRegistrationRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasCosGainRegistrationRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasCosGainRegistrationRequestedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    supply_start_date: crate::de::required(f1, FIELDS[1usize])?,
-                    supplier_mpid: crate::de::required(f2, FIELDS[2usize])?,
-                    account_number: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasCosGainRegistrationRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasCosGainRegistrationRequestedV1,
+    "struct MeterpointGasCosGainRegistrationRequestedV1", [(0, required, mprn, "mprn"),
+    (1, required, supply_start_date, "supply_start_date"), (2, required, supplier_mpid,
+    "supplier_mpid"), (3, required, account_number, "account_number")]
+);
 /// Event type `meterpoint.gas.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1996,116 +1069,16 @@ pub struct MeterpointGasCosLossConfirmedV1 {
     /// `new_supplier` (string).
     pub new_supplier: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasCosLossConfirmedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "account_id",
-            "mprn",
-            "supply_end_date",
-            "meter_exists",
-            "meter_serial_number",
-            "meter_digits",
-            "meter_mechanism",
-            "meter_imperial_metric_indicator",
-            "meter_reading_factor",
-            "new_supplier",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasCosLossConfirmedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasCosLossConfirmedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasCosLossConfirmedV1 {
-                    account_id: crate::de::required(f0, FIELDS[0usize])?,
-                    mprn: crate::de::required(f1, FIELDS[1usize])?,
-                    supply_end_date: crate::de::required(f2, FIELDS[2usize])?,
-                    meter_exists: crate::de::required(f3, FIELDS[3usize])?,
-                    meter_serial_number: crate::de::required(f4, FIELDS[4usize])?,
-                    meter_digits: crate::de::required(f5, FIELDS[5usize])?,
-                    meter_mechanism: crate::de::required(f6, FIELDS[6usize])?,
-                    meter_imperial_metric_indicator: crate::de::required(
-                        f7,
-                        FIELDS[7usize],
-                    )?,
-                    meter_reading_factor: crate::de::required(f8, FIELDS[8usize])?,
-                    new_supplier: crate::de::required(f9, FIELDS[9usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasCosLossConfirmedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasCosLossConfirmedV1, "struct MeterpointGasCosLossConfirmedV1", [(0,
+    required, account_id, "account_id"), (1, required, mprn, "mprn"), (2, required,
+    supply_end_date, "supply_end_date"), (3, required, meter_exists, "meter_exists"), (4,
+    required, meter_serial_number, "meter_serial_number"), (5, required, meter_digits,
+    "meter_digits"), (6, required, meter_mechanism, "meter_mechanism"), (7, required,
+    meter_imperial_metric_indicator, "meter_imperial_metric_indicator"), (8, required,
+    meter_reading_factor, "meter_reading_factor"), (9, required, new_supplier,
+    "new_supplier")]
+);
 /// Event type `meterpoint.gas.cos_loss.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2201,89 +1174,13 @@ pub struct MeterpointGasDeappointMamRequestedV1 {
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for MeterpointGasDeappointMamRequestedV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "mprn",
-            "mam_to_deappoint",
-            "effective_to_date",
-            "is_cos_loss",
-            "new_supplier",
-            "current_mam",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasDeappointMamRequestedV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasDeappointMamRequestedV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasDeappointMamRequestedV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    mam_to_deappoint: crate::de::required(f1, FIELDS[1usize])?,
-                    effective_to_date: crate::de::required(f2, FIELDS[2usize])?,
-                    is_cos_loss: crate::de::required(f3, FIELDS[3usize])?,
-                    new_supplier: crate::de::required(f4, FIELDS[4usize])?,
-                    current_mam: crate::de::required(f5, FIELDS[5usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasDeappointMamRequestedV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+crate::de::deserialize_struct!(
+    MeterpointGasDeappointMamRequestedV1, "struct MeterpointGasDeappointMamRequestedV1",
+    [(0, required, mprn, "mprn"), (1, required, mam_to_deappoint, "mam_to_deappoint"),
+    (2, required, effective_to_date, "effective_to_date"), (3, required, is_cos_loss,
+    "is_cos_loss"), (4, required, new_supplier, "new_supplier"), (5, required,
+    current_mam, "current_mam")]
+);
 /// Event type `meterpoint.gas.deappoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

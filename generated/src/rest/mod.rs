@@ -29,62 +29,10 @@ pub struct Link {
     /// The relation (`self` occurs).
     pub rel: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for Link {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["href", "method", "rel"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Link;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Link")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Link {
-                    href: crate::de::required(f0, FIELDS[0usize])?,
-                    method: crate::de::required(f1, FIELDS[1usize])?,
-                    rel: crate::de::required(f2, FIELDS[2usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Link", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Link, "struct Link", [(0, required, href, "href"), (1, required, method, "method"),
+    (2, required, rel, "rel")]
+);
 /// The paginated list envelope of every list response. When there are more records than `page_size` (usually 100), the client must request the next page explicitly, with the URL given in `next`.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Page<T> {
@@ -204,146 +152,17 @@ pub struct Product {
     /// The product's direction (`IMPORT` occurs; real responses show `EXPORT` too).
     pub direction: ::std::string::String,
 }
-impl<'de> ::serde::Deserialize<'de> for Product {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "code",
-            "full_name",
-            "display_name",
-            "description",
-            "is_variable",
-            "is_green",
-            "is_tracker",
-            "is_prepay",
-            "is_business",
-            "is_restricted",
-            "term",
-            "available_from",
-            "available_to",
-            "links",
-            "brand",
-            "direction",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Product;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Product")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::jiff::Timestamp> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<
-                    ::std::option::Option<::jiff::Timestamp>,
-                > = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<::std::vec::Vec<crate::rest::Link>> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::option::Option::Some(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::option::Option::Some(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::option::Option::Some(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::option::Option::Some(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::option::Option::Some(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::option::Option::Some(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::option::Option::Some(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::option::Option::Some(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::option::Option::Some(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::option::Option::Some(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::option::Option::Some(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Product {
-                    code: crate::de::required(f0, FIELDS[0usize])?,
-                    full_name: crate::de::required(f1, FIELDS[1usize])?,
-                    display_name: crate::de::required(f2, FIELDS[2usize])?,
-                    description: crate::de::required(f3, FIELDS[3usize])?,
-                    is_variable: crate::de::required(f4, FIELDS[4usize])?,
-                    is_green: crate::de::required(f5, FIELDS[5usize])?,
-                    is_tracker: crate::de::required(f6, FIELDS[6usize])?,
-                    is_prepay: crate::de::required(f7, FIELDS[7usize])?,
-                    is_business: crate::de::required(f8, FIELDS[8usize])?,
-                    is_restricted: crate::de::required(f9, FIELDS[9usize])?,
-                    term: f10.flatten(),
-                    available_from: crate::de::required(f11, FIELDS[11usize])?,
-                    available_to: f12.flatten(),
-                    links: crate::de::required(f13, FIELDS[13usize])?,
-                    brand: crate::de::required(f14, FIELDS[14usize])?,
-                    direction: crate::de::required(f15, FIELDS[15usize])?,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct Product", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    Product, "struct Product", [(0, required, code, "code"), (1, required, full_name,
+    "full_name"), (2, required, display_name, "display_name"), (3, required, description,
+    "description"), (4, required, is_variable, "is_variable"), (5, required, is_green,
+    "is_green"), (6, required, is_tracker, "is_tracker"), (7, required, is_prepay,
+    "is_prepay"), (8, required, is_business, "is_business"), (9, required, is_restricted,
+    "is_restricted"), (10, optional, term, "term"), (11, required, available_from,
+    "available_from"), (12, optional, available_to, "available_to"), (13, required,
+    links, "links"), (14, required, brand, "brand"), (15, required, direction,
+    "direction")]
+);
 /// The single-product response of `GET /v1/products/<product_code>/`. Decision: its fields are not shown; it carries the product fields, without `direction` (absent from real single-product responses, so optional here), and everything else it contains (tariffs by region, sample quotes, ...) is kept as it arrives in `additional_fields`.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
@@ -548,82 +367,12 @@ pub struct StandardUnitRate {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payment_method: ::std::option::Option<::std::string::String>,
 }
-impl<'de> ::serde::Deserialize<'de> for StandardUnitRate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "value_exc_vat",
-            "value_inc_vat",
-            "valid_from",
-            "valid_to",
-            "payment_method",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = StandardUnitRate;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct StandardUnitRate")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<f64> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::jiff::Timestamp> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<
-                    ::std::option::Option<::jiff::Timestamp>,
-                > = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::option::Option::Some(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(StandardUnitRate {
-                    value_exc_vat: crate::de::required(f0, FIELDS[0usize])?,
-                    value_inc_vat: crate::de::required(f1, FIELDS[1usize])?,
-                    valid_from: crate::de::required(f2, FIELDS[2usize])?,
-                    valid_to: f3.flatten(),
-                    payment_method: f4.flatten(),
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct StandardUnitRate", FIELDS, Visitor)
-    }
-}
+crate::de::deserialize_struct!(
+    StandardUnitRate, "struct StandardUnitRate", [(0, required, value_exc_vat,
+    "value_exc_vat"), (1, required, value_inc_vat, "value_inc_vat"), (2, required,
+    valid_from, "valid_from"), (3, optional, valid_to, "valid_to"), (4, optional,
+    payment_method, "payment_method")]
+);
 /// The body of an error response.
 pub type ErrorResponse = crate::rest::ApiError;
 /// `GET /v1/products/` (no authentication).

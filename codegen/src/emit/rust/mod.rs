@@ -341,6 +341,9 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
 /// and sequence visitor per struct. It accepts and rejects exactly what the derive would (the same
 /// "missing field", "duplicate field" and type errors), and compiles to a fraction of the code.
 fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
+    if !s.incomplete && s.generic.is_none() {
+        return deserialize_macro_call(s);
+    }
     let name = format_ident!("{}", s.rust_name);
     let expecting = format!("struct {}", s.rust_name);
     let json_names = s.fields.iter().map(|f| f.name.as_str());
@@ -520,5 +523,29 @@ fn shape_expr(ty: &Type) -> TokenStream {
         }
         // Only REST resources are generic; events have no type parameters.
         Type::Param(_) => quote!(crate::shape::Shape::Obj),
+    }
+}
+
+/// `Deserialize` for a complete, non-generic struct: an invocation of `crate::de::deserialize_struct!`,
+/// which holds the visitor written out once for all of them.
+fn deserialize_macro_call(s: &Struct) -> TokenStream {
+    let name = format_ident!("{}", s.rust_name);
+    let expecting = format!("struct {}", s.rust_name);
+    let fields = s.fields.iter().enumerate().map(|(index, f)| {
+        let id = ident(&f.rust_name);
+        let json = &f.name;
+        let mode = format_ident!(
+            "{}",
+            if f.is_option() {
+                "optional"
+            } else {
+                "required"
+            }
+        );
+        let index = proc_macro2::Literal::usize_unsuffixed(index);
+        quote!((#index, #mode, #id, #json))
+    });
+    quote! {
+        crate::de::deserialize_struct!(#name, #expecting, [#(#fields),*]);
     }
 }
