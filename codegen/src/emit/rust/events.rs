@@ -7,31 +7,69 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 
-/// `src/events/mod.rs` and one `src/events/<section>.rs` per section.
-pub(super) fn files(model: &Model) -> Vec<(String, TokenStream)> {
-    let mut files = vec![
-        ("src/events/mod.rs".to_owned(), mod_rs(model)),
-        (
-            "src/events/decode.rs".to_owned(),
-            super::support::events_decode(),
-        ),
-        (
-            "src/events/routing.rs".to_owned(),
-            super::support::events_routing(),
-        ),
-    ];
-    // Payloads that are a shared type as a whole could make two events ask for the same conversion.
-    let mut conversions = BTreeSet::new();
-    for section in &model.sections {
-        files.push((
-            format!("src/events/{}.rs", section.module),
-            section_rs(section, &mut conversions),
-        ));
-    }
-    files
+/// The schema-dependent files of `src/events/`: `mod.rs`, and each section's.
+pub(super) enum File {
+    /// `src/events/mod.rs`.
+    Mod,
+    /// `src/events/<section>.rs`, by index into the model's sections.
+    Section(usize),
 }
 
-fn section_rs(section: &Section, conversions: &mut BTreeSet<(String, String)>) -> TokenStream {
+impl File {
+    /// Every events file of the model.
+    pub(super) fn all(model: &Model) -> impl Iterator<Item = File> {
+        std::iter::once(File::Mod).chain((0..model.sections.len()).map(File::Section))
+    }
+
+    /// The file's path and contents. `views` says which section writes each version view (see
+    /// [`view_owners`]), so that sections can be built apart, in any order.
+    pub(super) fn build(
+        &self,
+        model: &Model,
+        views: &[BTreeSet<(String, String)>],
+    ) -> (String, TokenStream) {
+        match *self {
+            File::Mod => ("src/events/mod.rs".to_owned(), mod_rs(model)),
+            File::Section(i) => {
+                let section = &model.sections[i];
+                (
+                    format!("src/events/{}.rs", section.module),
+                    section_rs(section, &views[i]),
+                )
+            }
+        }
+    }
+}
+
+/// For each section, the (newer, older) payload pairs whose version view it writes: the first section to
+/// need one. Payloads that are a shared type as a whole could make two events ask for the same conversion.
+pub(super) fn view_owners(model: &Model) -> Vec<BTreeSet<(String, String)>> {
+    let mut written = BTreeSet::new();
+    model
+        .sections
+        .iter()
+        .map(|section| {
+            let mut owned = BTreeSet::new();
+            for view in section.events.iter().flat_map(version_views) {
+                let pair = (payload_type_name(view.newer), payload_type_name(view.older));
+                if pair.0 != pair.1 && written.insert(pair.clone()) {
+                    owned.insert(pair);
+                }
+            }
+            owned
+        })
+        .collect()
+}
+
+/// The Rust name of a version's payload type: its own struct, or the shared type it is.
+fn payload_type_name(v: &EventVersion) -> String {
+    v.alias_of
+        .as_ref()
+        .map_or(&v.payload.rust_name, |a| &a.rust_name)
+        .clone()
+}
+
+fn section_rs(section: &Section, owned_views: &BTreeSet<(String, String)>) -> TokenStream {
     let doc = inner_doc_attrs(&format!(
         "Events of the catalogue section \"{}\".\n\n{}",
         section.title, section.doc
@@ -49,7 +87,13 @@ fn section_rs(section: &Section, conversions: &mut BTreeSet<(String, String)>) -
         let enum_ = version_enum(section, e);
         let routing = routing_impls(section, e);
         let views = version_views(e);
-        let conversions = views.iter().filter_map(|view| view_impl(view, conversions));
+        let conversions = views
+            .iter()
+            .filter(|view| {
+                owned_views
+                    .contains(&(payload_type_name(view.newer), payload_type_name(view.older)))
+            })
+            .map(view_impl);
         quote! { #(#structs)* #enum_ #routing #(#conversions)* }
     });
     quote! {
@@ -264,17 +308,9 @@ fn routing_impls(section: &Section, e: &EventType) -> TokenStream {
 }
 
 /// `From<newer> for older` of a version view, unless that conversion was already written.
-fn view_impl(
-    view: &VersionView<'_>,
-    written: &mut BTreeSet<(String, String)>,
-) -> Option<TokenStream> {
+fn view_impl(view: &VersionView<'_>) -> TokenStream {
     let newer = payload_type(view.newer);
     let older = payload_type(view.older);
-    if !written.insert((newer.to_string(), older.to_string()))
-        || newer.to_string() == older.to_string()
-    {
-        return None;
-    }
     let event_type = view
         .newer
         .id
@@ -292,14 +328,14 @@ fn view_impl(
             quote!(#id: newer.#id)
         }
     });
-    Some(quote! {
+    quote! {
         #[doc = #doc]
         impl ::std::convert::From<#newer> for #older {
             fn from(newer: #newer) -> Self {
                 Self { #(#fields,)* }
             }
         }
-    })
+    }
 }
 
 fn mod_rs(model: &Model) -> TokenStream {

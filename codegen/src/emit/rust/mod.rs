@@ -7,7 +7,7 @@ mod support;
 use crate::model::{Field, Format, Model, Struct, Type};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Which module a named type lives in, so references can be written as full paths.
 #[derive(Clone, Copy)]
@@ -18,8 +18,95 @@ pub(crate) enum Home {
     Rest,
 }
 
+/// A generated Rust file: built from the model and formatted on its own, so files can be made in parallel.
+enum Job {
+    Lib,
+    Types,
+    De,
+    Shape,
+    Shapes,
+    Events(events::File),
+    EventsDecode,
+    EventsRouting,
+    Rest,
+    RestEndpoint,
+    Documents,
+}
+
+impl Job {
+    fn run(
+        &self,
+        model: &Model,
+        views: &[BTreeSet<(String, String)>],
+    ) -> Result<(String, String), String> {
+        let (path, tokens) = match self {
+            Job::Lib => ("src/lib.rs".to_owned(), lib_rs(model)),
+            Job::Types => ("src/types.rs".to_owned(), types_rs(model)),
+            Job::De => ("src/de.rs".to_owned(), support::de()),
+            Job::Shape => ("src/shape.rs".to_owned(), support::shape()),
+            Job::Shapes => ("src/shapes.rs".to_owned(), shapes_rs(model)),
+            Job::Events(file) => file.build(model, views),
+            Job::EventsDecode => ("src/events/decode.rs".to_owned(), support::events_decode()),
+            Job::EventsRouting => (
+                "src/events/routing.rs".to_owned(),
+                support::events_routing(),
+            ),
+            Job::Rest => ("src/rest/mod.rs".to_owned(), rest::file(model)),
+            Job::RestEndpoint => ("src/rest/endpoint.rs".to_owned(), support::rest_endpoint()),
+            Job::Documents => ("src/documents.rs".to_owned(), documents_rs(model)),
+        };
+        Ok((path, format_file(tokens)?))
+    }
+}
+
 /// Every Rust file of the crate, and its `Cargo.toml`, by path relative to the crate.
+///
+/// Building and formatting the files is most of the generator's time; the files are independent, so they
+/// are made on one thread per core. The result does not depend on which thread made what.
 pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
+    let mut jobs = vec![
+        Job::Lib,
+        Job::Types,
+        Job::De,
+        Job::Shape,
+        Job::Shapes,
+        Job::EventsDecode,
+        Job::EventsRouting,
+    ];
+    jobs.extend(events::File::all(model).map(Job::Events));
+    jobs.push(Job::Rest);
+    if model.rest.is_some() {
+        jobs.push(Job::RestEndpoint);
+    }
+    jobs.push(Job::Documents);
+    let views = events::view_owners(model);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(jobs.len());
+    let results: Vec<Result<Vec<(String, String)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else {
+                            return Ok(done);
+                        };
+                        done.push(job.run(model, &views)?);
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a generator thread panicked".to_owned()))
+            })
+            .collect()
+    });
     let mut files = BTreeMap::new();
     files.insert("Cargo.toml".to_owned(), cargo_toml(model));
     files.insert(
@@ -29,28 +116,9 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
             crate::emit::header("#")
         ),
     );
-    files.insert("src/lib.rs".to_owned(), format_file(lib_rs(model))?);
-    files.insert("src/types.rs".to_owned(), format_file(types_rs(model))?);
-    files.insert("src/de.rs".to_owned(), format_file(support::de())?);
-    files.insert("src/shape.rs".to_owned(), format_file(support::shape())?);
-    files.insert("src/shapes.rs".to_owned(), format_file(shapes_rs(model))?);
-    for (path, tokens) in events::files(model) {
-        files.insert(path, format_file(tokens)?);
+    for result in results {
+        files.extend(result?);
     }
-    files.insert(
-        "src/rest/mod.rs".to_owned(),
-        format_file(rest::file(model))?,
-    );
-    if model.rest.is_some() {
-        files.insert(
-            "src/rest/endpoint.rs".to_owned(),
-            format_file(support::rest_endpoint())?,
-        );
-    }
-    files.insert(
-        "src/documents.rs".to_owned(),
-        format_file(documents_rs(model))?,
-    );
     Ok(files)
 }
 
