@@ -67,6 +67,30 @@ fn the_catalogue_is_complete() {
 }
 
 #[test]
+fn names_that_are_not_event_types_are_not_found() {
+    // Near misses of real names: the lookup hashes only parts of a name, so it must compare it whole.
+    let near_misses = [
+        "",
+        "a",
+        "account",
+        "account.created ",
+        " account.created",
+        "account.createe",
+        "Account.created",
+        "account.created.v1",
+        "agreement.revoked\0",
+        "meterpoint.gas.disputed_closing_reading.queried.by_u",
+    ];
+    for name in near_misses {
+        assert_eq!(
+            name.parse::<EventType>().map_err(|e| e.0),
+            Err(name.to_owned()),
+            "{name:?} is not an event type"
+        );
+    }
+}
+
+#[test]
 fn unknown_types_and_versions_are_typed_errors() {
     let payload = br#"{"agreement_id": 1}"#;
     assert_eq!(

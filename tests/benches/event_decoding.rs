@@ -1,8 +1,8 @@
 //! Throughput of decoding a stream of envelopes covering every event version, by approach, relative to
 //! the floor (`serde_json::from_slice::<IgnoredAny>`, parsing only). Run with
 //! `cargo bench -p energy-tests --bench event_decoding [-- MEGABYTES] [WORD…]` (default 50 MB; words keep
-//! only the approaches whose name contains one); figures go to `notes/events.md`, never into test
-//! assertions.
+//! only the approaches whose name contains one); figures go to `BENCHMARKS.md`, never into test
+//! assertions. Also prints the time of the (type, version) dispatch, `EventKind::new`.
 #![forbid(unsafe_code)]
 
 use energy_api::EventKind;
@@ -90,7 +90,42 @@ fn run(
     best
 }
 
+/// Nanoseconds per `EventKind::new` over every (type, version) pair of the catalogue, in a shuffled
+/// order so that branch prediction cannot learn the sequence; best of 20 runs of 500 rounds.
+fn dispatch() {
+    const ROUNDS: usize = 500;
+    let mut pairs: Vec<(String, &'static str)> = energy_api::EventType::ALL
+        .iter()
+        .flat_map(|t| t.versions().iter().map(|v| (t.as_str().to_owned(), *v)))
+        .collect();
+    // A fixed shuffle (Fisher-Yates on a xorshift sequence) keeps runs comparable.
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for i in (1..pairs.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        pairs.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    let len = pairs.len();
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let start = Instant::now();
+        let mut found = 0usize;
+        for _ in 0..ROUNDS {
+            for (event_type, version) in &pairs {
+                found +=
+                    usize::from(EventKind::new(black_box(event_type), black_box(version)).is_ok());
+            }
+        }
+        let elapsed = start.elapsed();
+        assert_eq!(found, ROUNDS * len, "every pair dispatches");
+        best = best.min(elapsed.as_nanos() as f64 / (ROUNDS * len) as f64);
+    }
+    println!("(type, version) dispatch, `EventKind::new` over {len} pairs: {best:.1} ns");
+}
+
 fn main() {
+    dispatch();
     let megabytes = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())

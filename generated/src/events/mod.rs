@@ -3954,1188 +3954,1559 @@ impl EventType {
         })
     }
 }
+/// Every event type's name, in declaration order (sections not compiled in included).
+const EVENT_TYPE_NAMES: [&str; 274] = [
+    "account.communications_preferences_updated",
+    "account.created",
+    "account.occupied",
+    "account.reactivated",
+    "account.smart-meter-read-permission-changed",
+    "account.updated",
+    "account_metadata.created",
+    "account_metadata.removed",
+    "account_metadata.updated",
+    "account_property_effective_period_metadata.created",
+    "account_property_effective_period_metadata.removed",
+    "account_property_effective_period_metadata.updated",
+    "account_user.created",
+    "account_user.password_changed",
+    "account_user.password_reset_requested",
+    "account_user.psr_records_updated",
+    "account_user.removed",
+    "account_user.updated",
+    "account_user.verification_completed",
+    "account_user.verification_started",
+    "account_user_metadata.created",
+    "account_user_metadata.removed",
+    "account_user_metadata.updated",
+    "actual.intervals.received",
+    "affiliates.affiliate-account-contract-created",
+    "agreement.created",
+    "agreement.revoked",
+    "agreement.rollover.completed",
+    "agreement.terminated",
+    "agreement.updated",
+    "approvals.approval.approved",
+    "approvals.approval.created",
+    "approvals.approval.rejected",
+    "approvals.approval_request.approved",
+    "approvals.approval_request.assigned",
+    "approvals.approval_request.rejected",
+    "auth-server.access-token.issued",
+    "auth_server.account_user.generate_mfa_challenge_error",
+    "auth_server.account_user.logged_in",
+    "auth_server.account_user.login_denied",
+    "auth_server.account_user.login_failed",
+    "auth_server.account_user.login_step_completed",
+    "billing.billing_document.held",
+    "billing.billing_document.issued",
+    "billing.billing_document_representation.dispatched",
+    "billing.billing_options.updated",
+    "billing.charging-ledger.assigned-to-agreement",
+    "billing.charging.supply-point.triggered",
+    "billing.duos_invoice.cancel",
+    "billing.duos_invoice.new",
+    "billing.duos_invoice.replace",
+    "billing.final_bill",
+    "billing.issuance.external_status.created",
+    "billing.issued_bill",
+    "billing.ledger.entry_posted",
+    "billing.ledger.entry_removed",
+    "billing.pathway_traversal.failed",
+    "billing.pathway_traversal.succeeded",
+    "billing.portfolio_invoice_summary.completed",
+    "billing.rebate.accepted",
+    "billing.rebate.created",
+    "billing.rebate.declined",
+    "billing.rebate.updated",
+    "business.created",
+    "business.updated",
+    "business_operations_team.updated",
+    "campaign_account.added",
+    "campaign_account.removed",
+    "campaign_account.updated",
+    "charging.priming.errored",
+    "collateral_agreement.fulfilled",
+    "collection_proceeding.created",
+    "collection_process.comm_step_resolved",
+    "collection_process.leave_supplier_instigated",
+    "collection_process.paused",
+    "collection_process.raised",
+    "collection_process.reactivated",
+    "collection_process.run_termination_requested",
+    "collection_process.unpaused",
+    "collection_process.withdrawn",
+    "comms.account-call.updated",
+    "comms.customer_email_bounced",
+    "comms.push-notification.received-unregistered-or-expired-token",
+    "comms.transcription.created",
+    "complaints.complaint.new-contact",
+    "complaints.complaint.opened",
+    "complaints.drp.finished",
+    "complaints.drp.started",
+    "complex_quoting.cost_calculation_finished",
+    "consents.consent.created",
+    "consents.consent.updated",
+    "contract-groups.created",
+    "contract-groups.memberships-changed",
+    "contract-groups.version-created",
+    "contracts.actualized",
+    "contracts.created",
+    "contracts.expired",
+    "contracts.expiry-approaching",
+    "contracts.journeys.creation.started",
+    "contracts.journeys.termination.started",
+    "contracts.journeys.variation.started",
+    "contracts.novated",
+    "contracts.rescinded",
+    "contracts.revoked",
+    "contracts.subject-amended",
+    "contracts.terminated",
+    "contracts.terms-varied",
+    "credit_check.created",
+    "customer_access.partner_roles.created",
+    "customer_access.partner_roles.updated",
+    "customer_access.partner_user_roles.created",
+    "customer_access.partner_user_roles.updated",
+    "customer_access.user_roles.created",
+    "customer_access.user_roles.updated",
+    "data_import.import_process.cancelled",
+    "data_import.import_process.complete",
+    "data_import.import_process.dry_run_complete",
+    "data_import.import_process.dry_run_error",
+    "data_import.import_process.error",
+    "data_import.import_process.post_import.completed",
+    "data_import.import_process.post_import.error",
+    "data_import.order_process.cancelled",
+    "data_import.order_process.complete",
+    "data_import.order_process.error",
+    "debt.actioning.automated_debt_write_back.completed",
+    "debt.actioning.automated_debt_write_back.failed",
+    "debt.actioning.automated_debt_write_back.skipped",
+    "delinquent_debt.allocation_created",
+    "delinquent_debt.position_changed",
+    "deposit_agreement.accepted",
+    "deposit_agreement.fulfilled",
+    "deposit_agreement.instalment_returned",
+    "deposit_agreement.returned",
+    "deposit_agreement.withdrawn",
+    "dunning_path_paused",
+    "dunning_path_started",
+    "dunning_path_unpaused",
+    "dunning_path_withdrawn",
+    "electricity-flow-file.cancellation-invoice.processed",
+    "electricity-flow-file.complementary-invoice.processed",
+    "electricity-flow-file.rectification-invoice.processed",
+    "electricity-flow-file.regularizer-invoice.processed",
+    "electricity_flow_file.billable_concepts_invoice.processed",
+    "electricity_flow_file.regular_invoice.processed",
+    "esp-supply-points.enrichment-data.sent",
+    "esp_supply_points.atr_snapshot.sent",
+    "external_messaging.uploaded_file.processed",
+    "external_messaging.uploaded_file.processing_failed",
+    "external_messaging.uploaded_file.safe",
+    "external_messaging.uploaded_file.unsafe",
+    "flex_device.deauthenticated",
+    "flex_device.disconnected",
+    "flex_device.optimisation_created",
+    "flex_device.registered",
+    "gas-bill-flow-details.annulment-with-substituent-invoice.created",
+    "gas-bill-flow-details.cancellation-invoice.created",
+    "gas-bill-flow-details.complementary-invoice.created",
+    "gas-bill-flow-details.rectification-invoice.created",
+    "gas-bill-flow-details.regular-invoice.created",
+    "gas-flow-file.b7033-complementary-invoice.processed",
+    "gas-flow-file.b7033-regular-invoice.processed",
+    "gas-supply-point.inspection-results.received",
+    "goods.purchase-created",
+    "goods.quote.created-for-account",
+    "goods.quote.created-without-account",
+    "industry.electricity.change_of_energisation.unsolicited_message",
+    "industry.electricity.change_of_service.meter_deactivated",
+    "industry.electricity.change_of_supply.gain.initiated",
+    "industry.electricity.change_of_supply.loss.complete",
+    "industry.electricity.export_installation.validated",
+    "industry.gas.change_of_supply.gain.initiated",
+    "industry.gas.change_of_supply.loss.complete",
+    "ink.actions.run",
+    "ink.content.inbound-message-tagged",
+    "ink.conversation.assigned_to_bucket",
+    "ink.conversation.assigned_to_timeline",
+    "ink.conversation.await_customer_reply",
+    "ink.conversation.closed",
+    "ink.conversation.open_status_changed",
+    "ink.conversation.opened",
+    "ink.conversation.priority.changed",
+    "ink.conversation.snoozed",
+    "ink.conversation.unassigned_from_bucket",
+    "ink.conversation.unassigned_from_timeline",
+    "ink.live-chat.closed",
+    "ink.live-chat.initiated",
+    "ink.live-chat.messages.outbound-message-created",
+    "ink.message_attachment.safe",
+    "ink.message_attachment.unsafe",
+    "ink.messages.inbound-email-migration",
+    "ink.messages.inbound-message-created",
+    "ink.messages.inbound-message-ingested",
+    "ink.messages.outbound-message-created",
+    "ink.messages.outbound-message-failed",
+    "ink.messages.phishing-report-dismissed",
+    "ink.messages.reported-phishing",
+    "ink.messages.reported-spam",
+    "ink.messages.spam-report-dismissed",
+    "internal_company.created",
+    "late_payment_fee_application_service_completed",
+    "late_payment_fee_application_service_fee_applied",
+    "late_payment_fee_application_service_started",
+    "late_payment_fee_calculation_service_completed",
+    "late_payment_fee_calculation_service_started",
+    "late_payment_fee_calculator_completed",
+    "late_payment_fee_calculator_fee_applied",
+    "late_payment_fee_calculator_started",
+    "late_payment_fee_waived",
+    "leads.lead.stage-updated",
+    "leads.opportunity.document-attached-to-opportunity",
+    "leads.opportunity.offer-group.created",
+    "leads.opportunity.stage-updated",
+    "lifecycle.enrollment.loyalty-points-qualification-reversed",
+    "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point",
+    "lifecycle.join-supplier.activation.completed",
+    "lifecycle.join-supplier.activation.initiated",
+    "lifecycle.join-supplier.agreement.created",
+    "lifecycle.join-supplier.await-post-activation-flow-step.initiated",
+    "lifecycle.join-supplier.await-pre-activation-flow-step.initiated",
+    "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated",
+    "lifecycle.join-supplier.cancellation-requested",
+    "lifecycle.join-supplier.cancelled",
+    "lifecycle.join-supplier.completed",
+    "lifecycle.join-supplier.requested",
+    "lifecycle.join-supplier.reversal-requested",
+    "lifecycle.join-supplier.reversed",
+    "lifecycle.join-supplier.supply-period.created",
+    "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated",
+    "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated",
+    "lifecycle.join_supplier._ensure_payment_instructions.step_completed",
+    "lifecycle.join_supplier._ensure_payment_instructions.step_initiated",
+    "lifecycle.join_supplier.security_deposits.created",
+    "lifecycle.join_supplier.terms-and-conditions.accepted",
+    "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated",
+    "lifecycle.leave-supplier.await-post-termination-flow-step.initiated",
+    "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated",
+    "lifecycle.leave-supplier.cancellation-requested",
+    "lifecycle.leave-supplier.cancelled",
+    "lifecycle.leave-supplier.completed",
+    "lifecycle.leave-supplier.requested",
+    "lifecycle.leave-supplier.reversal-requested",
+    "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated",
+    "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated",
+    "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated",
+    "lifecycle.leave-supplier.termination.confirmed",
+    "lifecycle.leave-supplier.termination.initiated",
+    "lifecycle.leave-supplier.updated",
+    "lifecycle.status-changed",
+    "lifecycle.support-site.sale",
+    "loyalty-points.user-role-removal",
+    "markets.esp.bill-flow-file.processed",
+    "markets.esp.flow-file.processed",
+    "markets.esp_industry_gasbillflowdetails.inspection.processed",
+    "markets.gas-supply-point.created",
+    "markets.network-operator.created",
+    "messaging.push-notification.token-unregistered",
+    "meter_data_quality.resolution_cancelled",
+    "meter_data_quality.resolution_requested",
+    "meterpoint.elec.cos_gain.registration.requested",
+    "meterpoint.gas.api_backfill",
+    "meterpoint.gas.appoint_mam.requested",
+    "meterpoint.gas.backfill",
+    "meterpoint.gas.change_of_cohort.requested",
+    "meterpoint.gas.change_of_mam.requested",
+    "meterpoint.gas.cos_gain.mtd_received",
+    "meterpoint.gas.cos_gain.registration.confirmed",
+    "meterpoint.gas.cos_gain.registration.requested",
+    "meterpoint.gas.cos_loss.confirmed",
+    "meterpoint.gas.deappoint_mam.requested",
+    "meterpoint.gas.disputed_closing_reading.accepted.by_us",
+    "meterpoint.gas.disputed_closing_reading.accepted.other_supplier",
+    "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us",
+    "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier",
+    "meterpoint.gas.disputed_closing_reading.queried.by_us",
+];
+/// Hash table over [`EVENT_TYPE_NAMES`] filled by the generator: `1 + index` of a name, `0`
+/// for an empty slot (open addressing, linear probing, at most half full).
+static EVENT_TYPE_SLOTS: [u16; 1024] = [
+    0, 0, 107, 0, 226, 0, 0, 0, 0, 240, 151, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 252, 0, 0, 0, 0, 0, 0, 0, 185, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 186, 0, 0, 0, 20,
+    42, 60, 197, 0, 0, 98, 0, 0, 86, 0, 124, 0, 0, 0, 0, 0, 0, 0, 0, 0, 136, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 128, 0, 0, 0, 0, 148, 43, 0, 0, 0, 0,
+    29, 208, 0, 0, 0, 161, 237, 0, 165, 182, 193, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+    105, 0, 0, 53, 0, 0, 0, 0, 0, 0, 146, 0, 0, 77, 0, 0, 0, 0, 0, 0, 17, 54, 0, 189, 0,
+    0, 0, 94, 82, 202, 235, 254, 0, 0, 0, 49, 0, 0, 0, 0, 0, 0, 45, 13, 0, 0, 224, 0, 0,
+    209, 0, 11, 59, 0, 0, 0, 187, 0, 0, 125, 0, 0, 0, 0, 0, 0, 0, 66, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 95, 73, 52, 0, 68, 5, 0, 153, 0, 205, 0, 0, 0, 65, 170, 265, 0, 0, 0,
+    18, 211, 0, 0, 0, 0, 0, 0, 0, 0, 0, 274, 0, 0, 0, 0, 0, 74, 83, 0, 0, 0, 109, 0, 0,
+    101, 0, 0, 0, 0, 0, 0, 0, 0, 0, 266, 0, 236, 0, 0, 0, 0, 0, 16, 0, 19, 0, 0, 0, 234,
+    0, 0, 248, 0, 0, 0, 0, 71, 0, 0, 0, 0, 0, 166, 0, 0, 0, 219, 0, 117, 0, 0, 264, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 190, 104, 0, 0, 0, 269, 0, 8, 0, 0, 0, 0, 0, 0, 30, 0,
+    76, 0, 72, 0, 145, 0, 37, 162, 0, 0, 263, 23, 0, 0, 0, 0, 34, 0, 0, 149, 0, 0, 26, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 175, 0, 181, 0, 0, 0, 0, 0, 198, 0, 0, 0,
+    0, 0, 0, 164, 213, 217, 50, 244, 0, 0, 0, 0, 21, 0, 0, 178, 28, 88, 251, 0, 0, 0, 33,
+    141, 247, 0, 0, 0, 0, 0, 0, 0, 230, 0, 0, 0, 229, 0, 0, 0, 0, 0, 0, 0, 239, 260, 143,
+    212, 0, 0, 0, 0, 0, 0, 15, 0, 129, 115, 268, 0, 126, 0, 81, 262, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 152, 0, 215, 127, 6, 258, 97, 140, 0, 106, 231, 0, 0, 188, 225, 36, 0,
+    0, 0, 0, 0, 158, 0, 32, 0, 0, 61, 0, 4, 0, 0, 184, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 118, 0, 0, 0, 0, 0, 0, 223, 0, 0, 0, 46, 0, 0, 0, 0, 267, 0, 0, 180, 0,
+    0, 0, 137, 0, 0, 9, 55, 0, 0, 0, 191, 0, 0, 130, 0, 0, 0, 232, 0, 0, 0, 0, 0, 195, 0,
+    87, 92, 0, 0, 0, 7, 44, 242, 253, 100, 0, 121, 0, 93, 0, 0, 0, 163, 0, 0, 75, 0, 85,
+    139, 256, 0, 0, 0, 0, 0, 14, 91, 0, 0, 0, 0, 135, 250, 0, 0, 0, 0, 138, 233, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 183, 0, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 207, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 196, 228, 0, 0, 0, 0, 0, 84, 0, 0, 0, 0, 201, 116,
+    0, 0, 0, 168, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 169, 246, 3, 0, 0, 0, 0,
+    132, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 79, 113, 114, 0, 0, 0, 0, 0, 133, 0, 0, 0, 0,
+    0, 120, 150, 0, 0, 0, 0, 0, 172, 0, 227, 0, 249, 0, 0, 0, 134, 0, 0, 57, 0, 0, 0, 0,
+    27, 102, 154, 122, 192, 0, 0, 0, 0, 0, 89, 220, 245, 210, 0, 0, 0, 0, 64, 0, 238, 0,
+    0, 38, 0, 0, 0, 157, 48, 0, 0, 40, 80, 144, 0, 0, 142, 0, 171, 222, 0, 0, 0, 0, 0, 0,
+    0, 110, 0, 0, 0, 0, 0, 0, 0, 0, 47, 204, 0, 0, 12, 0, 0, 173, 0, 103, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 56, 243, 0, 0, 0, 0, 0, 0, 62, 0, 0, 0, 99, 147, 0, 0, 31, 0, 0,
+    63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 41, 259, 241, 0, 112, 0, 0, 0, 0, 0, 119, 0, 0, 218,
+    272, 216, 203, 0, 0, 69, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 111, 271, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 70, 0, 0, 0, 35, 0, 174, 0, 0, 0, 2, 0, 58, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 261, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 160, 0, 0, 131, 78,
+    0, 0, 0, 0, 159, 0, 214, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 177, 270, 0, 0, 0, 0, 0,
+    67, 257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 51, 0, 0, 39, 0, 0, 0, 24, 0, 0, 156, 0,
+    0, 0, 0, 176, 0, 0, 0, 0, 155, 0, 0, 0, 0, 0, 0, 0, 0, 0, 199, 0, 0, 0, 179, 0, 0,
+    206, 0, 0, 221, 0, 0, 0, 0, 0, 108, 194, 167, 0, 0, 0, 0, 0, 0, 200, 0, 273, 0, 0, 0,
+    123, 255, 96, 0, 0, 22,
+];
+/// The slot a name hashes to: its length and three 8-byte windows (the first, the middle and
+/// the last bytes; the name zero-padded when shorter than 8), mixed by rotate-xor-multiply;
+/// the same function as the generator's.
+fn name_hash(name: &[u8]) -> usize {
+    let mix = |hash: u64, word: [u8; 8]| {
+        (hash.rotate_left(5) ^ u64::from_le_bytes(word))
+            .wrapping_mul(5871781006564002453)
+    };
+    let hash = name.len() as u64;
+    let hash = match name.len().checked_sub(8) {
+        ::std::option::Option::Some(last) => {
+            let window = |start: usize| {
+                name[start..start + 8].try_into().unwrap_or_default()
+            };
+            mix(mix(mix(hash, window(0)), window(last / 2)), window(last))
+        }
+        ::std::option::Option::None => {
+            let mut word = [0u8; 8];
+            word[..name.len()].copy_from_slice(name);
+            mix(hash, word)
+        }
+    };
+    (hash >> 54) as usize
+}
+/// The index in [`EVENT_TYPE_NAMES`] of `s`, if it is an event type's name.
+fn event_type_index(s: &str) -> ::std::option::Option<usize> {
+    let mut slot = name_hash(s.as_bytes());
+    loop {
+        let index = usize::from(EVENT_TYPE_SLOTS[slot]).checked_sub(1)?;
+        if EVENT_TYPE_NAMES[index] == s {
+            return ::std::option::Option::Some(index);
+        }
+        slot = (slot + 1) & 1023;
+    }
+}
+/// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in. An array
+/// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
+/// stream.
+static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274usize] = [
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountCommunicationsPreferencesUpdated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountCreated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountOccupied),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountReactivated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountSmartMeterReadPermissionChanged),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountUpdated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountMetadataCreated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountMetadataRemoved),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::AccountMetadataUpdated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(
+        EventType::AccountPropertyEffectivePeriodMetadataCreated,
+    ),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(
+        EventType::AccountPropertyEffectivePeriodMetadataRemoved,
+    ),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(
+        EventType::AccountPropertyEffectivePeriodMetadataUpdated,
+    ),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserCreated),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserPasswordChanged),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserPasswordResetRequested),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserPsrRecordsUpdated),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserRemoved),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserUpdated),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserVerificationCompleted),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserVerificationStarted),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserMetadataCreated),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserMetadataRemoved),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "account-users")]
+    ::std::option::Option::Some(EventType::AccountUserMetadataUpdated),
+    #[cfg(not(feature = "account-users"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ActualIntervalsReceived),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::AffiliatesAffiliateAccountContractCreated),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::AgreementCreated),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::AgreementRevoked),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::AgreementRolloverCompleted),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::AgreementTerminated),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::AgreementUpdated),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ApprovalsApprovalApproved),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ApprovalsApprovalCreated),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ApprovalsApprovalRejected),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ApprovalsApprovalRequestApproved),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ApprovalsApprovalRequestAssigned),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "agreements-and-approvals")]
+    ::std::option::Option::Some(EventType::ApprovalsApprovalRequestRejected),
+    #[cfg(not(feature = "agreements-and-approvals"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "authentication-server")]
+    ::std::option::Option::Some(EventType::AuthServerAccessTokenIssued),
+    #[cfg(not(feature = "authentication-server"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "authentication-server")]
+    ::std::option::Option::Some(
+        EventType::AuthServerAccountUserGenerateMfaChallengeError,
+    ),
+    #[cfg(not(feature = "authentication-server"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "authentication-server")]
+    ::std::option::Option::Some(EventType::AuthServerAccountUserLoggedIn),
+    #[cfg(not(feature = "authentication-server"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "authentication-server")]
+    ::std::option::Option::Some(EventType::AuthServerAccountUserLoginDenied),
+    #[cfg(not(feature = "authentication-server"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "authentication-server")]
+    ::std::option::Option::Some(EventType::AuthServerAccountUserLoginFailed),
+    #[cfg(not(feature = "authentication-server"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "authentication-server")]
+    ::std::option::Option::Some(EventType::AuthServerAccountUserLoginStepCompleted),
+    #[cfg(not(feature = "authentication-server"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingBillingDocumentHeld),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingBillingDocumentIssued),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(
+        EventType::BillingBillingDocumentRepresentationDispatched,
+    ),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingBillingOptionsUpdated),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingChargingLedgerAssignedToAgreement),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingChargingSupplyPointTriggered),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingDuosInvoiceCancel),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingDuosInvoiceNew),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingDuosInvoiceReplace),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingFinalBill),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingIssuanceExternalStatusCreated),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingIssuedBill),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingLedgerEntryPosted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingLedgerEntryRemoved),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingPathwayTraversalFailed),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingPathwayTraversalSucceeded),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingPortfolioInvoiceSummaryCompleted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingRebateAccepted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingRebateCreated),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingRebateDeclined),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::BillingRebateUpdated),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "businesses")]
+    ::std::option::Option::Some(EventType::BusinessCreated),
+    #[cfg(not(feature = "businesses"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "businesses")]
+    ::std::option::Option::Some(EventType::BusinessUpdated),
+    #[cfg(not(feature = "businesses"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "businesses")]
+    ::std::option::Option::Some(EventType::BusinessOperationsTeamUpdated),
+    #[cfg(not(feature = "businesses"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::CampaignAccountAdded),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::CampaignAccountRemoved),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "accounts")]
+    ::std::option::Option::Some(EventType::CampaignAccountUpdated),
+    #[cfg(not(feature = "accounts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::ChargingPrimingErrored),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollateralAgreementFulfilled),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProceedingCreated),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessCommStepResolved),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessLeaveSupplierInstigated),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessPaused),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessRaised),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessReactivated),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessRunTerminationRequested),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessUnpaused),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CollectionProcessWithdrawn),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::CommsAccountCallUpdated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::CommsCustomerEmailBounced),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(
+        EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+    ),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::CommsTranscriptionCreated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ComplaintsComplaintNewContact),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ComplaintsComplaintOpened),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ComplaintsDrpFinished),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ComplaintsDrpStarted),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ComplexQuotingCostCalculationFinished),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ConsentsConsentCreated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::ConsentsConsentUpdated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractGroupsCreated),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractGroupsMembershipsChanged),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractGroupsVersionCreated),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsActualized),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsCreated),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsExpired),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsExpiryApproaching),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsJourneysCreationStarted),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsJourneysTerminationStarted),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsJourneysVariationStarted),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsNovated),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsRescinded),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsRevoked),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsSubjectAmended),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsTerminated),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "contracts")]
+    ::std::option::Option::Some(EventType::ContractsTermsVaried),
+    #[cfg(not(feature = "contracts"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::CreditCheckCreated),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::CustomerAccessPartnerRolesCreated),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::CustomerAccessPartnerRolesUpdated),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::CustomerAccessPartnerUserRolesCreated),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::CustomerAccessPartnerUserRolesUpdated),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::CustomerAccessUserRolesCreated),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::CustomerAccessUserRolesUpdated),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessCancelled),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessComplete),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessDryRunComplete),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessDryRunError),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessError),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessPostImportCompleted),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportImportProcessPostImportError),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportOrderProcessCancelled),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportOrderProcessComplete),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::DataImportOrderProcessError),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DebtActioningAutomatedDebtWriteBackCompleted),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DebtActioningAutomatedDebtWriteBackFailed),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DebtActioningAutomatedDebtWriteBackSkipped),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DelinquentDebtAllocationCreated),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DelinquentDebtPositionChanged),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DepositAgreementAccepted),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DepositAgreementFulfilled),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DepositAgreementInstalmentReturned),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DepositAgreementReturned),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DepositAgreementWithdrawn),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DunningPathPaused),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DunningPathStarted),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DunningPathUnpaused),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "collections")]
+    ::std::option::Option::Some(EventType::DunningPathWithdrawn),
+    #[cfg(not(feature = "collections"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::ElectricityFlowFileCancellationInvoiceProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::ElectricityFlowFileComplementaryInvoiceProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::ElectricityFlowFileRectificationInvoiceProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::ElectricityFlowFileRegularizerInvoiceProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::ElectricityFlowFileRegularInvoiceProcessed),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::EspSupplyPointsEnrichmentDataSent),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::EspSupplyPointsAtrSnapshotSent),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::ExternalMessagingUploadedFileProcessed),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(
+        EventType::ExternalMessagingUploadedFileProcessingFailed,
+    ),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::ExternalMessagingUploadedFileSafe),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "data-import")]
+    ::std::option::Option::Some(EventType::ExternalMessagingUploadedFileUnsafe),
+    #[cfg(not(feature = "data-import"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "flexible-devices")]
+    ::std::option::Option::Some(EventType::FlexDeviceDeauthenticated),
+    #[cfg(not(feature = "flexible-devices"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "flexible-devices")]
+    ::std::option::Option::Some(EventType::FlexDeviceDisconnected),
+    #[cfg(not(feature = "flexible-devices"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "flexible-devices")]
+    ::std::option::Option::Some(EventType::FlexDeviceOptimisationCreated),
+    #[cfg(not(feature = "flexible-devices"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "flexible-devices")]
+    ::std::option::Option::Some(EventType::FlexDeviceRegistered),
+    #[cfg(not(feature = "flexible-devices"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::GasBillFlowDetailsCancellationInvoiceCreated),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::GasBillFlowDetailsComplementaryInvoiceCreated,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::GasBillFlowDetailsRectificationInvoiceCreated,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::GasBillFlowDetailsRegularInvoiceCreated),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::GasFlowFileB7033ComplementaryInvoiceProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::GasFlowFileB7033RegularInvoiceProcessed),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::GasSupplyPointInspectionResultsReceived),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::GoodsPurchaseCreated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::GoodsQuoteCreatedForAccount),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::GoodsQuoteCreatedWithoutAccount),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(
+        EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+    ),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(
+        EventType::IndustryElectricityChangeOfServiceMeterDeactivated,
+    ),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(
+        EventType::IndustryElectricityChangeOfSupplyGainInitiated,
+    ),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(
+        EventType::IndustryElectricityChangeOfSupplyLossComplete,
+    ),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(
+        EventType::IndustryElectricityExportInstallationValidated,
+    ),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(EventType::IndustryGasChangeOfSupplyGainInitiated),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "industry")]
+    ::std::option::Option::Some(EventType::IndustryGasChangeOfSupplyLossComplete),
+    #[cfg(not(feature = "industry"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkActionsRun),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkContentInboundMessageTagged),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationAssignedToBucket),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationAssignedToTimeline),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationAwaitCustomerReply),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationClosed),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationOpenStatusChanged),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationOpened),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationPriorityChanged),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationSnoozed),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationUnassignedFromBucket),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkConversationUnassignedFromTimeline),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkLiveChatClosed),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkLiveChatInitiated),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkLiveChatMessagesOutboundMessageCreated),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessageAttachmentSafe),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessageAttachmentUnsafe),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesInboundEmailMigration),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesInboundMessageCreated),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesInboundMessageIngested),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesOutboundMessageCreated),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesOutboundMessageFailed),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesPhishingReportDismissed),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesReportedPhishing),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesReportedSpam),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "conversations")]
+    ::std::option::Option::Some(EventType::InkMessagesSpamReportDismissed),
+    #[cfg(not(feature = "conversations"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "businesses")]
+    ::std::option::Option::Some(EventType::InternalCompanyCreated),
+    #[cfg(not(feature = "businesses"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeApplicationServiceCompleted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeApplicationServiceFeeApplied),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeApplicationServiceStarted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeCalculationServiceCompleted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeCalculationServiceStarted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeCalculatorCompleted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeCalculatorFeeApplied),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeCalculatorStarted),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "billing")]
+    ::std::option::Option::Some(EventType::LatePaymentFeeWaived),
+    #[cfg(not(feature = "billing"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::LeadsLeadStageUpdated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(
+        EventType::LeadsOpportunityDocumentAttachedToOpportunity,
+    ),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::LeadsOpportunityOfferGroupCreated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::LeadsOpportunityStageUpdated),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-status")]
+    ::std::option::Option::Some(
+        EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed,
+    ),
+    #[cfg(not(feature = "lifecycle-status"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-status")]
+    ::std::option::Option::Some(
+        EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+    ),
+    #[cfg(not(feature = "lifecycle-status"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierActivationCompleted),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierActivationInitiated),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierAgreementCreated),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierCancellationRequested),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierCancelled),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierCompleted),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierRequested),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierReversalRequested),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierReversed),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierSupplyPeriodCreated),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(EventType::LifecycleJoinSupplierSecurityDepositsCreated),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-join")]
+    ::std::option::Option::Some(
+        EventType::LifecycleJoinSupplierTermsAndConditionsAccepted,
+    ),
+    #[cfg(not(feature = "lifecycle-join"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(
+        EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(
+        EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(
+        EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierCancellationRequested),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierCancelled),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierCompleted),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierRequested),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierReversalRequested),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(
+        EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(
+        EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(
+        EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+    ),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierTerminationConfirmed),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierTerminationInitiated),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-leave")]
+    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierUpdated),
+    #[cfg(not(feature = "lifecycle-leave"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-status")]
+    ::std::option::Option::Some(EventType::LifecycleStatusChanged),
+    #[cfg(not(feature = "lifecycle-status"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "lifecycle-status")]
+    ::std::option::Option::Some(EventType::LifecycleSupportSiteSale),
+    #[cfg(not(feature = "lifecycle-status"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "customer-access")]
+    ::std::option::Option::Some(EventType::LoyaltyPointsUserRoleRemoval),
+    #[cfg(not(feature = "customer-access"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::MarketsEspBillFlowFileProcessed),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::MarketsEspFlowFileProcessed),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(
+        EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+    ),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::MarketsGasSupplyPointCreated),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "market-files")]
+    ::std::option::Option::Some(EventType::MarketsNetworkOperatorCreated),
+    #[cfg(not(feature = "market-files"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "communications")]
+    ::std::option::Option::Some(EventType::MessagingPushNotificationTokenUnregistered),
+    #[cfg(not(feature = "communications"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-data-quality")]
+    ::std::option::Option::Some(EventType::MeterDataQualityResolutionCancelled),
+    #[cfg(not(feature = "meter-data-quality"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-data-quality")]
+    ::std::option::Option::Some(EventType::MeterDataQualityResolutionRequested),
+    #[cfg(not(feature = "meter-data-quality"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointElecCosGainRegistrationRequested),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasApiBackfill),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasAppointMamRequested),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasBackfill),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasChangeOfCohortRequested),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasChangeOfMamRequested),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasCosGainMtdReceived),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasCosGainRegistrationConfirmed),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasCosGainRegistrationRequested),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasCosLossConfirmed),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(EventType::MeterpointGasDeappointMamRequested),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(
+        EventType::MeterpointGasDisputedClosingReadingAcceptedByUs,
+    ),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(
+        EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+    ),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(
+        EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+    ),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(
+        EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+    ),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+    #[cfg(feature = "meter-points")]
+    ::std::option::Option::Some(
+        EventType::MeterpointGasDisputedClosingReadingQueriedByUs,
+    ),
+    #[cfg(not(feature = "meter-points"))]
+    ::std::option::Option::None,
+];
 impl ::std::str::FromStr for EventType {
     type Err = UnknownEventType;
     fn from_str(s: &str) -> ::std::result::Result<Self, Self::Err> {
-        match s {
-            #[cfg(feature = "accounts")]
-            "account.communications_preferences_updated" => {
-                ::std::result::Result::Ok(Self::AccountCommunicationsPreferencesUpdated)
-            }
-            #[cfg(feature = "accounts")]
-            "account.created" => ::std::result::Result::Ok(Self::AccountCreated),
-            #[cfg(feature = "accounts")]
-            "account.occupied" => ::std::result::Result::Ok(Self::AccountOccupied),
-            #[cfg(feature = "accounts")]
-            "account.reactivated" => ::std::result::Result::Ok(Self::AccountReactivated),
-            #[cfg(feature = "accounts")]
-            "account.smart-meter-read-permission-changed" => {
-                ::std::result::Result::Ok(Self::AccountSmartMeterReadPermissionChanged)
-            }
-            #[cfg(feature = "accounts")]
-            "account.updated" => ::std::result::Result::Ok(Self::AccountUpdated),
-            #[cfg(feature = "accounts")]
-            "account_metadata.created" => {
-                ::std::result::Result::Ok(Self::AccountMetadataCreated)
-            }
-            #[cfg(feature = "accounts")]
-            "account_metadata.removed" => {
-                ::std::result::Result::Ok(Self::AccountMetadataRemoved)
-            }
-            #[cfg(feature = "accounts")]
-            "account_metadata.updated" => {
-                ::std::result::Result::Ok(Self::AccountMetadataUpdated)
-            }
-            #[cfg(feature = "accounts")]
-            "account_property_effective_period_metadata.created" => {
-                ::std::result::Result::Ok(
-                    Self::AccountPropertyEffectivePeriodMetadataCreated,
-                )
-            }
-            #[cfg(feature = "accounts")]
-            "account_property_effective_period_metadata.removed" => {
-                ::std::result::Result::Ok(
-                    Self::AccountPropertyEffectivePeriodMetadataRemoved,
-                )
-            }
-            #[cfg(feature = "accounts")]
-            "account_property_effective_period_metadata.updated" => {
-                ::std::result::Result::Ok(
-                    Self::AccountPropertyEffectivePeriodMetadataUpdated,
-                )
-            }
-            #[cfg(feature = "account-users")]
-            "account_user.created" => ::std::result::Result::Ok(Self::AccountUserCreated),
-            #[cfg(feature = "account-users")]
-            "account_user.password_changed" => {
-                ::std::result::Result::Ok(Self::AccountUserPasswordChanged)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user.password_reset_requested" => {
-                ::std::result::Result::Ok(Self::AccountUserPasswordResetRequested)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user.psr_records_updated" => {
-                ::std::result::Result::Ok(Self::AccountUserPsrRecordsUpdated)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user.removed" => ::std::result::Result::Ok(Self::AccountUserRemoved),
-            #[cfg(feature = "account-users")]
-            "account_user.updated" => ::std::result::Result::Ok(Self::AccountUserUpdated),
-            #[cfg(feature = "account-users")]
-            "account_user.verification_completed" => {
-                ::std::result::Result::Ok(Self::AccountUserVerificationCompleted)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user.verification_started" => {
-                ::std::result::Result::Ok(Self::AccountUserVerificationStarted)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user_metadata.created" => {
-                ::std::result::Result::Ok(Self::AccountUserMetadataCreated)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user_metadata.removed" => {
-                ::std::result::Result::Ok(Self::AccountUserMetadataRemoved)
-            }
-            #[cfg(feature = "account-users")]
-            "account_user_metadata.updated" => {
-                ::std::result::Result::Ok(Self::AccountUserMetadataUpdated)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "actual.intervals.received" => {
-                ::std::result::Result::Ok(Self::ActualIntervalsReceived)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "affiliates.affiliate-account-contract-created" => {
-                ::std::result::Result::Ok(
-                    Self::AffiliatesAffiliateAccountContractCreated,
-                )
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "agreement.created" => ::std::result::Result::Ok(Self::AgreementCreated),
-            #[cfg(feature = "agreements-and-approvals")]
-            "agreement.revoked" => ::std::result::Result::Ok(Self::AgreementRevoked),
-            #[cfg(feature = "agreements-and-approvals")]
-            "agreement.rollover.completed" => {
-                ::std::result::Result::Ok(Self::AgreementRolloverCompleted)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "agreement.terminated" => {
-                ::std::result::Result::Ok(Self::AgreementTerminated)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "agreement.updated" => ::std::result::Result::Ok(Self::AgreementUpdated),
-            #[cfg(feature = "agreements-and-approvals")]
-            "approvals.approval.approved" => {
-                ::std::result::Result::Ok(Self::ApprovalsApprovalApproved)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "approvals.approval.created" => {
-                ::std::result::Result::Ok(Self::ApprovalsApprovalCreated)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "approvals.approval.rejected" => {
-                ::std::result::Result::Ok(Self::ApprovalsApprovalRejected)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "approvals.approval_request.approved" => {
-                ::std::result::Result::Ok(Self::ApprovalsApprovalRequestApproved)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "approvals.approval_request.assigned" => {
-                ::std::result::Result::Ok(Self::ApprovalsApprovalRequestAssigned)
-            }
-            #[cfg(feature = "agreements-and-approvals")]
-            "approvals.approval_request.rejected" => {
-                ::std::result::Result::Ok(Self::ApprovalsApprovalRequestRejected)
-            }
-            #[cfg(feature = "authentication-server")]
-            "auth-server.access-token.issued" => {
-                ::std::result::Result::Ok(Self::AuthServerAccessTokenIssued)
-            }
-            #[cfg(feature = "authentication-server")]
-            "auth_server.account_user.generate_mfa_challenge_error" => {
-                ::std::result::Result::Ok(
-                    Self::AuthServerAccountUserGenerateMfaChallengeError,
-                )
-            }
-            #[cfg(feature = "authentication-server")]
-            "auth_server.account_user.logged_in" => {
-                ::std::result::Result::Ok(Self::AuthServerAccountUserLoggedIn)
-            }
-            #[cfg(feature = "authentication-server")]
-            "auth_server.account_user.login_denied" => {
-                ::std::result::Result::Ok(Self::AuthServerAccountUserLoginDenied)
-            }
-            #[cfg(feature = "authentication-server")]
-            "auth_server.account_user.login_failed" => {
-                ::std::result::Result::Ok(Self::AuthServerAccountUserLoginFailed)
-            }
-            #[cfg(feature = "authentication-server")]
-            "auth_server.account_user.login_step_completed" => {
-                ::std::result::Result::Ok(Self::AuthServerAccountUserLoginStepCompleted)
-            }
-            #[cfg(feature = "billing")]
-            "billing.billing_document.held" => {
-                ::std::result::Result::Ok(Self::BillingBillingDocumentHeld)
-            }
-            #[cfg(feature = "billing")]
-            "billing.billing_document.issued" => {
-                ::std::result::Result::Ok(Self::BillingBillingDocumentIssued)
-            }
-            #[cfg(feature = "billing")]
-            "billing.billing_document_representation.dispatched" => {
-                ::std::result::Result::Ok(
-                    Self::BillingBillingDocumentRepresentationDispatched,
-                )
-            }
-            #[cfg(feature = "billing")]
-            "billing.billing_options.updated" => {
-                ::std::result::Result::Ok(Self::BillingBillingOptionsUpdated)
-            }
-            #[cfg(feature = "billing")]
-            "billing.charging-ledger.assigned-to-agreement" => {
-                ::std::result::Result::Ok(Self::BillingChargingLedgerAssignedToAgreement)
-            }
-            #[cfg(feature = "billing")]
-            "billing.charging.supply-point.triggered" => {
-                ::std::result::Result::Ok(Self::BillingChargingSupplyPointTriggered)
-            }
-            #[cfg(feature = "billing")]
-            "billing.duos_invoice.cancel" => {
-                ::std::result::Result::Ok(Self::BillingDuosInvoiceCancel)
-            }
-            #[cfg(feature = "billing")]
-            "billing.duos_invoice.new" => {
-                ::std::result::Result::Ok(Self::BillingDuosInvoiceNew)
-            }
-            #[cfg(feature = "billing")]
-            "billing.duos_invoice.replace" => {
-                ::std::result::Result::Ok(Self::BillingDuosInvoiceReplace)
-            }
-            #[cfg(feature = "billing")]
-            "billing.final_bill" => ::std::result::Result::Ok(Self::BillingFinalBill),
-            #[cfg(feature = "billing")]
-            "billing.issuance.external_status.created" => {
-                ::std::result::Result::Ok(Self::BillingIssuanceExternalStatusCreated)
-            }
-            #[cfg(feature = "billing")]
-            "billing.issued_bill" => ::std::result::Result::Ok(Self::BillingIssuedBill),
-            #[cfg(feature = "billing")]
-            "billing.ledger.entry_posted" => {
-                ::std::result::Result::Ok(Self::BillingLedgerEntryPosted)
-            }
-            #[cfg(feature = "billing")]
-            "billing.ledger.entry_removed" => {
-                ::std::result::Result::Ok(Self::BillingLedgerEntryRemoved)
-            }
-            #[cfg(feature = "billing")]
-            "billing.pathway_traversal.failed" => {
-                ::std::result::Result::Ok(Self::BillingPathwayTraversalFailed)
-            }
-            #[cfg(feature = "billing")]
-            "billing.pathway_traversal.succeeded" => {
-                ::std::result::Result::Ok(Self::BillingPathwayTraversalSucceeded)
-            }
-            #[cfg(feature = "billing")]
-            "billing.portfolio_invoice_summary.completed" => {
-                ::std::result::Result::Ok(Self::BillingPortfolioInvoiceSummaryCompleted)
-            }
-            #[cfg(feature = "billing")]
-            "billing.rebate.accepted" => {
-                ::std::result::Result::Ok(Self::BillingRebateAccepted)
-            }
-            #[cfg(feature = "billing")]
-            "billing.rebate.created" => {
-                ::std::result::Result::Ok(Self::BillingRebateCreated)
-            }
-            #[cfg(feature = "billing")]
-            "billing.rebate.declined" => {
-                ::std::result::Result::Ok(Self::BillingRebateDeclined)
-            }
-            #[cfg(feature = "billing")]
-            "billing.rebate.updated" => {
-                ::std::result::Result::Ok(Self::BillingRebateUpdated)
-            }
-            #[cfg(feature = "businesses")]
-            "business.created" => ::std::result::Result::Ok(Self::BusinessCreated),
-            #[cfg(feature = "businesses")]
-            "business.updated" => ::std::result::Result::Ok(Self::BusinessUpdated),
-            #[cfg(feature = "businesses")]
-            "business_operations_team.updated" => {
-                ::std::result::Result::Ok(Self::BusinessOperationsTeamUpdated)
-            }
-            #[cfg(feature = "accounts")]
-            "campaign_account.added" => {
-                ::std::result::Result::Ok(Self::CampaignAccountAdded)
-            }
-            #[cfg(feature = "accounts")]
-            "campaign_account.removed" => {
-                ::std::result::Result::Ok(Self::CampaignAccountRemoved)
-            }
-            #[cfg(feature = "accounts")]
-            "campaign_account.updated" => {
-                ::std::result::Result::Ok(Self::CampaignAccountUpdated)
-            }
-            #[cfg(feature = "billing")]
-            "charging.priming.errored" => {
-                ::std::result::Result::Ok(Self::ChargingPrimingErrored)
-            }
-            #[cfg(feature = "collections")]
-            "collateral_agreement.fulfilled" => {
-                ::std::result::Result::Ok(Self::CollateralAgreementFulfilled)
-            }
-            #[cfg(feature = "collections")]
-            "collection_proceeding.created" => {
-                ::std::result::Result::Ok(Self::CollectionProceedingCreated)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.comm_step_resolved" => {
-                ::std::result::Result::Ok(Self::CollectionProcessCommStepResolved)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.leave_supplier_instigated" => {
-                ::std::result::Result::Ok(Self::CollectionProcessLeaveSupplierInstigated)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.paused" => {
-                ::std::result::Result::Ok(Self::CollectionProcessPaused)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.raised" => {
-                ::std::result::Result::Ok(Self::CollectionProcessRaised)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.reactivated" => {
-                ::std::result::Result::Ok(Self::CollectionProcessReactivated)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.run_termination_requested" => {
-                ::std::result::Result::Ok(Self::CollectionProcessRunTerminationRequested)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.unpaused" => {
-                ::std::result::Result::Ok(Self::CollectionProcessUnpaused)
-            }
-            #[cfg(feature = "collections")]
-            "collection_process.withdrawn" => {
-                ::std::result::Result::Ok(Self::CollectionProcessWithdrawn)
-            }
-            #[cfg(feature = "communications")]
-            "comms.account-call.updated" => {
-                ::std::result::Result::Ok(Self::CommsAccountCallUpdated)
-            }
-            #[cfg(feature = "communications")]
-            "comms.customer_email_bounced" => {
-                ::std::result::Result::Ok(Self::CommsCustomerEmailBounced)
-            }
-            #[cfg(feature = "communications")]
-            "comms.push-notification.received-unregistered-or-expired-token" => {
-                ::std::result::Result::Ok(
-                    Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-                )
-            }
-            #[cfg(feature = "communications")]
-            "comms.transcription.created" => {
-                ::std::result::Result::Ok(Self::CommsTranscriptionCreated)
-            }
-            #[cfg(feature = "communications")]
-            "complaints.complaint.new-contact" => {
-                ::std::result::Result::Ok(Self::ComplaintsComplaintNewContact)
-            }
-            #[cfg(feature = "communications")]
-            "complaints.complaint.opened" => {
-                ::std::result::Result::Ok(Self::ComplaintsComplaintOpened)
-            }
-            #[cfg(feature = "communications")]
-            "complaints.drp.finished" => {
-                ::std::result::Result::Ok(Self::ComplaintsDrpFinished)
-            }
-            #[cfg(feature = "communications")]
-            "complaints.drp.started" => {
-                ::std::result::Result::Ok(Self::ComplaintsDrpStarted)
-            }
-            #[cfg(feature = "communications")]
-            "complex_quoting.cost_calculation_finished" => {
-                ::std::result::Result::Ok(Self::ComplexQuotingCostCalculationFinished)
-            }
-            #[cfg(feature = "communications")]
-            "consents.consent.created" => {
-                ::std::result::Result::Ok(Self::ConsentsConsentCreated)
-            }
-            #[cfg(feature = "communications")]
-            "consents.consent.updated" => {
-                ::std::result::Result::Ok(Self::ConsentsConsentUpdated)
-            }
-            #[cfg(feature = "contracts")]
-            "contract-groups.created" => {
-                ::std::result::Result::Ok(Self::ContractGroupsCreated)
-            }
-            #[cfg(feature = "contracts")]
-            "contract-groups.memberships-changed" => {
-                ::std::result::Result::Ok(Self::ContractGroupsMembershipsChanged)
-            }
-            #[cfg(feature = "contracts")]
-            "contract-groups.version-created" => {
-                ::std::result::Result::Ok(Self::ContractGroupsVersionCreated)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.actualized" => {
-                ::std::result::Result::Ok(Self::ContractsActualized)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.created" => ::std::result::Result::Ok(Self::ContractsCreated),
-            #[cfg(feature = "contracts")]
-            "contracts.expired" => ::std::result::Result::Ok(Self::ContractsExpired),
-            #[cfg(feature = "contracts")]
-            "contracts.expiry-approaching" => {
-                ::std::result::Result::Ok(Self::ContractsExpiryApproaching)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.journeys.creation.started" => {
-                ::std::result::Result::Ok(Self::ContractsJourneysCreationStarted)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.journeys.termination.started" => {
-                ::std::result::Result::Ok(Self::ContractsJourneysTerminationStarted)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.journeys.variation.started" => {
-                ::std::result::Result::Ok(Self::ContractsJourneysVariationStarted)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.novated" => ::std::result::Result::Ok(Self::ContractsNovated),
-            #[cfg(feature = "contracts")]
-            "contracts.rescinded" => ::std::result::Result::Ok(Self::ContractsRescinded),
-            #[cfg(feature = "contracts")]
-            "contracts.revoked" => ::std::result::Result::Ok(Self::ContractsRevoked),
-            #[cfg(feature = "contracts")]
-            "contracts.subject-amended" => {
-                ::std::result::Result::Ok(Self::ContractsSubjectAmended)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.terminated" => {
-                ::std::result::Result::Ok(Self::ContractsTerminated)
-            }
-            #[cfg(feature = "contracts")]
-            "contracts.terms-varied" => {
-                ::std::result::Result::Ok(Self::ContractsTermsVaried)
-            }
-            #[cfg(feature = "collections")]
-            "credit_check.created" => ::std::result::Result::Ok(Self::CreditCheckCreated),
-            #[cfg(feature = "customer-access")]
-            "customer_access.partner_roles.created" => {
-                ::std::result::Result::Ok(Self::CustomerAccessPartnerRolesCreated)
-            }
-            #[cfg(feature = "customer-access")]
-            "customer_access.partner_roles.updated" => {
-                ::std::result::Result::Ok(Self::CustomerAccessPartnerRolesUpdated)
-            }
-            #[cfg(feature = "customer-access")]
-            "customer_access.partner_user_roles.created" => {
-                ::std::result::Result::Ok(Self::CustomerAccessPartnerUserRolesCreated)
-            }
-            #[cfg(feature = "customer-access")]
-            "customer_access.partner_user_roles.updated" => {
-                ::std::result::Result::Ok(Self::CustomerAccessPartnerUserRolesUpdated)
-            }
-            #[cfg(feature = "customer-access")]
-            "customer_access.user_roles.created" => {
-                ::std::result::Result::Ok(Self::CustomerAccessUserRolesCreated)
-            }
-            #[cfg(feature = "customer-access")]
-            "customer_access.user_roles.updated" => {
-                ::std::result::Result::Ok(Self::CustomerAccessUserRolesUpdated)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.cancelled" => {
-                ::std::result::Result::Ok(Self::DataImportImportProcessCancelled)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.complete" => {
-                ::std::result::Result::Ok(Self::DataImportImportProcessComplete)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.dry_run_complete" => {
-                ::std::result::Result::Ok(Self::DataImportImportProcessDryRunComplete)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.dry_run_error" => {
-                ::std::result::Result::Ok(Self::DataImportImportProcessDryRunError)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.error" => {
-                ::std::result::Result::Ok(Self::DataImportImportProcessError)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.post_import.completed" => {
-                ::std::result::Result::Ok(
-                    Self::DataImportImportProcessPostImportCompleted,
-                )
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.import_process.post_import.error" => {
-                ::std::result::Result::Ok(Self::DataImportImportProcessPostImportError)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.order_process.cancelled" => {
-                ::std::result::Result::Ok(Self::DataImportOrderProcessCancelled)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.order_process.complete" => {
-                ::std::result::Result::Ok(Self::DataImportOrderProcessComplete)
-            }
-            #[cfg(feature = "data-import")]
-            "data_import.order_process.error" => {
-                ::std::result::Result::Ok(Self::DataImportOrderProcessError)
-            }
-            #[cfg(feature = "collections")]
-            "debt.actioning.automated_debt_write_back.completed" => {
-                ::std::result::Result::Ok(
-                    Self::DebtActioningAutomatedDebtWriteBackCompleted,
-                )
-            }
-            #[cfg(feature = "collections")]
-            "debt.actioning.automated_debt_write_back.failed" => {
-                ::std::result::Result::Ok(
-                    Self::DebtActioningAutomatedDebtWriteBackFailed,
-                )
-            }
-            #[cfg(feature = "collections")]
-            "debt.actioning.automated_debt_write_back.skipped" => {
-                ::std::result::Result::Ok(
-                    Self::DebtActioningAutomatedDebtWriteBackSkipped,
-                )
-            }
-            #[cfg(feature = "collections")]
-            "delinquent_debt.allocation_created" => {
-                ::std::result::Result::Ok(Self::DelinquentDebtAllocationCreated)
-            }
-            #[cfg(feature = "collections")]
-            "delinquent_debt.position_changed" => {
-                ::std::result::Result::Ok(Self::DelinquentDebtPositionChanged)
-            }
-            #[cfg(feature = "collections")]
-            "deposit_agreement.accepted" => {
-                ::std::result::Result::Ok(Self::DepositAgreementAccepted)
-            }
-            #[cfg(feature = "collections")]
-            "deposit_agreement.fulfilled" => {
-                ::std::result::Result::Ok(Self::DepositAgreementFulfilled)
-            }
-            #[cfg(feature = "collections")]
-            "deposit_agreement.instalment_returned" => {
-                ::std::result::Result::Ok(Self::DepositAgreementInstalmentReturned)
-            }
-            #[cfg(feature = "collections")]
-            "deposit_agreement.returned" => {
-                ::std::result::Result::Ok(Self::DepositAgreementReturned)
-            }
-            #[cfg(feature = "collections")]
-            "deposit_agreement.withdrawn" => {
-                ::std::result::Result::Ok(Self::DepositAgreementWithdrawn)
-            }
-            #[cfg(feature = "collections")]
-            "dunning_path_paused" => ::std::result::Result::Ok(Self::DunningPathPaused),
-            #[cfg(feature = "collections")]
-            "dunning_path_started" => ::std::result::Result::Ok(Self::DunningPathStarted),
-            #[cfg(feature = "collections")]
-            "dunning_path_unpaused" => {
-                ::std::result::Result::Ok(Self::DunningPathUnpaused)
-            }
-            #[cfg(feature = "collections")]
-            "dunning_path_withdrawn" => {
-                ::std::result::Result::Ok(Self::DunningPathWithdrawn)
-            }
-            #[cfg(feature = "market-files")]
-            "electricity-flow-file.cancellation-invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::ElectricityFlowFileCancellationInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "electricity-flow-file.complementary-invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::ElectricityFlowFileComplementaryInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "electricity-flow-file.rectification-invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::ElectricityFlowFileRectificationInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "electricity-flow-file.regularizer-invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::ElectricityFlowFileRegularizerInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "electricity_flow_file.billable_concepts_invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::ElectricityFlowFileBillableConceptsInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "electricity_flow_file.regular_invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::ElectricityFlowFileRegularInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "esp-supply-points.enrichment-data.sent" => {
-                ::std::result::Result::Ok(Self::EspSupplyPointsEnrichmentDataSent)
-            }
-            #[cfg(feature = "market-files")]
-            "esp_supply_points.atr_snapshot.sent" => {
-                ::std::result::Result::Ok(Self::EspSupplyPointsAtrSnapshotSent)
-            }
-            #[cfg(feature = "data-import")]
-            "external_messaging.uploaded_file.processed" => {
-                ::std::result::Result::Ok(Self::ExternalMessagingUploadedFileProcessed)
-            }
-            #[cfg(feature = "data-import")]
-            "external_messaging.uploaded_file.processing_failed" => {
-                ::std::result::Result::Ok(
-                    Self::ExternalMessagingUploadedFileProcessingFailed,
-                )
-            }
-            #[cfg(feature = "data-import")]
-            "external_messaging.uploaded_file.safe" => {
-                ::std::result::Result::Ok(Self::ExternalMessagingUploadedFileSafe)
-            }
-            #[cfg(feature = "data-import")]
-            "external_messaging.uploaded_file.unsafe" => {
-                ::std::result::Result::Ok(Self::ExternalMessagingUploadedFileUnsafe)
-            }
-            #[cfg(feature = "flexible-devices")]
-            "flex_device.deauthenticated" => {
-                ::std::result::Result::Ok(Self::FlexDeviceDeauthenticated)
-            }
-            #[cfg(feature = "flexible-devices")]
-            "flex_device.disconnected" => {
-                ::std::result::Result::Ok(Self::FlexDeviceDisconnected)
-            }
-            #[cfg(feature = "flexible-devices")]
-            "flex_device.optimisation_created" => {
-                ::std::result::Result::Ok(Self::FlexDeviceOptimisationCreated)
-            }
-            #[cfg(feature = "flexible-devices")]
-            "flex_device.registered" => {
-                ::std::result::Result::Ok(Self::FlexDeviceRegistered)
-            }
-            #[cfg(feature = "market-files")]
-            "gas-bill-flow-details.annulment-with-substituent-invoice.created" => {
-                ::std::result::Result::Ok(
-                    Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "gas-bill-flow-details.cancellation-invoice.created" => {
-                ::std::result::Result::Ok(
-                    Self::GasBillFlowDetailsCancellationInvoiceCreated,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "gas-bill-flow-details.complementary-invoice.created" => {
-                ::std::result::Result::Ok(
-                    Self::GasBillFlowDetailsComplementaryInvoiceCreated,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "gas-bill-flow-details.rectification-invoice.created" => {
-                ::std::result::Result::Ok(
-                    Self::GasBillFlowDetailsRectificationInvoiceCreated,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "gas-bill-flow-details.regular-invoice.created" => {
-                ::std::result::Result::Ok(Self::GasBillFlowDetailsRegularInvoiceCreated)
-            }
-            #[cfg(feature = "market-files")]
-            "gas-flow-file.b7033-complementary-invoice.processed" => {
-                ::std::result::Result::Ok(
-                    Self::GasFlowFileB7033ComplementaryInvoiceProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "gas-flow-file.b7033-regular-invoice.processed" => {
-                ::std::result::Result::Ok(Self::GasFlowFileB7033RegularInvoiceProcessed)
-            }
-            #[cfg(feature = "market-files")]
-            "gas-supply-point.inspection-results.received" => {
-                ::std::result::Result::Ok(Self::GasSupplyPointInspectionResultsReceived)
-            }
-            #[cfg(feature = "communications")]
-            "goods.purchase-created" => {
-                ::std::result::Result::Ok(Self::GoodsPurchaseCreated)
-            }
-            #[cfg(feature = "communications")]
-            "goods.quote.created-for-account" => {
-                ::std::result::Result::Ok(Self::GoodsQuoteCreatedForAccount)
-            }
-            #[cfg(feature = "communications")]
-            "goods.quote.created-without-account" => {
-                ::std::result::Result::Ok(Self::GoodsQuoteCreatedWithoutAccount)
-            }
-            #[cfg(feature = "industry")]
-            "industry.electricity.change_of_energisation.unsolicited_message" => {
-                ::std::result::Result::Ok(
-                    Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-                )
-            }
-            #[cfg(feature = "industry")]
-            "industry.electricity.change_of_service.meter_deactivated" => {
-                ::std::result::Result::Ok(
-                    Self::IndustryElectricityChangeOfServiceMeterDeactivated,
-                )
-            }
-            #[cfg(feature = "industry")]
-            "industry.electricity.change_of_supply.gain.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::IndustryElectricityChangeOfSupplyGainInitiated,
-                )
-            }
-            #[cfg(feature = "industry")]
-            "industry.electricity.change_of_supply.loss.complete" => {
-                ::std::result::Result::Ok(
-                    Self::IndustryElectricityChangeOfSupplyLossComplete,
-                )
-            }
-            #[cfg(feature = "industry")]
-            "industry.electricity.export_installation.validated" => {
-                ::std::result::Result::Ok(
-                    Self::IndustryElectricityExportInstallationValidated,
-                )
-            }
-            #[cfg(feature = "industry")]
-            "industry.gas.change_of_supply.gain.initiated" => {
-                ::std::result::Result::Ok(Self::IndustryGasChangeOfSupplyGainInitiated)
-            }
-            #[cfg(feature = "industry")]
-            "industry.gas.change_of_supply.loss.complete" => {
-                ::std::result::Result::Ok(Self::IndustryGasChangeOfSupplyLossComplete)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.actions.run" => ::std::result::Result::Ok(Self::InkActionsRun),
-            #[cfg(feature = "conversations")]
-            "ink.content.inbound-message-tagged" => {
-                ::std::result::Result::Ok(Self::InkContentInboundMessageTagged)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.assigned_to_bucket" => {
-                ::std::result::Result::Ok(Self::InkConversationAssignedToBucket)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.assigned_to_timeline" => {
-                ::std::result::Result::Ok(Self::InkConversationAssignedToTimeline)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.await_customer_reply" => {
-                ::std::result::Result::Ok(Self::InkConversationAwaitCustomerReply)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.closed" => {
-                ::std::result::Result::Ok(Self::InkConversationClosed)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.open_status_changed" => {
-                ::std::result::Result::Ok(Self::InkConversationOpenStatusChanged)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.opened" => {
-                ::std::result::Result::Ok(Self::InkConversationOpened)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.priority.changed" => {
-                ::std::result::Result::Ok(Self::InkConversationPriorityChanged)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.snoozed" => {
-                ::std::result::Result::Ok(Self::InkConversationSnoozed)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.unassigned_from_bucket" => {
-                ::std::result::Result::Ok(Self::InkConversationUnassignedFromBucket)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.conversation.unassigned_from_timeline" => {
-                ::std::result::Result::Ok(Self::InkConversationUnassignedFromTimeline)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.live-chat.closed" => ::std::result::Result::Ok(Self::InkLiveChatClosed),
-            #[cfg(feature = "conversations")]
-            "ink.live-chat.initiated" => {
-                ::std::result::Result::Ok(Self::InkLiveChatInitiated)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.live-chat.messages.outbound-message-created" => {
-                ::std::result::Result::Ok(
-                    Self::InkLiveChatMessagesOutboundMessageCreated,
-                )
-            }
-            #[cfg(feature = "conversations")]
-            "ink.message_attachment.safe" => {
-                ::std::result::Result::Ok(Self::InkMessageAttachmentSafe)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.message_attachment.unsafe" => {
-                ::std::result::Result::Ok(Self::InkMessageAttachmentUnsafe)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.inbound-email-migration" => {
-                ::std::result::Result::Ok(Self::InkMessagesInboundEmailMigration)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.inbound-message-created" => {
-                ::std::result::Result::Ok(Self::InkMessagesInboundMessageCreated)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.inbound-message-ingested" => {
-                ::std::result::Result::Ok(Self::InkMessagesInboundMessageIngested)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.outbound-message-created" => {
-                ::std::result::Result::Ok(Self::InkMessagesOutboundMessageCreated)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.outbound-message-failed" => {
-                ::std::result::Result::Ok(Self::InkMessagesOutboundMessageFailed)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.phishing-report-dismissed" => {
-                ::std::result::Result::Ok(Self::InkMessagesPhishingReportDismissed)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.reported-phishing" => {
-                ::std::result::Result::Ok(Self::InkMessagesReportedPhishing)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.reported-spam" => {
-                ::std::result::Result::Ok(Self::InkMessagesReportedSpam)
-            }
-            #[cfg(feature = "conversations")]
-            "ink.messages.spam-report-dismissed" => {
-                ::std::result::Result::Ok(Self::InkMessagesSpamReportDismissed)
-            }
-            #[cfg(feature = "businesses")]
-            "internal_company.created" => {
-                ::std::result::Result::Ok(Self::InternalCompanyCreated)
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_application_service_completed" => {
-                ::std::result::Result::Ok(
-                    Self::LatePaymentFeeApplicationServiceCompleted,
-                )
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_application_service_fee_applied" => {
-                ::std::result::Result::Ok(
-                    Self::LatePaymentFeeApplicationServiceFeeApplied,
-                )
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_application_service_started" => {
-                ::std::result::Result::Ok(Self::LatePaymentFeeApplicationServiceStarted)
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_calculation_service_completed" => {
-                ::std::result::Result::Ok(
-                    Self::LatePaymentFeeCalculationServiceCompleted,
-                )
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_calculation_service_started" => {
-                ::std::result::Result::Ok(Self::LatePaymentFeeCalculationServiceStarted)
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_calculator_completed" => {
-                ::std::result::Result::Ok(Self::LatePaymentFeeCalculatorCompleted)
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_calculator_fee_applied" => {
-                ::std::result::Result::Ok(Self::LatePaymentFeeCalculatorFeeApplied)
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_calculator_started" => {
-                ::std::result::Result::Ok(Self::LatePaymentFeeCalculatorStarted)
-            }
-            #[cfg(feature = "billing")]
-            "late_payment_fee_waived" => {
-                ::std::result::Result::Ok(Self::LatePaymentFeeWaived)
-            }
-            #[cfg(feature = "communications")]
-            "leads.lead.stage-updated" => {
-                ::std::result::Result::Ok(Self::LeadsLeadStageUpdated)
-            }
-            #[cfg(feature = "communications")]
-            "leads.opportunity.document-attached-to-opportunity" => {
-                ::std::result::Result::Ok(
-                    Self::LeadsOpportunityDocumentAttachedToOpportunity,
-                )
-            }
-            #[cfg(feature = "communications")]
-            "leads.opportunity.offer-group.created" => {
-                ::std::result::Result::Ok(Self::LeadsOpportunityOfferGroupCreated)
-            }
-            #[cfg(feature = "communications")]
-            "leads.opportunity.stage-updated" => {
-                ::std::result::Result::Ok(Self::LeadsOpportunityStageUpdated)
-            }
-            #[cfg(feature = "lifecycle-status")]
-            "lifecycle.enrollment.loyalty-points-qualification-reversed" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed,
-                )
-            }
-            #[cfg(feature = "lifecycle-status")]
-            "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.activation.completed" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierActivationCompleted)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.activation.initiated" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierActivationInitiated)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.agreement.created" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierAgreementCreated)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.await-post-activation-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.await-pre-activation-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.cancellation-requested" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierCancellationRequested,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.cancelled" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierCancelled)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.completed" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierCompleted)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.requested" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierRequested)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.reversal-requested" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierReversalRequested)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.reversed" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierReversed)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.supply-period.created" => {
-                ::std::result::Result::Ok(Self::LifecycleJoinSupplierSupplyPeriodCreated)
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join_supplier._ensure_payment_instructions.step_completed" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join_supplier._ensure_payment_instructions.step_initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join_supplier.security_deposits.created" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierSecurityDepositsCreated,
-                )
-            }
-            #[cfg(feature = "lifecycle-join")]
-            "lifecycle.join_supplier.terms-and-conditions.accepted" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleJoinSupplierTermsAndConditionsAccepted,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.await-post-termination-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.cancellation-requested" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierCancellationRequested,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.cancelled" => {
-                ::std::result::Result::Ok(Self::LifecycleLeaveSupplierCancelled)
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.completed" => {
-                ::std::result::Result::Ok(Self::LifecycleLeaveSupplierCompleted)
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.requested" => {
-                ::std::result::Result::Ok(Self::LifecycleLeaveSupplierRequested)
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.reversal-requested" => {
-                ::std::result::Result::Ok(Self::LifecycleLeaveSupplierReversalRequested)
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.termination.confirmed" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierTerminationConfirmed,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.termination.initiated" => {
-                ::std::result::Result::Ok(
-                    Self::LifecycleLeaveSupplierTerminationInitiated,
-                )
-            }
-            #[cfg(feature = "lifecycle-leave")]
-            "lifecycle.leave-supplier.updated" => {
-                ::std::result::Result::Ok(Self::LifecycleLeaveSupplierUpdated)
-            }
-            #[cfg(feature = "lifecycle-status")]
-            "lifecycle.status-changed" => {
-                ::std::result::Result::Ok(Self::LifecycleStatusChanged)
-            }
-            #[cfg(feature = "lifecycle-status")]
-            "lifecycle.support-site.sale" => {
-                ::std::result::Result::Ok(Self::LifecycleSupportSiteSale)
-            }
-            #[cfg(feature = "customer-access")]
-            "loyalty-points.user-role-removal" => {
-                ::std::result::Result::Ok(Self::LoyaltyPointsUserRoleRemoval)
-            }
-            #[cfg(feature = "market-files")]
-            "markets.esp.bill-flow-file.processed" => {
-                ::std::result::Result::Ok(Self::MarketsEspBillFlowFileProcessed)
-            }
-            #[cfg(feature = "market-files")]
-            "markets.esp.flow-file.processed" => {
-                ::std::result::Result::Ok(Self::MarketsEspFlowFileProcessed)
-            }
-            #[cfg(feature = "market-files")]
-            "markets.esp_industry_gasbillflowdetails.inspection.processed" => {
-                ::std::result::Result::Ok(
-                    Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-                )
-            }
-            #[cfg(feature = "market-files")]
-            "markets.gas-supply-point.created" => {
-                ::std::result::Result::Ok(Self::MarketsGasSupplyPointCreated)
-            }
-            #[cfg(feature = "market-files")]
-            "markets.network-operator.created" => {
-                ::std::result::Result::Ok(Self::MarketsNetworkOperatorCreated)
-            }
-            #[cfg(feature = "communications")]
-            "messaging.push-notification.token-unregistered" => {
-                ::std::result::Result::Ok(
-                    Self::MessagingPushNotificationTokenUnregistered,
-                )
-            }
-            #[cfg(feature = "meter-data-quality")]
-            "meter_data_quality.resolution_cancelled" => {
-                ::std::result::Result::Ok(Self::MeterDataQualityResolutionCancelled)
-            }
-            #[cfg(feature = "meter-data-quality")]
-            "meter_data_quality.resolution_requested" => {
-                ::std::result::Result::Ok(Self::MeterDataQualityResolutionRequested)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.elec.cos_gain.registration.requested" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointElecCosGainRegistrationRequested,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.api_backfill" => {
-                ::std::result::Result::Ok(Self::MeterpointGasApiBackfill)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.appoint_mam.requested" => {
-                ::std::result::Result::Ok(Self::MeterpointGasAppointMamRequested)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.backfill" => {
-                ::std::result::Result::Ok(Self::MeterpointGasBackfill)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.change_of_cohort.requested" => {
-                ::std::result::Result::Ok(Self::MeterpointGasChangeOfCohortRequested)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.change_of_mam.requested" => {
-                ::std::result::Result::Ok(Self::MeterpointGasChangeOfMamRequested)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.cos_gain.mtd_received" => {
-                ::std::result::Result::Ok(Self::MeterpointGasCosGainMtdReceived)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.cos_gain.registration.confirmed" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasCosGainRegistrationConfirmed,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.cos_gain.registration.requested" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasCosGainRegistrationRequested,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.cos_loss.confirmed" => {
-                ::std::result::Result::Ok(Self::MeterpointGasCosLossConfirmed)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.deappoint_mam.requested" => {
-                ::std::result::Result::Ok(Self::MeterpointGasDeappointMamRequested)
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.disputed_closing_reading.accepted.by_us" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasDisputedClosingReadingAcceptedByUs,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.disputed_closing_reading.accepted.other_supplier" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-                )
-            }
-            #[cfg(feature = "meter-points")]
-            "meterpoint.gas.disputed_closing_reading.queried.by_us" => {
-                ::std::result::Result::Ok(
-                    Self::MeterpointGasDisputedClosingReadingQueriedByUs,
-                )
-            }
-            _ => ::std::result::Result::Err(UnknownEventType(s.to_owned())),
-        }
+        event_type_index(s)
+            .and_then(|index| EVENT_TYPES_BY_INDEX[index])
+            .ok_or_else(|| UnknownEventType(s.to_owned()))
     }
 }
 /// An event: its type, payload version and payload.

@@ -372,6 +372,12 @@ fn mod_rs(model: &Model) -> TokenStream {
         })
         .collect();
     let strs: Vec<&str> = events.iter().map(|(_, e)| e.name.as_str()).collect();
+    let name_lookup = super::name_table::lookup(&strs);
+    let count = strs.len();
+    let not_cfgs = events.iter().map(|(s, _)| {
+        let f = &s.feature;
+        quote!(#[cfg(not(feature = #f))])
+    });
     let features: Vec<&str> = events.iter().map(|(s, _)| s.feature.as_str()).collect();
     let variant_docs: Vec<String> = events
         .iter()
@@ -433,13 +439,21 @@ fn mod_rs(model: &Model) -> TokenStream {
             }
         }
 
+        #name_lookup
+
+        /// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in. An array
+        /// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
+        /// stream.
+        static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; #count] = [
+            #(#cfgs ::std::option::Option::Some(EventType::#names), #not_cfgs ::std::option::Option::None,)*
+        ];
+
         impl ::std::str::FromStr for EventType {
             type Err = UnknownEventType;
             fn from_str(s: &str) -> ::std::result::Result<Self, Self::Err> {
-                match s {
-                    #(#cfgs #strs => ::std::result::Result::Ok(Self::#names),)*
-                    _ => ::std::result::Result::Err(UnknownEventType(s.to_owned())),
-                }
+                event_type_index(s)
+                    .and_then(|index| EVENT_TYPES_BY_INDEX[index])
+                    .ok_or_else(|| UnknownEventType(s.to_owned()))
             }
         }
 

@@ -1,6 +1,7 @@
 //! The `energy-api` crate: Rust types with serde impls for every shared type, event payload and REST resource.
 
 mod events;
+mod name_table;
 mod rest;
 mod support;
 
