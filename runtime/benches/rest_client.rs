@@ -3,7 +3,7 @@
 //! `serde_json` on the same server (no retries, no checks). The target is client ≤ 1.1 × bare.
 //!
 //! `cargo bench -p energy-runtime --bench rest_client --all-features` (the async pair needs feature
-//! `async`); figures in `notes/rest-bench.md`.
+//! `async`); figures in `BENCHMARKS.md`.
 #![allow(missing_docs)]
 
 use std::collections::HashMap;

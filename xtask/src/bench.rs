@@ -106,8 +106,8 @@ fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
     println!(
         "clean debug build of energy-api alone (dependencies built; CARGO_INCREMENTAL=0), median of {runs}:"
     );
-    println!("| features | seconds |");
-    println!("|---|---|");
+    println!("| features | median (s) | fastest – slowest (s) |");
+    println!("|---|---|---|");
     let mut cases: Vec<(String, Vec<String>)> = vec![
         ("all (default)".to_owned(), vec![]),
         ("none".to_owned(), vec!["--no-default-features".to_owned()]),
@@ -130,7 +130,12 @@ fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
             times.push(build(&features)?);
         }
         times.sort();
-        println!("| {name} | {:.2} |", times[times.len() / 2].as_secs_f64());
+        println!(
+            "| {name} | {:.2} | {:.2} – {:.2} |",
+            times[times.len() / 2].as_secs_f64(),
+            times[0].as_secs_f64(),
+            times[times.len() - 1].as_secs_f64()
+        );
     }
     Ok(())
 }

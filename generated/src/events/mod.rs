@@ -4315,7 +4315,7 @@ fn event_type_index(s: &str) -> ::std::option::Option<usize> {
 /// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in. An array
 /// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
 /// stream.
-static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274usize] = [
+static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274] = [
     #[cfg(feature = "accounts")]
     ::std::option::Option::Some(EventType::AccountCommunicationsPreferencesUpdated),
     #[cfg(not(feature = "accounts"))]

@@ -5,7 +5,7 @@ use std::fmt;
 
 /// What was wrong with an event.
 ///
-/// Mapping of the cases that are not obvious (see `notes/events.md`):
+/// Mapping of the cases that are not obvious (see `docs/events-runtime.md`):
 /// - a key repeated in one object (envelope, metadata or payload) is `MalformedJson`: the platform's JSON
 ///   is I-JSON (RFC 7493), where names must be unique, and a reader cannot know which value was meant;
 /// - nesting deeper than 128 levels, a number beyond `f64`, invalid UTF-8 and input cut short are

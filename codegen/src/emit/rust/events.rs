@@ -373,7 +373,7 @@ fn mod_rs(model: &Model) -> TokenStream {
         .collect();
     let strs: Vec<&str> = events.iter().map(|(_, e)| e.name.as_str()).collect();
     let name_lookup = super::name_table::lookup(&strs);
-    let count = strs.len();
+    let count = proc_macro2::Literal::usize_unsuffixed(strs.len());
     let not_cfgs = events.iter().map(|(s, _)| {
         let f = &s.feature;
         quote!(#[cfg(not(feature = #f))])
