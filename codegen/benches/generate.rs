@@ -7,6 +7,11 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use std::hint::black_box;
 use std::path::Path;
 
+/// The allocator `cargo xtask codegen` runs on (see `xtask/src/main.rs`), so that the figures are the
+/// tool's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn schema_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema")
 }

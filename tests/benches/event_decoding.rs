@@ -14,6 +14,11 @@ use serde_json::value::RawValue;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+/// With `--features mimalloc`, every approach runs on mimalloc instead of the system allocator.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The envelope with the payload as a borrowed slice, nothing else (the extent of the payload found).
 #[derive(serde::Deserialize)]
 struct RawEnvelope<'a> {
