@@ -411,6 +411,7 @@ impl Event {
         EventKind::new(event_type, version)?.decode(payload)
     }
     /// The payload as JSON bytes.
+    #[inline]
     pub fn to_payload_json(&self) -> ::std::vec::Vec<u8> {
         ::serde_json::to_vec(self).unwrap_or_default()
     }

@@ -392,6 +392,9 @@ pub(super) fn events_decode() -> TokenStream {
             }
 
             /// The payload as JSON bytes.
+            // Inline, so that the JSON serializer of every payload type (a thousand functions) is
+            // compiled only in the crates that call this, not in every build of this crate.
+            #[inline]
             pub fn to_payload_json(&self) -> ::std::vec::Vec<u8> {
                 // Serializing these types cannot fail: every map key is a string.
                 ::serde_json::to_vec(self).unwrap_or_default()
