@@ -172,7 +172,8 @@ fn render(s: &GenSchema) -> Vec<(String, String)> {
             };
             events.push_str("        fields:\n");
             if own.is_empty() {
-                events.push_str("          extra_field: int\n");
+                // A field of its own, named per version: each version in a chain may need one.
+                writeln!(events, "          extra_field_v{}: int", v + 1).unwrap();
             } else {
                 events.push_str(&fields_yaml(&own, s.types.len(), None, "          "));
             }
