@@ -4277,33 +4277,30 @@ static EVENT_TYPE_SLOTS: [u16; 1024] = [
     206, 0, 0, 221, 0, 0, 0, 0, 0, 108, 194, 167, 0, 0, 0, 0, 0, 0, 200, 0, 273, 0, 0, 0,
     123, 255, 96, 0, 0, 22,
 ];
-/// The slot a name hashes to: its length and three 8-byte windows (the first, the middle and
-/// the last bytes; the name zero-padded when shorter than 8), mixed by rotate-xor-multiply;
-/// the same function as the generator's.
-fn name_hash(name: &[u8]) -> usize {
+/// The hash of an event type's name, for the lookup table of `EventType::from_str`: the name's length
+/// and three 8-byte windows (the first, the middle and the last bytes; the whole name zero-padded when
+/// shorter than 8), mixed by rotate-xor-multiply with FxHash's multiplier. A fixed number of windows
+/// rather than every word: no loop whose trip count varies with the name, which a mixed stream would
+/// mispredict; names alike in all three windows cost one probe more. The generator fills the table
+/// with this function and emits this same source into the generated crate.
+fn name_hash(name: &[u8]) -> u64 {
     let mix = |hash: u64, word: [u8; 8]| {
         (hash.rotate_left(5) ^ u64::from_le_bytes(word))
-            .wrapping_mul(5871781006564002453)
+            .wrapping_mul(0x517c_c1b7_2722_0a95)
     };
     let hash = name.len() as u64;
-    let hash = match name.len().checked_sub(8) {
-        ::std::option::Option::Some(last) => {
-            let window = |start: usize| {
-                name[start..start + 8].try_into().unwrap_or_default()
-            };
-            mix(mix(mix(hash, window(0)), window(last / 2)), window(last))
-        }
-        ::std::option::Option::None => {
-            let mut word = [0u8; 8];
-            word[..name.len()].copy_from_slice(name);
-            mix(hash, word)
-        }
-    };
-    (hash >> 54) as usize
+    if name.len() < 8 {
+        let mut word = [0u8; 8];
+        word[..name.len()].copy_from_slice(name);
+        return mix(hash, word);
+    }
+    let last = name.len() - 8;
+    let window = |start: usize| name[start..start + 8].try_into().unwrap_or_default();
+    mix(mix(mix(hash, window(0)), window(last / 2)), window(last))
 }
 /// The index in [`EVENT_TYPE_NAMES`] of `s`, if it is an event type's name.
 fn event_type_index(s: &str) -> ::std::option::Option<usize> {
-    let mut slot = name_hash(s.as_bytes());
+    let mut slot = (name_hash(s.as_bytes()) >> 54) as usize;
     loop {
         let index = usize::from(EVENT_TYPE_SLOTS[slot]).checked_sub(1)?;
         if EVENT_TYPE_NAMES[index] == s {
