@@ -38,7 +38,10 @@ impl Key<'_> {
     fn find(self, name: &[u8]) -> Option<usize> {
         let found = match self.fields.get(*self.next) {
             Some(expected) if expected.as_bytes() == name => Some(*self.next),
-            _ => self.fields.iter().position(|known| known.as_bytes() == name),
+            _ => self
+                .fields
+                .iter()
+                .position(|known| known.as_bytes() == name),
         };
         if let Some(i) = found {
             *self.next = i + 1;
@@ -100,7 +103,10 @@ pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<
 
 /// The value of an optional (or nullable) field: absent and `null` are both `None`.
 #[inline]
-pub fn optional<T, E: de::Error>(slot: Option<Option<T>>, _name: &'static str) -> Result<Option<T>, E> {
+pub fn optional<T, E: de::Error>(
+    slot: Option<Option<T>>,
+    _name: &'static str,
+) -> Result<Option<T>, E> {
     Ok(slot.flatten())
 }
 
@@ -238,7 +244,14 @@ mod tests {
         count: i64,
         results: Vec<T>,
     }
-    crate::deserialize_struct!(Page<T>, "struct Page", [(0, required, count, "count"), (1, required, results, "results")]);
+    crate::deserialize_struct!(
+        Page<T>,
+        "struct Page",
+        [
+            (0, required, count, "count"),
+            (1, required, results, "results")
+        ]
+    );
 
     #[derive(Debug, PartialEq)]
     struct Kept {
@@ -271,7 +284,11 @@ mod tests {
             let (derived, written) = both(json);
             match (&derived, &written) {
                 (Ok(d), Ok(w)) => {
-                    assert_eq!((&d.number, d.kind, &d.tags), (&w.number, w.r#type, &w.tags), "{json}")
+                    assert_eq!(
+                        (&d.number, d.kind, &d.tags),
+                        (&w.number, w.r#type, &w.tags),
+                        "{json}"
+                    )
                 }
                 (Err(d), Err(w)) => assert_eq!(d.replace("Derived", "Written"), *w, "{json}"),
                 _ => panic!("{json}: derive {derived:?}, macro {written:?}"),
@@ -287,22 +304,37 @@ mod tests {
 
     #[test]
     fn generic_structs_decode_their_parameter() {
-        let page: Page<Written> =
-            serde_json::from_value(json!({"count": 1, "next": null, "results": [{"number": "A-1", "tags": []}]}))
-                .unwrap();
+        let page: Page<Written> = serde_json::from_value(
+            json!({"count": 1, "next": null, "results": [{"number": "A-1", "tags": []}]}),
+        )
+        .unwrap();
         assert_eq!(page.count, 1);
         assert_eq!(page.results[0].number, "A-1");
-        let wrong = serde_json::from_value::<Page<i64>>(json!({"count": 1, "results": ["x"]})).unwrap_err();
-        assert!(wrong.to_string().starts_with("invalid type: string \"x\", expected i64"), "{wrong}");
+        let wrong =
+            serde_json::from_value::<Page<i64>>(json!({"count": 1, "results": ["x"]})).unwrap_err();
+        assert!(
+            wrong
+                .to_string()
+                .starts_with("invalid type: string \"x\", expected i64"),
+            "{wrong}"
+        );
     }
 
     #[test]
     fn unlisted_members_are_kept_where_asked() {
-        let kept: Kept =
-            serde_json::from_value(json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}})).unwrap();
+        let kept: Kept = serde_json::from_value(
+            json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}}),
+        )
+        .unwrap();
         assert_eq!(kept.mprn, "7512345606");
-        assert_eq!(Value::Object(kept.additional_fields), json!({"supplier": "X", "reading": {"value": 3}}));
+        assert_eq!(
+            Value::Object(kept.additional_fields),
+            json!({"supplier": "X", "reading": {"value": 3}})
+        );
         let twice = serde_json::from_str::<Kept>(r#"{"mprn": "1", "mprn": "2"}"#).unwrap_err();
-        assert!(twice.to_string().starts_with("duplicate field `mprn`"), "{twice}");
+        assert!(
+            twice.to_string().starts_with("duplicate field `mprn`"),
+            "{twice}"
+        );
     }
 }

@@ -104,7 +104,10 @@ pub fn utf8(payload: &[u8]) -> Result<&str, Fault> {
         let at = e.valid_up_to();
         let before = &payload[..at];
         let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         Fault {
             kind: PayloadErrorKind::Syntax,
             path: json_path_at(payload, at),
@@ -197,9 +200,11 @@ pub fn json_path_at(json: &[u8], offset: usize) -> String {
                     }) = open.last_mut()
                 {
                     let quoted = &json[start..=i];
-                    *key = Some(serde_json::from_slice::<String>(quoted).unwrap_or_else(|_| {
-                        String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()
-                    }));
+                    *key = Some(
+                        serde_json::from_slice::<String>(quoted).unwrap_or_else(|_| {
+                            String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()
+                        }),
+                    );
                 }
             }
             _ => {}
@@ -285,12 +290,18 @@ mod tests {
         assert_eq!(missing.path, "account.number");
         assert_eq!(missing.message, "missing field `number`");
 
-        let wrong = fault(r#"{"account": {"number": "1"}, "entries": [1, "x"]}"#, ledger);
+        let wrong = fault(
+            r#"{"account": {"number": "1"}, "entries": [1, "x"]}"#,
+            ledger,
+        );
         assert_eq!(wrong.kind, PayloadErrorKind::InvalidType);
         assert_eq!(wrong.path, "entries[1]");
         // serde_json points at the last byte it read: the closing quote of `"x"`.
         assert_eq!((wrong.line, wrong.column), (1, 47));
-        assert_eq!(&br#"{"account": {"number": "1"}, "entries": [1, "x"]}"#[46..47], b"\"");
+        assert_eq!(
+            &br#"{"account": {"number": "1"}, "entries": [1, "x"]}"#[46..47],
+            b"\""
+        );
 
         let too_big = fault(
             r#"{"account": {"number": "1"}, "entries": [18446744073709551616]}"#,

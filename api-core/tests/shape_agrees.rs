@@ -31,12 +31,20 @@ struct Ledger {
 deserialize_struct!(
     Ledger,
     "struct Ledger",
-    [(0, required, account, "account"), (1, required, number, "number"), (2, optional, id, "id")]
+    [
+        (0, required, account, "account"),
+        (1, required, number, "number"),
+        (2, optional, id, "id")
+    ]
 );
 static LEDGER: StructShape = StructShape {
     name: "struct Ledger",
     fields: &["account", "number", "id"],
-    shapes: &[Shape::Struct(&ACCOUNT), Shape::Str, Shape::Optional(&Shape::Str)],
+    shapes: &[
+        Shape::Struct(&ACCOUNT),
+        Shape::Str,
+        Shape::Optional(&Shape::Str),
+    ],
     required: &[true, true, false],
     incomplete: false,
 };
@@ -66,7 +74,15 @@ deserialize_struct!(
 );
 static ENTRY: StructShape = StructShape {
     name: "struct Entry",
-    fields: &["id", "amount", "is_charge", "flags", "changes", "ledgers", "type"],
+    fields: &[
+        "id",
+        "amount",
+        "is_charge",
+        "flags",
+        "changes",
+        "ledgers",
+        "type",
+    ],
     shapes: &[
         Shape::Int,
         Shape::Num,
@@ -109,7 +125,10 @@ fn assert_agree(json: &str) {
         ("Entry", verdicts::<Entry>(&ENTRY, json)),
         ("Kept", verdicts::<Kept>(&KEPT, json)),
     ] {
-        assert_eq!(decoded, checked, "{name}: decode {decoded}, check {checked}: {json}");
+        assert_eq!(
+            decoded, checked,
+            "{name}: decode {decoded}, check {checked}: {json}"
+        );
     }
 }
 
@@ -285,7 +304,12 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
                 0..5
             )
             .prop_map(|members| {
-                Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
             }),
         ]
     })
