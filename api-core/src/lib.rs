@@ -22,3 +22,6 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 }
+
+/// This crate's version, which generated crates name in their dependency on it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -192,7 +192,7 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
             }
 
             /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-            pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+            pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
                 #shape_dispatch
             }
 
@@ -495,7 +495,7 @@ fn mod_rs(model: &Model) -> TokenStream {
 
         impl EventKind {
             /// The shape of this kind's payload.
-            pub(crate) fn shape(self) -> &'static crate::shape::StructShape {
+            pub(crate) fn shape(self) -> &'static ::energy_api_core::shape::StructShape {
                 match self.event_type {
                     #(#cfgs EventType::#names => #paths::shape(self.version),)*
                 }
