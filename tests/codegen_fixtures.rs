@@ -87,7 +87,10 @@ fn the_generated_crate_builds_and_packages_outside_the_workspace() {
     let vendored = outside.path().join("generated");
     // The workspace's lock file pins the same dependency versions (cargo drops what is not needed).
     std::fs::copy(root.join("Cargo.lock"), vendored.join("Cargo.lock")).expect("lock copied");
-    energy_tests::cargo_check(&vendored, &["--no-default-features", "--features", "billing"]);
+    energy_tests::cargo_check(
+        &vendored,
+        &["--no-default-features", "--features", "billing"],
+    );
     // Publishing: the two crates are packaged together (the generated one names the other by version).
     std::fs::write(
         outside.path().join("Cargo.toml"),
@@ -107,7 +110,10 @@ fn the_generated_crate_builds_and_packages_outside_the_workspace() {
         .expect("cargo runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "`cargo package`:\n{stderr}");
-    assert!(!stderr.contains("warning"), "`cargo package` warns:\n{stderr}");
+    assert!(
+        !stderr.contains("warning"),
+        "`cargo package` warns:\n{stderr}"
+    );
     assert_eq!(stderr.matches("Packaged ").count(), 2, "{stderr}");
 }
 

@@ -2,9 +2,9 @@
 
 use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
 use super::error::{ErrorKind, EventError};
-use energy_api_core::json::{byte_offset, json_path_at, message_of};
 use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
 use energy_api::{EventKind, EventType};
+use energy_api_core::json::{byte_offset, json_path_at, message_of};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 

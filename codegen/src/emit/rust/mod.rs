@@ -466,7 +466,7 @@ pub(crate) fn value_type(
             quote!(::std::vec::Vec<#inner>)
         }
         Type::Named(r) => {
-            let name = format_ident!("{}", r.rust_name);
+            let name = format_ident!("{}", r.name);
             let module = match home {
                 Home::Types => quote!(crate::types),
                 Home::Rest => quote!(crate::rest),
@@ -636,7 +636,7 @@ fn shape_expr(ty: &Type) -> TokenStream {
             quote!(::energy_api_core::shape::Shape::Array(&#inner))
         }
         Type::Named(r) => {
-            let name = format_ident!("{}", r.rust_name);
+            let name = format_ident!("{}", r.name);
             quote!(::energy_api_core::shape::Shape::Struct(&#name))
         }
         // Only REST resources are generic; events have no type parameters.
