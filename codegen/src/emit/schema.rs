@@ -8,7 +8,7 @@
 //! `additionalProperties: true`.
 
 use super::tree::{Map, Node, reference};
-use crate::model::{Field, NamedRef, Struct, Type};
+use crate::model::{EventVersion, Field, NamedRef, Struct, Type};
 pub(crate) use crate::naming::component_name;
 
 /// The schema language a document uses, which decides how a described reference is written.
@@ -185,4 +185,13 @@ pub fn referenced_types<'m>(
         }
     }
     found.into_values().collect()
+}
+
+/// What a payload version is: the model's description, and whether the catalogue lists every field.
+pub(crate) fn version_description(v: &EventVersion) -> String {
+    if v.payload.incomplete {
+        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
+    } else {
+        v.payload.doc.clone()
+    }
 }
