@@ -27,6 +27,9 @@ pub enum FieldKey {
 pub struct Key<'h> {
     /// The struct's JSON field names, in declared order.
     pub fields: &'static [&'static str],
+    /// Former names of fields (`renamed_from:` in the schema), each with its field's index: read as
+    /// the field.
+    pub aliases: &'static [(&'static str, usize)],
     /// Where to look first: one past the last field found (start at 0).
     pub next: &'h mut usize,
     /// Whether an unlisted name is kept (for a struct with `additional_fields`).
@@ -41,7 +44,13 @@ impl Key<'_> {
             _ => self
                 .fields
                 .iter()
-                .position(|known| known.as_bytes() == name),
+                .position(|known| known.as_bytes() == name)
+                .or_else(|| {
+                    self.aliases
+                        .iter()
+                        .find(|(alias, _)| alias.as_bytes() == name)
+                        .map(|&(_, i)| i)
+                }),
         };
         if let Some(i) = found {
             *self.next = i + 1;
@@ -123,14 +132,17 @@ pub fn optional<T, E: de::Error>(
 /// ```
 ///
 /// Each field is `(index, required|optional, rust_name, "json name")`, in declared order; each slot's type
-/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), and may
-/// keep the members it does not list in a `serde_json::Map` field (`keep_unlisted_in additional_fields`).
+/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), may
+/// accept former names of fields (`aliases [("old_name", index)]`: the field is read under either name,
+/// and both at once is a duplicate), and may keep the members it does not list in a `serde_json::Map`
+/// field (`keep_unlisted_in additional_fields`).
 #[macro_export]
 macro_rules! deserialize_struct {
     (
         $name:ident $(<$param:ident>)?,
         $expecting:literal,
         [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
+        $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
         $(, keep_unlisted_in $additional:ident)? $(,)?
     ) => {
         impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
@@ -140,6 +152,7 @@ macro_rules! deserialize_struct {
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
                 const FIELDS: &[&str] = &[$($json),*];
+                const ALIASES: &[(&str, usize)] = &[$($(($alias, $alias_index)),*)?];
                 struct Visitor$(<$param>)?(::std::marker::PhantomData<fn() -> ($($param,)?)>);
                 impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
                     $crate::__private::serde::de::Visitor<'de> for Visitor$(<$param>)?
@@ -160,6 +173,7 @@ macro_rules! deserialize_struct {
                                 &mut map,
                                 $crate::de::Key {
                                     fields: FIELDS,
+                                    aliases: ALIASES,
                                     next: &mut next,
                                     keep_unknown: $crate::deserialize_struct!(@keeps $($additional)?),
                                 },
@@ -252,6 +266,35 @@ mod tests {
             (1, required, results, "results")
         ]
     );
+
+    #[derive(Debug, PartialEq)]
+    struct Renamed {
+        account_id: String,
+        amount: Option<i64>,
+    }
+    crate::deserialize_struct!(
+        Renamed,
+        "struct Renamed",
+        [(0, required, account_id, "account_id"), (1, optional, amount, "amount")],
+        aliases [("account_number", 0), ("acct", 0)]
+    );
+
+    #[test]
+    fn former_names_are_read_as_their_field() {
+        for json in [
+            r#"{"account_id": "A-1", "amount": 3}"#,
+            r#"{"account_number": "A-1", "amount": 3}"#,
+            r#"{"amount": 3, "acct": "A-1"}"#,
+        ] {
+            let r: Renamed = serde_json::from_str(json).unwrap();
+            assert_eq!((r.account_id.as_str(), r.amount), ("A-1", Some(3)), "{json}");
+        }
+        let both = serde_json::from_str::<Renamed>(r#"{"account_id": "A-1", "account_number": "A-2"}"#)
+            .unwrap_err();
+        assert!(both.to_string().starts_with("duplicate field `account_id`"), "{both}");
+        let missing = serde_json::from_str::<Renamed>(r#"{"amount": 3}"#).unwrap_err();
+        assert!(missing.to_string().starts_with("missing field `account_id`"), "{missing}");
+    }
 
     #[derive(Debug, PartialEq)]
     struct Kept {

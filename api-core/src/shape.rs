@@ -38,6 +38,8 @@ pub struct StructShape {
     pub name: &'static str,
     /// JSON field names, in declared order.
     pub fields: &'static [&'static str],
+    /// Former names of fields, each with its field's index: read as the field.
+    pub aliases: &'static [(&'static str, usize)],
     /// The shape of each field.
     pub shapes: &'static [Shape],
     /// Whether each field is required.
@@ -248,6 +250,7 @@ impl<'de> Visitor<'de> for StructCheck {
         let mut next = 0;
         while let Some(field) = map.next_key_seed(Key {
             fields: shape.fields,
+            aliases: shape.aliases,
             next: &mut next,
             keep_unknown: false,
         })? {

@@ -16,6 +16,7 @@ struct Account {
 deserialize_struct!(Account, "struct Account", [(0, required, number, "number")]);
 static ACCOUNT: StructShape = StructShape {
     name: "struct Account",
+    aliases: &[],
     fields: &["number"],
     shapes: &[Shape::Str],
     required: &[true],
@@ -39,6 +40,7 @@ deserialize_struct!(
 );
 static LEDGER: StructShape = StructShape {
     name: "struct Ledger",
+    aliases: &[],
     fields: &["account", "number", "id"],
     shapes: &[
         Shape::Struct(&ACCOUNT),
@@ -74,6 +76,7 @@ deserialize_struct!(
 );
 static ENTRY: StructShape = StructShape {
     name: "struct Entry",
+    aliases: &[],
     fields: &[
         "id",
         "amount",
@@ -97,6 +100,26 @@ static ENTRY: StructShape = StructShape {
 };
 
 #[allow(dead_code, reason = "only decoded")]
+struct Renamed {
+    account_id: String,
+    note: Option<String>,
+}
+deserialize_struct!(
+    Renamed,
+    "struct Renamed",
+    [(0, required, account_id, "account_id"), (1, optional, note, "note")],
+    aliases [("account_number", 0)]
+);
+static RENAMED: StructShape = StructShape {
+    name: "struct Renamed",
+    aliases: &[("account_number", 0)],
+    fields: &["account_id", "note"],
+    shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
+    required: &[true, false],
+    incomplete: false,
+};
+
+#[allow(dead_code, reason = "only decoded")]
 struct Kept {
     mprn: String,
     additional_fields: Map<String, Value>,
@@ -104,6 +127,7 @@ struct Kept {
 deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
 static KEPT: StructShape = StructShape {
     name: "struct Kept",
+    aliases: &[],
     fields: &["mprn"],
     shapes: &[Shape::Str],
     required: &[true],
@@ -124,6 +148,7 @@ fn assert_agree(json: &str) {
         ("Ledger", verdicts::<Ledger>(&LEDGER, json)),
         ("Entry", verdicts::<Entry>(&ENTRY, json)),
         ("Kept", verdicts::<Kept>(&KEPT, json)),
+        ("Renamed", verdicts::<Renamed>(&RENAMED, json)),
     ] {
         assert_eq!(
             decoded, checked,
@@ -165,6 +190,8 @@ fn valid_samples() -> Vec<Value> {
             "changes": {"email": ["a", "b"]}, "ledgers": [ledger], "type": 3
         }),
         json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}}),
+        json!({"account_number": "A-1", "note": "renamed field under its former name"}),
+        json!({"account_id": "A-1", "account_number": "A-1"}),
     ]
 }
 
@@ -291,6 +318,8 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
                 (
                     prop_oneof![
                         Just("number"),
+                        Just("account_id"),
+                        Just("account_number"),
                         Just("account"),
                         Just("id"),
                         Just("amount"),

@@ -97,8 +97,32 @@ pub struct FieldDef {
     pub nullable: bool,
     /// Value format (REST only).
     pub format: Option<Format>,
+    /// Names the field had before (`renamed_from:`): decoders accept them too.
+    pub renamed_from: Vec<Located>,
     /// Where the whole entry is.
     pub span: Span,
+}
+
+/// `waivers:` entry: an intentional incompatible change, allowed by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaiverDef {
+    /// The compatibility rule it waives (`field-removed-required`).
+    pub rule: Located,
+    /// The field path the finding names (`ledger.account.number`; empty for the item itself).
+    pub path: Located,
+    /// Why the break is intended.
+    pub reason: String,
+    /// Where the whole entry is.
+    pub span: Span,
+}
+
+/// `deprecated:` of an event version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeprecationDef {
+    /// The date (`YYYY-MM-DD`) from which the version may be removed.
+    pub sunset: Located,
+    /// What to use instead.
+    pub note: Option<String>,
 }
 
 /// A named struct type (a shared payload type or a REST resource).
@@ -115,6 +139,10 @@ pub struct TypeDef {
     pub generic: Option<Located>,
     /// A free-form JSON object kept whole (`type: obj`), instead of fields.
     pub free_form: bool,
+    /// Field names the type may not use (`reserved:`).
+    pub reserved: Vec<Located>,
+    /// Intentional incompatible changes of the type.
+    pub waivers: Vec<WaiverDef>,
 }
 
 /// A named set of fields shared by several events or resources (the spec's UB, DB, …).
@@ -150,6 +178,10 @@ pub struct VersionDef {
     pub incomplete: bool,
     /// The payload is this shared type as a whole (instead of `fields`).
     pub payload: Option<Located>,
+    /// Deprecated, to be removed after its sunset date.
+    pub deprecated: Option<DeprecationDef>,
+    /// Intentional incompatible changes of this published version.
+    pub waivers: Vec<WaiverDef>,
 }
 
 /// An entry of an events file: one event type, or several sharing the same versions.
@@ -160,6 +192,10 @@ pub struct EventDef {
     pub description: Option<String>,
     /// A Rust name to use instead of the derived one.
     pub rust_name: Option<Located>,
+    /// Names the event type had before (`renamed_from:`): decoders accept them too.
+    pub renamed_from: Vec<Located>,
+    /// Field names no version of the event type may use (`reserved:`).
+    pub reserved: Vec<Located>,
     pub versions: Vec<VersionDef>,
     /// Where the entry starts.
     pub span: Span,
@@ -173,6 +209,8 @@ pub struct SectionFile {
     pub stem: Located,
     pub title: String,
     pub description: String,
+    /// Event type names no event may take again (`reserved:`).
+    pub reserved: Vec<Located>,
     pub bases: Vec<BaseDef>,
     pub events: Vec<EventDef>,
 }
@@ -222,6 +260,8 @@ pub struct EndpointDef {
     pub query: Vec<FieldDef>,
     pub response: TypeExpr,
     pub auth: AuthRequirement,
+    /// Intentional incompatible changes of the endpoint.
+    pub waivers: Vec<WaiverDef>,
     /// Where the entry starts.
     pub span: Span,
 }

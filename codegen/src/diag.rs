@@ -108,6 +108,10 @@ codes! {
     FieldNameCollision = "field-name-collision",
     /// A schema name that becomes a name the generated crate or documents define themselves.
     ReservedName = "reserved-name",
+    /// A field whose name its event type, shared type or resource has reserved (`reserved:`).
+    ReservedField = "reserved-field",
+    /// An event type whose name a section has reserved (`reserved:`).
+    ReservedEvent = "reserved-event",
 }
 
 impl Code {
@@ -372,7 +376,7 @@ fn report<'a>(d: &'a Diagnostic, sources: &'a SourceMap) -> Vec<Group<'a>> {
 }
 
 /// A span shown under the source: on character boundaries, never empty, never across a line end.
-fn visible_range(file: &crate::source::SourceFile, span: Span) -> std::ops::Range<usize> {
+pub(crate) fn visible_range(file: &crate::source::SourceFile, span: Span) -> std::ops::Range<usize> {
     let text = file.text.as_str();
     let mut start = (span.start as usize).min(text.len());
     while !text.is_char_boundary(start) {

@@ -7,6 +7,7 @@
 
 mod ast;
 mod check;
+pub mod compat;
 mod diag;
 pub mod emit;
 mod load;
@@ -66,16 +67,30 @@ impl Failure {
 
 /// Loads and checks the schema folder into the model.
 pub fn build_model(schema_dir: &Path) -> Result<Model, Failure> {
-    let mut sources = SourceMap::default();
-    let mut diagnostics = Diagnostics::default();
-    let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
-    resolve(schema, sources, diagnostics)
+    build_located(schema_dir).map(|(model, _, _)| model)
 }
 
 /// Loads and checks schema files given in memory, as (path relative to the schema folder, contents)
 /// pairs: the path says what the file is (`types.yaml`, `rest.yaml`, `events/<section>.yaml`). For
 /// fuzzing and property tests, which have no folder.
 pub fn build_model_in_memory(files: &[(&str, &[u8])]) -> Result<Model, Failure> {
+    build_located_in_memory(files).map(|(model, _, _)| model)
+}
+
+/// The model of a schema folder, with where each item is written and the files read.
+pub(crate) fn build_located(
+    schema_dir: &Path,
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
+    let mut sources = SourceMap::default();
+    let mut diagnostics = Diagnostics::default();
+    let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
+    resolve(schema, sources, diagnostics)
+}
+
+/// [`build_located`] of files given in memory (see [`build_model_in_memory`]).
+pub(crate) fn build_located_in_memory(
+    files: &[(&str, &[u8])],
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
     let schema = load::load_in_memory(files, &mut sources, &mut diagnostics);
@@ -86,7 +101,7 @@ fn resolve(
     schema: ast::Schema,
     sources: SourceMap,
     mut diagnostics: Diagnostics,
-) -> Result<Model, Failure> {
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
     // Resolving a schema with a whole file missing would only add follow-on errors (unknown types that
     // the unreadable file defines); mistakes inside readable files do not stop resolution.
     let file_lost = diagnostics.0.iter().any(|d| d.code.loses_a_file());
@@ -96,7 +111,7 @@ fn resolve(
         check::resolve(&schema, &sources, &mut diagnostics)
     };
     match model {
-        Some(model) if diagnostics.is_empty() => Ok(model),
+        Some((model, places)) if diagnostics.is_empty() => Ok((model, places, sources)),
         _ => {
             diagnostics.sort(&sources);
             Err(Failure {

@@ -101,6 +101,29 @@ pub struct Struct {
     pub generic: Option<String>,
     /// A free-form JSON object kept whole, with no declared fields.
     pub free_form: bool,
+    /// Intentional incompatible changes of a shared type or resource (see [`Waiver`]).
+    pub waivers: Vec<Waiver>,
+}
+
+/// An intentional incompatible change, allowed by the schema: the finding of `cargo xtask compat` with
+/// this rule and path is reported as waived, not as an error.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Waiver {
+    /// The rule's id, such as `field-removed-required`.
+    pub rule: String,
+    /// The field path of the finding, relative to the item that holds the waiver.
+    pub path: String,
+    /// Why the break is intended.
+    pub reason: String,
+}
+
+/// An event version that is going away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deprecation {
+    /// From this date (`YYYY-MM-DD`) on, the version may be removed.
+    pub sunset: String,
+    /// What to use instead.
+    pub note: Option<String>,
 }
 
 /// One field.
@@ -124,6 +147,8 @@ pub struct Field {
     pub origin: Option<String>,
     /// Boxed in Rust, because the field's type contains the struct itself.
     pub boxed: bool,
+    /// JSON names the field had before: decoders accept them too.
+    pub renamed_from: Vec<String>,
 }
 
 impl Field {
@@ -159,6 +184,8 @@ pub struct EventType {
     pub rust_name: String,
     /// What the event is, when the schema says.
     pub description: Option<String>,
+    /// Names the event type had before: decoders accept events under them too.
+    pub renamed_from: Vec<String>,
     /// Versions, oldest first.
     pub versions: Vec<EventVersion>,
 }
@@ -182,6 +209,10 @@ pub struct EventVersion {
     pub alias_of: Option<NamedRef>,
     /// The payload (its `doc` is generated from the above).
     pub payload: Struct,
+    /// Deprecated, with the date from which it may be removed.
+    pub deprecated: Option<Deprecation>,
+    /// Intentional incompatible changes of this version (see [`Waiver`]).
+    pub waivers: Vec<Waiver>,
 }
 
 /// The REST API.
@@ -237,6 +268,8 @@ pub struct Endpoint {
     pub response: Type,
     /// Credentials required.
     pub auth_required: bool,
+    /// Intentional incompatible changes of the endpoint (see [`Waiver`]).
+    pub waivers: Vec<Waiver>,
 }
 
 /// A piece of an endpoint path.
@@ -275,6 +308,30 @@ impl Model {
             .binary_search_by(|t| t.name.as_str().cmp(name))
             .ok()
             .map(|i| &self.shared_types[i])
+    }
+
+    /// Every shared type the structs `roots` refer to, directly or through other shared types, by name.
+    pub fn shared_types_reached(&self, roots: &[&Struct]) -> Vec<&Struct> {
+        let mut found: std::collections::BTreeMap<&str, &Struct> =
+            std::collections::BTreeMap::new();
+        let mut pending: Vec<&Struct> = roots.to_vec();
+        while let Some(s) = pending.pop() {
+            for f in &s.fields {
+                let mut ty = &f.ty;
+                while let Type::Array(inner) = ty {
+                    ty = inner;
+                }
+                if let Type::Named(r) = ty
+                    && let TypeId::Shared(_) = r.id
+                {
+                    let t = self.named(r.id);
+                    if found.insert(t.name.as_str(), t).is_none() {
+                        pending.push(t);
+                    }
+                }
+            }
+        }
+        found.into_values().collect()
     }
 
     /// The struct a reference points at.

@@ -206,9 +206,47 @@ pub(crate) struct Places {
     pub events: BTreeMap<String, (Span, Option<(String, Span)>)>,
     /// Events files, by stem.
     pub sections: BTreeMap<String, Span>,
+    /// Event versions, by (event type, label): where the label is written.
+    pub versions: BTreeMap<(String, String), Span>,
+    /// Former names of event types (`renamed_from:`), by former name: the event type and the place.
+    pub former_events: BTreeMap<String, Vec<(String, Span)>>,
+    /// Waivers, by (owner, rule, path); the owner is `version <type> <label>`, `type <name>`,
+    /// `resource <name>` or `endpoint <name>`.
+    pub waivers: BTreeMap<(String, String, String), Span>,
     /// Every field, by the schema name of its struct (`agreement.updated v2` for a payload) and its
     /// JSON name: where it is written (in a base, or a version it extends, for flattened fields).
     pub fields: BTreeMap<(String, String), Span>,
+}
+
+impl Places {
+    /// The same places, in files whose ids are shifted by `offset` (see `SourceMap::append`).
+    pub(crate) fn shifted(self, offset: u32) -> Places {
+        let shift = |span: Span| Span {
+            file: crate::source::FileId(span.file.0 + offset),
+            ..span
+        };
+        let map = |m: BTreeMap<String, Span>| m.into_iter().map(|(k, v)| (k, shift(v))).collect();
+        Places {
+            shared_types: map(self.shared_types),
+            resources: map(self.resources),
+            endpoints: map(self.endpoints),
+            error_response: self.error_response.map(shift),
+            events: self
+                .events
+                .into_iter()
+                .map(|(k, (at, rust))| (k, (shift(at), rust.map(|(n, s)| (n, shift(s))))))
+                .collect(),
+            sections: map(self.sections),
+            fields: self.fields.into_iter().map(|(k, v)| (k, shift(v))).collect(),
+            versions: self.versions.into_iter().map(|(k, v)| (k, shift(v))).collect(),
+            former_events: self
+                .former_events
+                .into_iter()
+                .map(|(k, v)| (k, v.into_iter().map(|(e, s)| (e, shift(s))).collect()))
+                .collect(),
+            waivers: self.waivers.into_iter().map(|(k, v)| (k, shift(v))).collect(),
+        }
+    }
 }
 
 /// One namespace of generated names: the first claim of a name wins, a second one is reported with both
@@ -320,12 +358,24 @@ pub(crate) fn assign(model: &mut Model, places: &Places, diags: &mut Diagnostics
         }
     }
     name_sections(model, places, diags);
+    check_former_event_names(model, places, diags);
     check_rest(model, places, diags);
     check_asyncapi(model, places, diags);
 }
 
-/// Rust names of a struct's fields, each unique in the struct.
+/// Rust names of a struct's fields, each unique in the struct; former JSON names (`renamed_from:`) unique
+/// among the struct's JSON names.
 fn name_fields(s: &mut Struct, place: &dyn Fn(&str, &str) -> Span, diags: &mut Diagnostics) {
+    let mut json = Namespace::new("payload's JSON members", "a former name must not be another field's name");
+    for f in &s.fields {
+        json.taken.insert(f.name.clone(), (format!("field `{}`", f.name), Some(place(&s.name, &f.name))));
+    }
+    for f in &s.fields {
+        for former in &f.renamed_from {
+            let what = format!("the former name of field `{}`", f.name);
+            json.claim(former, what, place(&s.name, &f.name), diags);
+        }
+    }
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for f in &mut s.fields {
         f.rust_name = field_ident(&f.name);
@@ -448,6 +498,26 @@ fn name_sections(model: &mut Model, places: &Places, diags: &mut Diagnostics) {
                     diags,
                 );
             }
+        }
+    }
+}
+
+/// Former names of event types (`renamed_from:`) are names on the bus too: none may be a current event
+/// type's name, or the former name of two.
+fn check_former_event_names(model: &Model, places: &Places, diags: &mut Diagnostics) {
+    let mut bus = Namespace::new("event bus's event types", "a former name must not be in use");
+    for (_, event) in model.events() {
+        if let Some(&(span, _)) = places.events.get(&event.name) {
+            bus.taken.insert(
+                event.name.clone(),
+                (format!("event type `{}`", event.name), Some(span)),
+            );
+        }
+    }
+    for (former, claims) in &places.former_events {
+        for (event, span) in claims {
+            let what = format!("the former name of `{event}`");
+            bus.claim(former, what, *span, diags);
         }
     }
 }

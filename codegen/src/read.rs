@@ -35,8 +35,8 @@ impl<'n> Entries<'n> {
 }
 
 /// Keys of a field entry's long form.
-const FIELD_KEYS: &[&str] = &["type", "description", "nullable", "format"];
-const EVENT_FIELD_KEYS: &[&str] = &["type", "description"];
+const FIELD_KEYS: &[&str] = &["type", "description", "nullable", "format", "renamed_from"];
+const EVENT_FIELD_KEYS: &[&str] = &["type", "description", "renamed_from"];
 
 impl<'a> Reader<'a> {
     /// A reader recording into `diags`.
@@ -78,13 +78,17 @@ impl<'a> Reader<'a> {
         let top = self.entries(
             root,
             "an events file",
-            Some(&["section", "description", "bases", "events"]),
+            Some(&["section", "description", "reserved", "bases", "events"]),
         )?;
         let title = self
             .required_text(&top, "section", "an events file")
             .unwrap_or_default();
         let description = self
             .required_text(&top, "description", "an events file")
+            .unwrap_or_default();
+        let reserved = top
+            .get("reserved")
+            .map(|n| self.name_list(n, "`reserved`"))
             .unwrap_or_default();
         let bases = top
             .get("bases")
@@ -112,6 +116,7 @@ impl<'a> Reader<'a> {
             stem,
             title,
             description,
+            reserved,
             bases,
             events,
         })
@@ -230,6 +235,7 @@ impl<'a> Reader<'a> {
             "query",
             "response",
             "auth",
+            "waivers",
         ];
         let map = self.entries(node, "an endpoint", Some(&keys))?;
         let name = self
@@ -278,6 +284,7 @@ impl<'a> Reader<'a> {
                 self.error(d.suggest(&m.text.to_ascii_uppercase(), METHODS));
             }
         }
+        let waivers = self.waivers(&map);
         Some(EndpointDef {
             name: name?,
             method: method?,
@@ -287,6 +294,7 @@ impl<'a> Reader<'a> {
             query,
             response: response?,
             auth,
+            waivers,
             span: map.span,
         })
     }
@@ -327,9 +335,11 @@ impl<'a> Reader<'a> {
                 "generic",
                 "type",
                 "bases",
+                "reserved",
+                "waivers",
             ]
         } else {
-            &["description", "fields", "incomplete"]
+            &["description", "fields", "incomplete", "reserved", "waivers"]
         };
         let what = if rest { "a resource" } else { "a type" };
         let map = self.entries(value, what, Some(keys))?;
@@ -377,6 +387,11 @@ impl<'a> Reader<'a> {
                 Vec::new()
             }
         };
+        let reserved = map
+            .get("reserved")
+            .map(|n| self.name_list(n, "`reserved`"))
+            .unwrap_or_default();
+        let waivers = self.waivers(&map);
         Some(TypeDef {
             name,
             description,
@@ -385,11 +400,21 @@ impl<'a> Reader<'a> {
             incomplete,
             generic,
             free_form,
+            reserved,
+            waivers,
         })
     }
 
     fn event_def(&mut self, node: &Node) -> Option<EventDef> {
-        let keys = ["name", "names", "description", "rust_name", "versions"];
+        let keys = [
+            "name",
+            "names",
+            "description",
+            "rust_name",
+            "renamed_from",
+            "reserved",
+            "versions",
+        ];
         let map = self.entries(node, "an event entry", Some(&keys))?;
         let names = match (map.get("name"), map.get("names")) {
             (Some(n), None) => self.located(n).into_iter().collect(),
@@ -461,10 +486,31 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+        let renamed_from = map
+            .get("renamed_from")
+            .map(|n| self.one_or_more_names(n, "`renamed_from`"))
+            .unwrap_or_default();
+        if let (Some(first), true) = (renamed_from.first(), names.len() > 1) {
+            self.error(
+                Diagnostic::new(
+                    Code::ConflictingKeys,
+                    first.span,
+                    "`renamed_from` names the former name of one event type; this entry has several",
+                )
+                .label("ambiguous")
+                .with_help("give the renamed event type its own entry"),
+            );
+        }
+        let reserved = map
+            .get("reserved")
+            .map(|n| self.name_list(n, "`reserved`"))
+            .unwrap_or_default();
         Some(EventDef {
             names,
             description,
             rust_name,
+            renamed_from,
+            reserved,
             versions,
             span: map.span,
         })
@@ -479,6 +525,8 @@ impl<'a> Reader<'a> {
             "fields",
             "incomplete",
             "payload",
+            "deprecated",
+            "waivers",
         ];
         let map = self.entries(value, "a version", Some(&keys))?;
         let payload = map.get("payload").and_then(|n| self.located(n));
@@ -515,6 +563,8 @@ impl<'a> Reader<'a> {
             ),
             _ => {}
         }
+        let deprecated = map.get("deprecated").and_then(|n| self.deprecation(n));
+        let waivers = self.waivers(&map);
         Some(VersionDef {
             label,
             description,
@@ -523,6 +573,8 @@ impl<'a> Reader<'a> {
             fields,
             incomplete,
             payload,
+            deprecated,
+            waivers,
         })
     }
 
@@ -617,6 +669,10 @@ impl<'a> Reader<'a> {
                     let description = self.description(&long, describe, "a field");
                     let nullable = long.get("nullable").is_some_and(|n| self.boolean(n));
                     let format = long.get("format").and_then(|n| self.format(n));
+                    let renamed_from = long
+                        .get("renamed_from")
+                        .map(|n| self.one_or_more_names(n, "`renamed_from`"))
+                        .unwrap_or_default();
                     FieldDef {
                         name,
                         optional,
@@ -624,6 +680,7 @@ impl<'a> Reader<'a> {
                         description,
                         nullable,
                         format,
+                        renamed_from,
                         span,
                     }
                 }
@@ -649,6 +706,7 @@ impl<'a> Reader<'a> {
                         description: None,
                         nullable: false,
                         format: None,
+                        renamed_from: Vec::new(),
                         span,
                     }
                 }
@@ -717,6 +775,93 @@ impl<'a> Reader<'a> {
                 None
             }
         }
+    }
+
+    /// A name, or a sequence of names.
+    fn one_or_more_names(&mut self, node: &Node, what: &str) -> Vec<Located> {
+        match &node.kind {
+            NodeKind::Scalar(_) => self.located(node).into_iter().collect(),
+            _ => self.name_list(node, what),
+        }
+    }
+
+    /// `waivers:` of an item: a sequence of `{rule, path, reason}`.
+    fn waivers(&mut self, map: &Entries<'_>) -> Vec<WaiverDef> {
+        let Some(node) = map.get("waivers") else {
+            return Vec::new();
+        };
+        let NodeKind::Seq(items) = &node.kind else {
+            self.expected(
+                node,
+                "`waivers`",
+                "a sequence of `{rule: …, path: …, reason: …}`",
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let Some(w) = self.entries(item, "a waiver", Some(&["rule", "path", "reason"])) else {
+                continue;
+            };
+            let rule = self
+                .required(&w, "rule", "a waiver")
+                .and_then(|n| self.located(n));
+            let path = match w.get("path") {
+                Some(n) => self.located(n),
+                // The item itself (a removed version, say).
+                None => Some(Located {
+                    text: String::new(),
+                    span: w.span,
+                }),
+            };
+            let reason = self.required_text(&w, "reason", "a waiver");
+            if let Some(rule) = &rule
+                && crate::compat::Rule::from_id(&rule.text).is_none()
+            {
+                let d = Diagnostic::new(
+                    Code::InvalidValue,
+                    rule.span,
+                    format!("unknown compatibility rule `{}`", rule.text),
+                )
+                .label("not a rule of `cargo xtask compat`")
+                .suggest(&rule.text, crate::compat::Rule::ALL.iter().map(|r| r.id()));
+                self.error(d);
+                continue;
+            }
+            if let (Some(rule), Some(path), Some(reason)) = (rule, path, reason) {
+                if reason.trim().is_empty() {
+                    self.expected(item, "a waiver's `reason`", "why the break is intended");
+                    continue;
+                }
+                out.push(WaiverDef {
+                    rule,
+                    path,
+                    reason: reason.trim().to_owned(),
+                    span: item.span,
+                });
+            }
+        }
+        out
+    }
+
+    /// `deprecated: {sunset: YYYY-MM-DD, note: …}`.
+    fn deprecation(&mut self, node: &Node) -> Option<DeprecationDef> {
+        let map = self.entries(node, "`deprecated`", Some(&["sunset", "note"]))?;
+        let sunset = self
+            .required(&map, "sunset", "`deprecated`")
+            .and_then(|n| self.located(n))?;
+        if !is_date(&sunset.text) {
+            let d = Diagnostic::new(
+                Code::InvalidValue,
+                sunset.span,
+                format!("`{}` is not a date", sunset.text),
+            )
+            .label("expected `YYYY-MM-DD`, such as `2027-06-30`");
+            self.error(d);
+            return None;
+        }
+        let note = map.get("note").and_then(|n| self.located(n)).map(|l| l.text);
+        Some(DeprecationDef { sunset, note })
     }
 
     fn name_list(&mut self, node: &Node, what: &str) -> Vec<Located> {
@@ -899,6 +1044,44 @@ impl<'a> Reader<'a> {
             file: node.span.file,
             start,
             end: start + crate::source::to_u32(part.len()),
+        }
+    }
+}
+
+/// Whether `text` is a calendar date written `YYYY-MM-DD`.
+pub(crate) fn is_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let [y, m, d] = parts.as_slice() else {
+        return false;
+    };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return false;
+    }
+    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<u32>(), m.parse::<u32>(), d.parse::<u32>()) else {
+        return false;
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_date;
+
+    #[test]
+    fn dates_are_calendar_dates() {
+        for good in ["2027-06-30", "2024-02-29", "2000-02-29", "1999-12-31"] {
+            assert!(is_date(good), "{good}");
+        }
+        for bad in ["2027-6-30", "2023-02-29", "1900-02-29", "2027-13-01", "2027-04-31", "27-06-30", "2027/06/30", ""] {
+            assert!(!is_date(bad), "{bad}");
         }
     }
 }

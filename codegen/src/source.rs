@@ -103,6 +103,21 @@ impl SourceMap {
         &self.files[id.0 as usize]
     }
 
+    /// Moves the files of `other` to the end of this map; spans into `other` must then have their file
+    /// ids shifted by the returned offset (see `naming::Places::shifted`).
+    pub(crate) fn append(&mut self, other: SourceMap) -> u32 {
+        let offset = to_u32(self.files.len());
+        self.files.extend(other.files);
+        offset
+    }
+
+    /// Changes how every file is shown.
+    pub(crate) fn rename(&mut self, shown: impl Fn(&str) -> String) {
+        for file in &mut self.files {
+            file.display_path = shown(&file.display_path);
+        }
+    }
+
     /// The text a span covers.
     pub fn text(&self, span: Span) -> &str {
         self.file(span.file)
@@ -115,11 +130,17 @@ impl SourceMap {
 /// Shows `path` relative to `base` when it lies under it, with `/` separators on every platform.
 pub fn display_path(path: &Path, base: &Path) -> String {
     let shown = path.strip_prefix(base).unwrap_or(path);
-    shown
+    let joined = shown
         .components()
+        .filter(|c| !matches!(c, std::path::Component::RootDir))
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
-        .join("/")
+        .join("/");
+    if shown.has_root() {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 /// Schema files are capped far below 4 GiB (see `load`), so offsets fit in `u32`.

@@ -49,6 +49,7 @@ energy_api_core::deserialize_struct!(
 static METER_READ_V1: StructShape = StructShape {
     name: "struct MeterReadV1",
     fields: &["mprn", "reading"],
+    aliases: &[],
     shapes: &[Shape::Str, Shape::Int],
     required: &[true, true],
     incomplete: false,
@@ -56,6 +57,7 @@ static METER_READ_V1: StructShape = StructShape {
 static METER_READ_V2: StructShape = StructShape {
     name: "struct MeterReadV2",
     fields: &["mprn", "reading", "registers"],
+    aliases: &[],
     shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
     required: &[true, true, true],
     incomplete: false,

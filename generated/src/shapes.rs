@@ -10,6 +10,7 @@
 pub(crate) static ActivatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ActivatedSupplyPoint",
     fields: &["external_identifier", "market_name", "confirmed_supply_start_date"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -22,6 +23,7 @@ pub(crate) static ActivatedSupplyPoint: ::energy_api_core::shape::StructShape = 
 pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ActivationInitiatedSupplyPoint",
     fields: &["external_identifier", "market_name"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -33,6 +35,7 @@ pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::shape::Stru
 pub(crate) static AllocationComponent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AllocationComponent",
     fields: &["source_type", "source_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -44,6 +47,7 @@ pub(crate) static AllocationComponent: ::energy_api_core::shape::StructShape = :
 pub(crate) static AmendedSubject: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AmendedSubject",
     fields: &["type", "identifier", "effective_from", "effective_to"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -57,6 +61,7 @@ pub(crate) static AmendedSubject: ::energy_api_core::shape::StructShape = ::ener
 pub(crate) static BillingAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingAccount",
     fields: &["number"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -65,6 +70,7 @@ pub(crate) static BillingAccount: ::energy_api_core::shape::StructShape = ::ener
 pub(crate) static ChargePeriod: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ChargePeriod",
     fields: &["start_at", "end_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -80,6 +86,7 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::shape::StructShape
         "preferred_language_for_comms",
         "document_accessibility",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(
             &::energy_api_core::shape::Shape::Array(
@@ -104,6 +111,7 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::shape::StructShape
 pub(crate) static Consent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Consent",
     fields: &["id", "consent_type_code", "value", "signed_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -117,6 +125,7 @@ pub(crate) static Consent: ::energy_api_core::shape::StructShape = ::energy_api_
 pub(crate) static ContractJourney: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractJourney",
     fields: &["number", "type", "requested_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -129,6 +138,7 @@ pub(crate) static ContractJourney: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static ContractReferences: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractReferences",
     fields: &["account_contract_identifier", "business_contract_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -140,6 +150,7 @@ pub(crate) static ContractReferences: ::energy_api_core::shape::StructShape = ::
 pub(crate) static DispatchPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DispatchPayload",
     fields: &["begin", "end", "power"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -175,6 +186,7 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::shape::StructShape 
         "comments",
         "is_gain",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -209,6 +221,7 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::shape::StructShape 
 pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct EnrollmentSupplyPoint",
     fields: &["market_name", "external_identifier", "confirmed_ssd", "was_cancelled"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -222,6 +235,7 @@ pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::shape::StructShape =
 pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct FlexDeviceDisconnectedPayload",
     fields: &["cause", "disconnected_soc"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -250,6 +264,7 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::shape
         "dispatch_times",
         "will_reach_target_soc",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Array(
             &::energy_api_core::shape::Shape::Struct(&DispatchPayload),
@@ -280,6 +295,7 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::shape
 pub(crate) static GroupMembership: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupMembership",
     fields: &["contract_identifier", "valid_from", "valid_to"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -292,6 +308,7 @@ pub(crate) static GroupMembership: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static GroupMembershipNew: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupMembershipNew",
     fields: &["contract_identifier", "valid_from", "valid_to"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -304,6 +321,7 @@ pub(crate) static GroupMembershipNew: ::energy_api_core::shape::StructShape = ::
 pub(crate) static GroupPeriod: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupPeriod",
     fields: &["start", "end"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -315,6 +333,7 @@ pub(crate) static GroupPeriod: ::energy_api_core::shape::StructShape = ::energy_
 pub(crate) static GroupTrait: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupTrait",
     fields: &["identifier", "type", "data"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -327,6 +346,7 @@ pub(crate) static GroupTrait: ::energy_api_core::shape::StructShape = ::energy_a
 pub(crate) static GroupVersion: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupVersion",
     fields: &["identifier", "effective_period", "system_period", "traits"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Struct(&GroupPeriod),
@@ -342,6 +362,7 @@ pub(crate) static GroupVersion: ::energy_api_core::shape::StructShape = ::energy
 pub(crate) static HouseMoveAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct HouseMoveAccount",
     fields: &["number", "external_reference"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -353,6 +374,7 @@ pub(crate) static HouseMoveAccount: ::energy_api_core::shape::StructShape = ::en
 pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct HouseMoveSupplyPoint",
     fields: &["id", "industry", "tariff_code", "tariff_payment_method"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -366,6 +388,7 @@ pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::shape::StructShape = 
 pub(crate) static InkAction: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkAction",
     fields: &["code", "succeeded", "stop_further_evaluation"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Bool,
@@ -378,6 +401,7 @@ pub(crate) static InkAction: ::energy_api_core::shape::StructShape = ::energy_ap
 pub(crate) static InkContent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkContent",
     fields: &["from_address", "subject", "to_addresses", "tags"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -395,6 +419,7 @@ pub(crate) static InkContent: ::energy_api_core::shape::StructShape = ::energy_a
 pub(crate) static InkConversation: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkConversation",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -407,6 +432,7 @@ pub(crate) static InkConversation: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static InkFailureData: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkFailureData",
     fields: &["type", "reason", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -419,6 +445,7 @@ pub(crate) static InkFailureData: ::energy_api_core::shape::StructShape = ::ener
 pub(crate) static InkMessage: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessage",
     fields: &["relay_id", "vendor_id", "channel", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -432,6 +459,7 @@ pub(crate) static InkMessage: ::energy_api_core::shape::StructShape = ::energy_a
 pub(crate) static InkMessageContent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessageContent",
     fields: &["message_id", "occurred_at", "channel", "content"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -445,6 +473,7 @@ pub(crate) static InkMessageContent: ::energy_api_core::shape::StructShape = ::e
 pub(crate) static InkMessageWithVendor: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessageWithVendor",
     fields: &["relay_id", "vendor", "vendor_id", "channel", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -459,6 +488,7 @@ pub(crate) static InkMessageWithVendor: ::energy_api_core::shape::StructShape = 
 pub(crate) static JoinAgreement: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct JoinAgreement",
     fields: &["id", "valid_from", "valid_to", "product_code"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -472,6 +502,7 @@ pub(crate) static JoinAgreement: ::energy_api_core::shape::StructShape = ::energ
 pub(crate) static JoinSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct JoinSupplyPoint",
     fields: &["external_identifier", "market_name", "requested_supply_start_date"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -484,6 +515,7 @@ pub(crate) static JoinSupplyPoint: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static LeaveSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LeaveSupplyPoint",
     fields: &["market_identifier", "external_identifier", "market_name"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -496,6 +528,7 @@ pub(crate) static LeaveSupplyPoint: ::energy_api_core::shape::StructShape = ::en
 pub(crate) static Ledger: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Ledger",
     fields: &["account", "number", "id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&BillingAccount),
         ::energy_api_core::shape::Shape::Str,
@@ -518,6 +551,7 @@ pub(crate) static LedgerEntry: ::energy_api_core::shape::StructShape = ::energy_
         "source_id",
         "source_type",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Bool,
@@ -546,6 +580,7 @@ pub(crate) static LedgerEntryRemoval: ::energy_api_core::shape::StructShape = ::
         "is_reversed",
         "source_reason",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Int,
@@ -583,6 +618,7 @@ pub(crate) static Meter: ::energy_api_core::shape::StructShape = ::energy_api_co
         "ct_ratio",
         "registers",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -615,6 +651,7 @@ pub(crate) static Meter: ::energy_api_core::shape::StructShape = ::energy_api_co
 pub(crate) static Payment: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Payment",
     fields: &["id", "amount", "payment_date", "description", "failure_reason"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Int,
@@ -629,6 +666,7 @@ pub(crate) static Payment: ::energy_api_core::shape::StructShape = ::energy_api_
 pub(crate) static PaymentsAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct PaymentsAccount",
     fields: &["number"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -637,6 +675,7 @@ pub(crate) static PaymentsAccount: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static PaymentsLedger: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct PaymentsLedger",
     fields: &["account", "id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&PaymentsAccount),
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -648,6 +687,7 @@ pub(crate) static PaymentsLedger: ::energy_api_core::shape::StructShape = ::ener
 pub(crate) static Product: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Product",
     fields: &["code", "market_name", "brand_code"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -660,6 +700,7 @@ pub(crate) static Product: ::energy_api_core::shape::StructShape = ::energy_api_
 pub(crate) static PsrRecord: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct PsrRecord",
     fields: &["description", "electricity_industry_code", "gas_industry_code"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -681,6 +722,7 @@ pub(crate) static Register: ::energy_api_core::shape::StructShape = ::energy_api
         "associated_meter_serial",
         "associated_register_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -698,6 +740,7 @@ pub(crate) static Register: ::energy_api_core::shape::StructShape = ::energy_api
 pub(crate) static RemovedMeter: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct RemovedMeter",
     fields: &["serial_number", "date_of_removal", "meter_asset_provider_mpid"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -710,6 +753,7 @@ pub(crate) static RemovedMeter: ::energy_api_core::shape::StructShape = ::energy
 pub(crate) static SigningIdentity: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct SigningIdentity",
     fields: &["identity_type", "identity"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -721,6 +765,7 @@ pub(crate) static SigningIdentity: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static SubjectContractJourney: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct SubjectContractJourney",
     fields: &["number", "subject_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -732,6 +777,7 @@ pub(crate) static SubjectContractJourney: ::energy_api_core::shape::StructShape 
 pub(crate) static SupplyPeriodData: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct SupplyPeriodData",
     fields: &["id", "supply_start_at", "supply_end_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -744,6 +790,7 @@ pub(crate) static SupplyPeriodData: ::energy_api_core::shape::StructShape = ::en
 pub(crate) static TerminatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct TerminatedSupplyPoint",
     fields: &["external_identifier", "market_name", "confirmed_supply_end_date"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -756,6 +803,7 @@ pub(crate) static TerminatedSupplyPoint: ::energy_api_core::shape::StructShape =
 pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct TerminationInitiatedSupplyPoint",
     fields: &["external_identifier", "market_name", "requested_supply_end_date"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -777,6 +825,7 @@ pub(crate) static AccountUserCreatedV1: ::energy_api_core::shape::StructShape = 
         "initiator_type",
         "is_customer_initiated",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -794,6 +843,7 @@ pub(crate) static AccountUserCreatedV1: ::energy_api_core::shape::StructShape = 
 pub(crate) static AccountUserPasswordChangedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserPasswordChangedV1",
     fields: &["user_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -803,6 +853,7 @@ pub(crate) static AccountUserPasswordChangedV1: ::energy_api_core::shape::Struct
 pub(crate) static AccountUserPasswordResetRequestedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserPasswordResetRequestedV1",
     fields: &["account_user_id", "account_user_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -815,6 +866,7 @@ pub(crate) static AccountUserPasswordResetRequestedV1: ::energy_api_core::shape:
 pub(crate) static AccountUserPsrRecordsUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserPsrRecordsUpdatedV1",
     fields: &["user_id", "created_records", "updated_records", "deleted_records"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Array(
@@ -843,6 +895,7 @@ pub(crate) static AccountUserRemovedV1: ::energy_api_core::shape::StructShape = 
         "initiator_type",
         "is_customer_initiated",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -870,6 +923,7 @@ pub(crate) static AccountUserUpdatedV1: ::energy_api_core::shape::StructShape = 
         "changes",
         "is_override",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -891,6 +945,7 @@ pub(crate) static AccountUserUpdatedV1: ::energy_api_core::shape::StructShape = 
 pub(crate) static AccountUserVerificationCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserVerificationCompletedV1",
     fields: &["user_number", "verification_id", "verification_type"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -904,6 +959,7 @@ pub(crate) static AccountUserVerificationCompletedV1: ::energy_api_core::shape::
 pub(crate) static AccountUserVerificationStartedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserVerificationStartedV1",
     fields: &["user_number", "verification_id", "verification_type"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -917,6 +973,7 @@ pub(crate) static AccountUserVerificationStartedV1: ::energy_api_core::shape::St
 pub(crate) static AccountUserMetadataCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserMetadataCreatedV1",
     fields: &["user_id", "key", "value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -930,6 +987,7 @@ pub(crate) static AccountUserMetadataCreatedV1: ::energy_api_core::shape::Struct
 pub(crate) static AccountUserMetadataRemovedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserMetadataRemovedV1",
     fields: &["user_id", "key", "value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -943,6 +1001,7 @@ pub(crate) static AccountUserMetadataRemovedV1: ::energy_api_core::shape::Struct
 pub(crate) static AccountUserMetadataUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUserMetadataUpdatedV1",
     fields: &["user_id", "changes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Obj,
@@ -955,6 +1014,7 @@ pub(crate) static AccountUserMetadataUpdatedV1: ::energy_api_core::shape::Struct
 pub(crate) static AccountCommunicationsPreferencesUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountCommunicationsPreferencesUpdatedV1",
     fields: &["account_number", "changes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Struct(&CommsPreferencesChanges),
@@ -967,6 +1027,7 @@ pub(crate) static AccountCommunicationsPreferencesUpdatedV1: ::energy_api_core::
 pub(crate) static AccountCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountCreatedV1",
     fields: &["account_number", "account_user_emails", "is_imported"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
@@ -980,6 +1041,7 @@ pub(crate) static AccountCreatedV1: ::energy_api_core::shape::StructShape = ::en
 pub(crate) static AccountOccupiedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountOccupiedV1",
     fields: &["account_number"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -989,6 +1051,7 @@ pub(crate) static AccountOccupiedV1: ::energy_api_core::shape::StructShape = ::e
 pub(crate) static AccountReactivatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountReactivatedV1",
     fields: &["account_number", "previous_status", "reactivation_source"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1009,6 +1072,7 @@ pub(crate) static AccountSmartMeterReadPermissionChangedV1: ::energy_api_core::s
         "changed_by_id",
         "changed_by_type",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1025,6 +1089,7 @@ pub(crate) static AccountSmartMeterReadPermissionChangedV1: ::energy_api_core::s
 pub(crate) static AccountUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountUpdatedV1",
     fields: &["account_number", "account_user_emails", "changes", "is_override"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
@@ -1039,6 +1104,7 @@ pub(crate) static AccountUpdatedV1: ::energy_api_core::shape::StructShape = ::en
 pub(crate) static AccountMetadataCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountMetadataCreatedV1",
     fields: &["account_number", "key", "value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1052,6 +1118,7 @@ pub(crate) static AccountMetadataCreatedV1: ::energy_api_core::shape::StructShap
 pub(crate) static AccountMetadataRemovedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountMetadataRemovedV1",
     fields: &["account_number", "key", "value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1065,6 +1132,7 @@ pub(crate) static AccountMetadataRemovedV1: ::energy_api_core::shape::StructShap
 pub(crate) static AccountMetadataUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountMetadataUpdatedV1",
     fields: &["account_number", "changes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Obj,
@@ -1077,6 +1145,7 @@ pub(crate) static AccountMetadataUpdatedV1: ::energy_api_core::shape::StructShap
 pub(crate) static AccountPropertyEffectivePeriodMetadataCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
     fields: &["account_property_effective_period_id", "key", "value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1090,6 +1159,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataCreatedV1: ::energy_api_
 pub(crate) static AccountPropertyEffectivePeriodMetadataRemovedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
     fields: &["account_property_effective_period_id", "key", "value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1103,6 +1173,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataRemovedV1: ::energy_api_
 pub(crate) static AccountPropertyEffectivePeriodMetadataUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
     fields: &["account_property_effective_period_id", "changes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Obj,
@@ -1121,6 +1192,7 @@ pub(crate) static CampaignAccountAddedV1: ::energy_api_core::shape::StructShape 
         "campaign_expiry_date",
         "campaign_account_expiry_date",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1136,6 +1208,7 @@ pub(crate) static CampaignAccountAddedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static CampaignAccountRemovedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CampaignAccountRemovedV1",
     fields: &["account_number", "campaign_name", "campaign_slug"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1149,6 +1222,7 @@ pub(crate) static CampaignAccountRemovedV1: ::energy_api_core::shape::StructShap
 pub(crate) static CampaignAccountUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CampaignAccountUpdatedV1",
     fields: &["account_number", "campaign_name", "campaign_slug", "changes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1163,6 +1237,7 @@ pub(crate) static CampaignAccountUpdatedV1: ::energy_api_core::shape::StructShap
 pub(crate) static ActualIntervalsReceivedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ActualIntervalsReceivedV1",
     fields: &["mpan", "rebill_from"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1180,6 +1255,7 @@ pub(crate) static AffiliatesAffiliateAccountContractCreatedV1: ::energy_api_core
         "account_number",
         "fuel",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Int,
@@ -1201,6 +1277,7 @@ pub(crate) static AgreementCreatedV1: ::energy_api_core::shape::StructShape = ::
         "account_contract_identifier",
         "business_contract_identifier",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1217,6 +1294,7 @@ pub(crate) static AgreementCreatedV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static AgreementRevokedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AgreementRevokedV1",
     fields: &["agreement_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -1226,6 +1304,7 @@ pub(crate) static AgreementRevokedV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static AgreementRevokedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AgreementRevokedV2",
     fields: &["agreement_id", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1246,6 +1325,7 @@ pub(crate) static AgreementRolloverCompletedV1: ::energy_api_core::shape::Struct
         "rolled_on_to_agreement_valid_from",
         "rolled_on_to_agreement_valid_to",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1263,6 +1343,7 @@ pub(crate) static AgreementRolloverCompletedV1: ::energy_api_core::shape::Struct
 pub(crate) static AgreementTerminatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AgreementTerminatedV1",
     fields: &["agreement_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -1272,6 +1353,7 @@ pub(crate) static AgreementTerminatedV1: ::energy_api_core::shape::StructShape =
 pub(crate) static AgreementTerminatedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AgreementTerminatedV2",
     fields: &["agreement_id", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1284,6 +1366,7 @@ pub(crate) static AgreementTerminatedV2: ::energy_api_core::shape::StructShape =
 pub(crate) static AgreementUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AgreementUpdatedV1",
     fields: &["agreement_id", "changes", "is_override"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Obj,
@@ -1297,6 +1380,7 @@ pub(crate) static AgreementUpdatedV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static AgreementUpdatedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AgreementUpdatedV2",
     fields: &["agreement_id", "changes", "is_override", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Obj,
@@ -1313,6 +1397,7 @@ pub(crate) static AgreementUpdatedV2: ::energy_api_core::shape::StructShape = ::
 pub(crate) static ApprovalsApprovalApprovedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ApprovalsApprovalApprovedV1",
     fields: &["approval_id", "process_type", "process_data", "approved_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1333,6 +1418,7 @@ pub(crate) static ApprovalsApprovalCreatedV1: ::energy_api_core::shape::StructSh
         "assigned_to_id",
         "requested_by_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1348,6 +1434,7 @@ pub(crate) static ApprovalsApprovalCreatedV1: ::energy_api_core::shape::StructSh
 pub(crate) static ApprovalsApprovalRejectedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ApprovalsApprovalRejectedV1",
     fields: &["approval_id", "process_type", "process_data", "rejected_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1369,6 +1456,7 @@ pub(crate) static ApprovalsApprovalRequestApprovedV1: ::energy_api_core::shape::
         "approved_at",
         "approval_reason",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1391,6 +1479,7 @@ pub(crate) static ApprovalsApprovalRequestAssignedV1: ::energy_api_core::shape::
         "assigned_to_id",
         "assigned_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1413,6 +1502,7 @@ pub(crate) static ApprovalsApprovalRequestRejectedV1: ::energy_api_core::shape::
         "rejection_reason",
         "rejected_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1429,6 +1519,7 @@ pub(crate) static ApprovalsApprovalRequestRejectedV1: ::energy_api_core::shape::
 pub(crate) static AuthServerAccessTokenIssuedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AuthServerAccessTokenIssuedV1",
     fields: &["delegate", "viewer", "viewer_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1442,6 +1533,7 @@ pub(crate) static AuthServerAccessTokenIssuedV1: ::energy_api_core::shape::Struc
 pub(crate) static AuthServerAccountUserGenerateMfaChallengeErrorV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
     fields: &["account_user_id", "account_user_number", "device"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1460,6 +1552,7 @@ pub(crate) static AuthServerAccountUserLoggedInV1: ::energy_api_core::shape::Str
         "login_method",
         "mfa_device_type",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1474,6 +1567,7 @@ pub(crate) static AuthServerAccountUserLoggedInV1: ::energy_api_core::shape::Str
 pub(crate) static AuthServerAccountUserLoginDeniedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AuthServerAccountUserLoginDeniedV1",
     fields: &["account_user_id", "account_user_number", "enforced_security_rule_ids"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1494,6 +1588,7 @@ pub(crate) static AuthServerAccountUserLoginFailedV1: ::energy_api_core::shape::
         "brand",
         "user_brands",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1510,6 +1605,7 @@ pub(crate) static AuthServerAccountUserLoginFailedV1: ::energy_api_core::shape::
 pub(crate) static AuthServerAccountUserLoginStepCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AuthServerAccountUserLoginStepCompletedV1",
     fields: &["account_user_id", "account_user_number", "step", "mfa_device_type"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -1534,6 +1630,7 @@ pub(crate) static BillingBillingDocumentHeldV1: ::energy_api_core::shape::Struct
         "held_at",
         "held_by_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1553,6 +1650,7 @@ pub(crate) static BillingBillingDocumentHeldV1: ::energy_api_core::shape::Struct
 pub(crate) static BillingBillingDocumentIssuedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingBillingDocumentIssuedV1",
     fields: &["account_number", "billing_document_id", "billing_document_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1571,6 +1669,7 @@ pub(crate) static BillingBillingDocumentIssuedV2: ::energy_api_core::shape::Stru
         "billing_document_identifier",
         "billing_document_uuid",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1585,6 +1684,7 @@ pub(crate) static BillingBillingDocumentIssuedV2: ::energy_api_core::shape::Stru
 pub(crate) static BillingBillingDocumentRepresentationDispatchedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingBillingDocumentRepresentationDispatchedV1",
     fields: &["account_number", "billing_document_id", "billing_document_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1604,6 +1704,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV2: ::energy_api
         "billing_document_representation_dispatch_id",
         "billing_document_representations_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1626,6 +1727,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV3: ::energy_api
         "billing_document_representations_id",
         "support_user_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1647,6 +1749,7 @@ pub(crate) static BillingBillingOptionsUpdatedV1: ::energy_api_core::shape::Stru
         "new_billing_options_id",
         "support_user_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1661,6 +1764,7 @@ pub(crate) static BillingBillingOptionsUpdatedV1: ::energy_api_core::shape::Stru
 pub(crate) static BillingChargingLedgerAssignedToAgreementV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingChargingLedgerAssignedToAgreementV1",
     fields: &["ledger_number", "agreement_id", "assigned_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1674,6 +1778,7 @@ pub(crate) static BillingChargingLedgerAssignedToAgreementV1: ::energy_api_core:
 pub(crate) static BillingChargingSupplyPointTriggeredV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingChargingSupplyPointTriggeredV1",
     fields: &["supply_point_id", "charge_period"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Struct(&ChargePeriod),
@@ -1686,6 +1791,7 @@ pub(crate) static BillingChargingSupplyPointTriggeredV1: ::energy_api_core::shap
 pub(crate) static BillingDuosInvoiceCancelV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingDuosInvoiceCancelV1",
     fields: &["invoice_event_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -1695,6 +1801,7 @@ pub(crate) static BillingDuosInvoiceCancelV1: ::energy_api_core::shape::StructSh
 pub(crate) static BillingDuosInvoiceNewV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingDuosInvoiceNewV1",
     fields: &["invoice_event_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -1704,6 +1811,7 @@ pub(crate) static BillingDuosInvoiceNewV1: ::energy_api_core::shape::StructShape
 pub(crate) static BillingDuosInvoiceReplaceV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingDuosInvoiceReplaceV1",
     fields: &["invoice_event_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -1713,6 +1821,7 @@ pub(crate) static BillingDuosInvoiceReplaceV1: ::energy_api_core::shape::StructS
 pub(crate) static BillingFinalBillV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingFinalBillV1",
     fields: &["account_number", "account_user_emails", "statement_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
@@ -1731,6 +1840,7 @@ pub(crate) static BillingIssuanceExternalStatusCreatedV1: ::energy_api_core::sha
         "status_code",
         "external_status_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1745,6 +1855,7 @@ pub(crate) static BillingIssuanceExternalStatusCreatedV1: ::energy_api_core::sha
 pub(crate) static BillingIssuedBillV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingIssuedBillV1",
     fields: &["account_number", "statement_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1757,6 +1868,7 @@ pub(crate) static BillingIssuedBillV1: ::energy_api_core::shape::StructShape = :
 pub(crate) static BillingLedgerEntryPostedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingLedgerEntryPostedV1",
     fields: &["ledger"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&Ledger)],
     required: &[true],
     incomplete: false,
@@ -1766,6 +1878,7 @@ pub(crate) static BillingLedgerEntryPostedV1: ::energy_api_core::shape::StructSh
 pub(crate) static BillingLedgerEntryPostedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingLedgerEntryPostedV2",
     fields: &["ledger", "entry"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&Ledger),
         ::energy_api_core::shape::Shape::Struct(&LedgerEntry),
@@ -1778,6 +1891,7 @@ pub(crate) static BillingLedgerEntryPostedV2: ::energy_api_core::shape::StructSh
 pub(crate) static BillingLedgerEntryRemovedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingLedgerEntryRemovedV1",
     fields: &["ledger"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&Ledger)],
     required: &[true],
     incomplete: false,
@@ -1787,6 +1901,7 @@ pub(crate) static BillingLedgerEntryRemovedV1: ::energy_api_core::shape::StructS
 pub(crate) static BillingLedgerEntryRemovedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingLedgerEntryRemovedV2",
     fields: &["ledger", "entry"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&Ledger),
         ::energy_api_core::shape::Shape::Struct(&LedgerEntryRemoval),
@@ -1807,6 +1922,7 @@ pub(crate) static BillingPathwayTraversalFailedV1: ::energy_api_core::shape::Str
         "failed_action_error",
         "failed_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1824,6 +1940,7 @@ pub(crate) static BillingPathwayTraversalFailedV1: ::energy_api_core::shape::Str
 pub(crate) static BillingPathwayTraversalSucceededV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingPathwayTraversalSucceededV1",
     fields: &["pathway_id", "traversal_attempt_id", "trigger_id", "succeeded_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1838,6 +1955,7 @@ pub(crate) static BillingPathwayTraversalSucceededV1: ::energy_api_core::shape::
 pub(crate) static BillingPortfolioInvoiceSummaryCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingPortfolioInvoiceSummaryCompletedV1",
     fields: &["run_identifier", "storage_bucket", "storage_key_prefix", "summary_count"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1858,6 +1976,7 @@ pub(crate) static BillingRebateAcceptedV1: ::energy_api_core::shape::StructShape
         "effective_from",
         "effective_to",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1880,6 +1999,7 @@ pub(crate) static BillingRebateCreatedV1: ::energy_api_core::shape::StructShape 
         "effective_to",
         "is_application_accepted",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1903,6 +2023,7 @@ pub(crate) static BillingRebateDeclinedV1: ::energy_api_core::shape::StructShape
         "effective_to",
         "decline_reason",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1926,6 +2047,7 @@ pub(crate) static BillingRebateUpdatedV1: ::energy_api_core::shape::StructShape 
         "effective_to",
         "is_application_accepted",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -1942,6 +2064,7 @@ pub(crate) static BillingRebateUpdatedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static ChargingPrimingErroredV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ChargingPrimingErroredV1",
     fields: &["errors", "supply_point_id", "period_start", "period_end"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Str,
@@ -1956,6 +2079,7 @@ pub(crate) static ChargingPrimingErroredV1: ::energy_api_core::shape::StructShap
 pub(crate) static LatePaymentFeeApplicationServiceCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeApplicationServiceCompletedV1",
     fields: &["run_id", "account_number", "fees_applied_count", "fees_unapplied_count"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1977,6 +2101,7 @@ pub(crate) static LatePaymentFeeApplicationServiceFeeAppliedV1: ::energy_api_cor
         "fee_type",
         "charge_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -1993,6 +2118,7 @@ pub(crate) static LatePaymentFeeApplicationServiceFeeAppliedV1: ::energy_api_cor
 pub(crate) static LatePaymentFeeApplicationServiceStartedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeApplicationServiceStartedV1",
     fields: &["run_id", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2005,6 +2131,7 @@ pub(crate) static LatePaymentFeeApplicationServiceStartedV1: ::energy_api_core::
 pub(crate) static LatePaymentFeeCalculationServiceCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeCalculationServiceCompletedV1",
     fields: &["run_id", "account_number", "fees_calculated_count"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2018,6 +2145,7 @@ pub(crate) static LatePaymentFeeCalculationServiceCompletedV1: ::energy_api_core
 pub(crate) static LatePaymentFeeCalculationServiceStartedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeCalculationServiceStartedV1",
     fields: &["run_id", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2030,6 +2158,7 @@ pub(crate) static LatePaymentFeeCalculationServiceStartedV1: ::energy_api_core::
 pub(crate) static LatePaymentFeeCalculatorCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeCalculatorCompletedV1",
     fields: &["run_id", "account_number", "fees_applied_count", "fees_unapplied_count"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2044,6 +2173,7 @@ pub(crate) static LatePaymentFeeCalculatorCompletedV1: ::energy_api_core::shape:
 pub(crate) static LatePaymentFeeCalculatorFeeAppliedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeCalculatorFeeAppliedV1",
     fields: &["run_id", "account_number", "charge_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2057,6 +2187,7 @@ pub(crate) static LatePaymentFeeCalculatorFeeAppliedV1: ::energy_api_core::shape
 pub(crate) static LatePaymentFeeCalculatorStartedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeCalculatorStartedV1",
     fields: &["run_id", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2069,6 +2200,7 @@ pub(crate) static LatePaymentFeeCalculatorStartedV1: ::energy_api_core::shape::S
 pub(crate) static LatePaymentFeeWaivedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LatePaymentFeeWaivedV1",
     fields: &["fee_id", "waived_at", "support_user_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -2082,6 +2214,7 @@ pub(crate) static LatePaymentFeeWaivedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static BusinessCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BusinessCreatedV1",
     fields: &["id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -2091,6 +2224,7 @@ pub(crate) static BusinessCreatedV1: ::energy_api_core::shape::StructShape = ::e
 pub(crate) static BusinessUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BusinessUpdatedV1",
     fields: &["id", "changes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Obj,
@@ -2103,6 +2237,7 @@ pub(crate) static BusinessUpdatedV1: ::energy_api_core::shape::StructShape = ::e
 pub(crate) static BusinessOperationsTeamUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BusinessOperationsTeamUpdatedV1",
     fields: &["id", "operations_team_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Int,
@@ -2124,6 +2259,7 @@ pub(crate) static InternalCompanyCreatedV1: ::energy_api_core::shape::StructShap
         "primary_tax_identifier_number",
         "legal_address",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Obj,
@@ -2142,6 +2278,7 @@ pub(crate) static InternalCompanyCreatedV1: ::energy_api_core::shape::StructShap
 pub(crate) static CollateralAgreementFulfilledV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollateralAgreementFulfilledV1",
     fields: &["collateral_agreement_id", "contract_id", "fulfilled_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -2162,6 +2299,7 @@ pub(crate) static CollectionProceedingCreatedV1: ::energy_api_core::shape::Struc
         "is_white_label",
         "agency_code",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -2187,6 +2325,7 @@ pub(crate) static CollectionProcessCommStepResolvedV1: ::energy_api_core::shape:
         "failed_channels",
         "timestamp",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2205,6 +2344,7 @@ pub(crate) static CollectionProcessCommStepResolvedV1: ::energy_api_core::shape:
 pub(crate) static CollectionProcessLeaveSupplierInstigatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessLeaveSupplierInstigatedV1",
     fields: &["number", "account_number", "leave_supplier_process_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2218,6 +2358,7 @@ pub(crate) static CollectionProcessLeaveSupplierInstigatedV1: ::energy_api_core:
 pub(crate) static CollectionProcessPausedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessPausedV1",
     fields: &["number", "account_number", "source", "active_pause_reasons"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2232,6 +2373,7 @@ pub(crate) static CollectionProcessPausedV1: ::energy_api_core::shape::StructSha
 pub(crate) static CollectionProcessRaisedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessRaisedV1",
     fields: &["number", "account_number", "ledger", "billing_document", "config_code"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2247,6 +2389,7 @@ pub(crate) static CollectionProcessRaisedV1: ::energy_api_core::shape::StructSha
 pub(crate) static CollectionProcessReactivatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessReactivatedV1",
     fields: &["number"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -2256,6 +2399,7 @@ pub(crate) static CollectionProcessReactivatedV1: ::energy_api_core::shape::Stru
 pub(crate) static CollectionProcessRunTerminationRequestedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessRunTerminationRequestedV1",
     fields: &["number"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -2265,6 +2409,7 @@ pub(crate) static CollectionProcessRunTerminationRequestedV1: ::energy_api_core:
 pub(crate) static CollectionProcessUnpausedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessUnpausedV1",
     fields: &["number", "account_number", "source"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2278,6 +2423,7 @@ pub(crate) static CollectionProcessUnpausedV1: ::energy_api_core::shape::StructS
 pub(crate) static CollectionProcessWithdrawnV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessWithdrawnV1",
     fields: &["number", "account_number", "external_reference"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2291,6 +2437,7 @@ pub(crate) static CollectionProcessWithdrawnV1: ::energy_api_core::shape::Struct
 pub(crate) static CollectionProcessWithdrawnV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CollectionProcessWithdrawnV2",
     fields: &["number", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2303,6 +2450,7 @@ pub(crate) static CollectionProcessWithdrawnV2: ::energy_api_core::shape::Struct
 pub(crate) static CreditCheckCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CreditCheckCreatedV1",
     fields: &["check_id", "entity_type", "entity_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2316,6 +2464,7 @@ pub(crate) static CreditCheckCreatedV1: ::energy_api_core::shape::StructShape = 
 pub(crate) static DebtActioningAutomatedDebtWriteBackCompletedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
     fields: &["ledger_number", "account_number", "amount"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2329,6 +2478,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackCompletedV1: ::energy_api_c
 pub(crate) static DebtActioningAutomatedDebtWriteBackFailedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DebtActioningAutomatedDebtWriteBackFailedV1",
     fields: &["ledger_number", "account_number", "reason", "exception"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2343,6 +2493,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackFailedV1: ::energy_api_core
 pub(crate) static DebtActioningAutomatedDebtWriteBackSkippedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
     fields: &["ledger_number", "account_number", "reason"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2366,6 +2517,7 @@ pub(crate) static DelinquentDebtAllocationCreatedV1: ::energy_api_core::shape::S
         "obligation",
         "payout",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2385,6 +2537,7 @@ pub(crate) static DelinquentDebtAllocationCreatedV1: ::energy_api_core::shape::S
 pub(crate) static DelinquentDebtPositionChangedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DelinquentDebtPositionChangedV1",
     fields: &["ledger_number", "changed_on", "previous_value", "new_value"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2405,6 +2558,7 @@ pub(crate) static DelinquentDebtPositionChangedV2: ::energy_api_core::shape::Str
         "new_value",
         "account_number",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2427,6 +2581,7 @@ pub(crate) static DepositAgreementAcceptedV1: ::energy_api_core::shape::StructSh
         "ledger_identifier",
         "accepted_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2450,6 +2605,7 @@ pub(crate) static DepositAgreementFulfilledV1: ::energy_api_core::shape::StructS
         "ledger_identifier",
         "fulfilled_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2474,6 +2630,7 @@ pub(crate) static DepositAgreementInstalmentReturnedV1: ::energy_api_core::shape
         "returned_amount",
         "returned_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2498,6 +2655,7 @@ pub(crate) static DepositAgreementReturnedV1: ::energy_api_core::shape::StructSh
         "ledger_identifier",
         "returned_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2521,6 +2679,7 @@ pub(crate) static DepositAgreementWithdrawnV1: ::energy_api_core::shape::StructS
         "ledger_identifier",
         "withdrawn_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2544,6 +2703,7 @@ pub(crate) static DunningPathPausedV1: ::energy_api_core::shape::StructShape = :
         "pause_end_date",
         "created_note",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2566,6 +2726,7 @@ pub(crate) static DunningPathStartedV1: ::energy_api_core::shape::StructShape = 
         "created_note",
         "start_date",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2581,6 +2742,7 @@ pub(crate) static DunningPathStartedV1: ::energy_api_core::shape::StructShape = 
 pub(crate) static DunningPathUnpausedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DunningPathUnpausedV1",
     fields: &["account_number", "dunning_path_name", "dunning_process_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2600,6 +2762,7 @@ pub(crate) static DunningPathWithdrawnV1: ::energy_api_core::shape::StructShape 
         "withdrawn_date",
         "withdrawn_note",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2623,6 +2786,7 @@ pub(crate) static CommsAccountCallUpdatedV1: ::energy_api_core::shape::StructSha
         "bucket",
         "changes",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -2640,6 +2804,7 @@ pub(crate) static CommsAccountCallUpdatedV1: ::energy_api_core::shape::StructSha
 pub(crate) static CommsCustomerEmailBouncedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CommsCustomerEmailBouncedV1",
     fields: &["account_number", "user_id", "message_id", "template_code", "bounced_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -2655,6 +2820,7 @@ pub(crate) static CommsCustomerEmailBouncedV1: ::energy_api_core::shape::StructS
 pub(crate) static CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
     fields: &["push_notification_binding_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -2671,6 +2837,7 @@ pub(crate) static CommsTranscriptionCreatedV1: ::energy_api_core::shape::StructS
         "redacted_transcript_key",
         "bucket",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -2687,6 +2854,7 @@ pub(crate) static CommsTranscriptionCreatedV1: ::energy_api_core::shape::StructS
 pub(crate) static ComplaintsComplaintNewContactV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ComplaintsComplaintNewContactV1",
     fields: &["account_number", "complaint_id", "contact_id", "status"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Int,
@@ -2701,6 +2869,7 @@ pub(crate) static ComplaintsComplaintNewContactV1: ::energy_api_core::shape::Str
 pub(crate) static ComplaintsComplaintOpenedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ComplaintsComplaintOpenedV1",
     fields: &["account_number", "complaint_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Int,
@@ -2713,6 +2882,7 @@ pub(crate) static ComplaintsComplaintOpenedV1: ::energy_api_core::shape::StructS
 pub(crate) static ComplaintsDrpFinishedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ComplaintsDrpFinishedV1",
     fields: &["account_number", "complaint_id", "reason"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Int,
@@ -2726,6 +2896,7 @@ pub(crate) static ComplaintsDrpFinishedV1: ::energy_api_core::shape::StructShape
 pub(crate) static ComplaintsDrpStartedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ComplaintsDrpStartedV1",
     fields: &["account_number", "complaint_id", "position"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
         ::energy_api_core::shape::Shape::Int,
@@ -2739,6 +2910,7 @@ pub(crate) static ComplaintsDrpStartedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static ComplexQuotingCostCalculationFinishedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ComplexQuotingCostCalculationFinishedV1",
     fields: &["quote_configuration_number", "succeeded", "triggered_by_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Bool,
@@ -2752,6 +2924,7 @@ pub(crate) static ComplexQuotingCostCalculationFinishedV1: ::energy_api_core::sh
 pub(crate) static ConsentsConsentCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ConsentsConsentCreatedV1",
     fields: &["signing_identity", "consent"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&SigningIdentity),
         ::energy_api_core::shape::Shape::Struct(&Consent),
@@ -2764,6 +2937,7 @@ pub(crate) static ConsentsConsentCreatedV1: ::energy_api_core::shape::StructShap
 pub(crate) static ConsentsConsentUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ConsentsConsentUpdatedV1",
     fields: &["signing_identity", "consent"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&SigningIdentity),
         ::energy_api_core::shape::Shape::Struct(&Consent),
@@ -2776,6 +2950,7 @@ pub(crate) static ConsentsConsentUpdatedV1: ::energy_api_core::shape::StructShap
 pub(crate) static GoodsPurchaseCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GoodsPurchaseCreatedV1",
     fields: &["purchase_id", "account_id", "support_user_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Int,
@@ -2789,6 +2964,7 @@ pub(crate) static GoodsPurchaseCreatedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static GoodsQuoteCreatedForAccountV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GoodsQuoteCreatedForAccountV1",
     fields: &["account_number", "market_name", "quote_id", "client_params", "lead_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2804,6 +2980,7 @@ pub(crate) static GoodsQuoteCreatedForAccountV1: ::energy_api_core::shape::Struc
 pub(crate) static GoodsQuoteCreatedWithoutAccountV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GoodsQuoteCreatedWithoutAccountV1",
     fields: &["market_name", "quote_id", "contact_info", "client_params", "lead_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -2819,6 +2996,7 @@ pub(crate) static GoodsQuoteCreatedWithoutAccountV1: ::energy_api_core::shape::S
 pub(crate) static LeadsLeadStageUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LeadsLeadStageUpdatedV1",
     fields: &["lead_number", "funnel_code", "stage"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2832,6 +3010,7 @@ pub(crate) static LeadsLeadStageUpdatedV1: ::energy_api_core::shape::StructShape
 pub(crate) static LeadsOpportunityDocumentAttachedToOpportunityV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
     fields: &["opportunity_number", "attachment_id", "category"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -2845,6 +3024,7 @@ pub(crate) static LeadsOpportunityDocumentAttachedToOpportunityV1: ::energy_api_
 pub(crate) static LeadsOpportunityOfferGroupCreatedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LeadsOpportunityOfferGroupCreatedV2",
     fields: &["opportunity_number", "offer_group_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2857,6 +3037,7 @@ pub(crate) static LeadsOpportunityOfferGroupCreatedV2: ::energy_api_core::shape:
 pub(crate) static LeadsOpportunityStageUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LeadsOpportunityStageUpdatedV1",
     fields: &["opportunity_number", "funnel_code", "stage", "updated_by_user_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2871,6 +3052,7 @@ pub(crate) static LeadsOpportunityStageUpdatedV1: ::energy_api_core::shape::Stru
 pub(crate) static MessagingPushNotificationTokenUnregisteredV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MessagingPushNotificationTokenUnregisteredV1",
     fields: &["token", "external_provider"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2893,6 +3075,7 @@ pub(crate) static ContractGroupsCreatedV1: ::energy_api_core::shape::StructShape
         "memberships",
         "traits",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2916,6 +3099,7 @@ pub(crate) static ContractGroupsCreatedV1: ::energy_api_core::shape::StructShape
 pub(crate) static ContractGroupsMembershipsChangedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractGroupsMembershipsChangedV1",
     fields: &["contract_group_identifier", "memberships_started", "memberships_ended"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(
@@ -2938,6 +3122,7 @@ pub(crate) static ContractGroupsVersionCreatedV1: ::energy_api_core::shape::Stru
         "superseded_versions",
         "created_versions",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Struct(&GroupPeriod),
@@ -2956,6 +3141,7 @@ pub(crate) static ContractGroupsVersionCreatedV1: ::energy_api_core::shape::Stru
 pub(crate) static ContractsActualizedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsActualizedV1",
     fields: &["contract_identifier", "version_reference", "occurred_at", "for_subjects"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -2970,6 +3156,7 @@ pub(crate) static ContractsActualizedV1: ::energy_api_core::shape::StructShape =
 pub(crate) static ContractsCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsCreatedV1",
     fields: &["contract_identifier", "occurred_at", "sales_record_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2983,6 +3170,7 @@ pub(crate) static ContractsCreatedV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static ContractsExpiredV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsExpiredV1",
     fields: &["contract_identifier", "occurred_at", "valid_to"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -2996,6 +3184,7 @@ pub(crate) static ContractsExpiredV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static ContractsExpiryApproachingV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsExpiryApproachingV1",
     fields: &["contract_identifier", "occurred_at", "days_before_expiry"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3014,6 +3203,7 @@ pub(crate) static ContractsJourneysCreationStartedV1: ::energy_api_core::shape::
         "occurred_at",
         "subject_contract_journeys",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&ContractJourney),
         ::energy_api_core::shape::Shape::Str,
@@ -3035,6 +3225,7 @@ pub(crate) static ContractsJourneysTerminationStartedV1: ::energy_api_core::shap
         "occurred_at",
         "subject_contract_journeys",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&ContractJourney),
         ::energy_api_core::shape::Shape::Str,
@@ -3051,6 +3242,7 @@ pub(crate) static ContractsJourneysTerminationStartedV1: ::energy_api_core::shap
 pub(crate) static ContractsJourneysVariationStartedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsJourneysVariationStartedV1",
     fields: &["contract_journey", "contract_identifier", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Struct(&ContractJourney),
         ::energy_api_core::shape::Shape::Str,
@@ -3064,6 +3256,7 @@ pub(crate) static ContractsJourneysVariationStartedV1: ::energy_api_core::shape:
 pub(crate) static ContractsNovatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsNovatedV1",
     fields: &["contract_identifier", "new_contract_identifier", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3077,6 +3270,7 @@ pub(crate) static ContractsNovatedV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static ContractsRescindedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsRescindedV1",
     fields: &["contract_identifier", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3089,6 +3283,7 @@ pub(crate) static ContractsRescindedV1: ::energy_api_core::shape::StructShape = 
 pub(crate) static ContractsRevokedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsRevokedV1",
     fields: &["contract_identifier", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3101,6 +3296,7 @@ pub(crate) static ContractsRevokedV1: ::energy_api_core::shape::StructShape = ::
 pub(crate) static ContractsSubjectAmendedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsSubjectAmendedV1",
     fields: &["contract_identifier", "occurred_at", "added", "updated", "removed"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3122,6 +3318,7 @@ pub(crate) static ContractsSubjectAmendedV1: ::energy_api_core::shape::StructSha
 pub(crate) static ContractsTerminatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsTerminatedV1",
     fields: &["contract_identifier", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3134,6 +3331,7 @@ pub(crate) static ContractsTerminatedV1: ::energy_api_core::shape::StructShape =
 pub(crate) static ContractsTermsVariedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractsTermsVariedV1",
     fields: &["contract_identifier", "occurred_at"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3146,6 +3344,7 @@ pub(crate) static ContractsTermsVariedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static InkActionsRunV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkActionsRunV1",
     fields: &["conversation_relay_id", "message_relay_id", "actions_results"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3161,6 +3360,7 @@ pub(crate) static InkActionsRunV1: ::energy_api_core::shape::StructShape = ::ene
 pub(crate) static InkContentInboundMessageTaggedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkContentInboundMessageTaggedV1",
     fields: &["conversation_id", "conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3182,6 +3382,7 @@ pub(crate) static InkConversationAssignedToBucketV1: ::energy_api_core::shape::S
         "actor_type",
         "actor_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3198,6 +3399,7 @@ pub(crate) static InkConversationAssignedToBucketV1: ::energy_api_core::shape::S
 pub(crate) static InkConversationAssignedToTimelineV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkConversationAssignedToTimelineV1",
     fields: &["conversation_relay_id", "timeline_relay_id", "support_user_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3220,6 +3422,7 @@ pub(crate) static InkConversationAwaitCustomerReplyV1: ::energy_api_core::shape:
         "actor_id",
         "organisation_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3249,6 +3452,7 @@ pub(crate) static InkConversationClosedV1: ::energy_api_core::shape::StructShape
         "closed_at",
         "reason",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3280,6 +3484,7 @@ pub(crate) static InkConversationOpenStatusChangedV1: ::energy_api_core::shape::
         "new_status",
         "previous_status",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3309,6 +3514,7 @@ pub(crate) static InkConversationOpenedV1: ::energy_api_core::shape::StructShape
         "actor_id",
         "organisation_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3339,6 +3545,7 @@ pub(crate) static InkConversationPriorityChangedV1: ::energy_api_core::shape::St
         "support_user_id",
         "organisation_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3371,6 +3578,7 @@ pub(crate) static InkConversationSnoozedV1: ::energy_api_core::shape::StructShap
         "snoozed_to",
         "ink_note_relay_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -3398,6 +3606,7 @@ pub(crate) static InkConversationUnassignedFromBucketV1: ::energy_api_core::shap
         "actor_type",
         "actor_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3414,6 +3623,7 @@ pub(crate) static InkConversationUnassignedFromBucketV1: ::energy_api_core::shap
 pub(crate) static InkConversationUnassignedFromTimelineV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkConversationUnassignedFromTimelineV1",
     fields: &["conversation_relay_id", "timeline_relay_id", "support_user_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3427,6 +3637,7 @@ pub(crate) static InkConversationUnassignedFromTimelineV1: ::energy_api_core::sh
 pub(crate) static InkLiveChatClosedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkLiveChatClosedV1",
     fields: &["live_chat_conversation_relay_id", "close_reason", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3440,6 +3651,7 @@ pub(crate) static InkLiveChatClosedV1: ::energy_api_core::shape::StructShape = :
 pub(crate) static InkLiveChatInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkLiveChatInitiatedV1",
     fields: &["live_chat_conversation"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&InkConversation)],
     required: &[true],
     incomplete: false,
@@ -3449,6 +3661,7 @@ pub(crate) static InkLiveChatInitiatedV1: ::energy_api_core::shape::StructShape 
 pub(crate) static InkLiveChatMessagesOutboundMessageCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkLiveChatMessagesOutboundMessageCreatedV1",
     fields: &["live_chat_conversation"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&InkConversation)],
     required: &[true],
     incomplete: false,
@@ -3458,6 +3671,7 @@ pub(crate) static InkLiveChatMessagesOutboundMessageCreatedV1: ::energy_api_core
 pub(crate) static InkMessageAttachmentSafeV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessageAttachmentSafeV1",
     fields: &["filename", "storage_key", "storage_bucket", "size_in_bytes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3472,6 +3686,7 @@ pub(crate) static InkMessageAttachmentSafeV1: ::energy_api_core::shape::StructSh
 pub(crate) static InkMessageAttachmentUnsafeV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessageAttachmentUnsafeV1",
     fields: &["filename", "storage_key", "storage_bucket", "size_in_bytes"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3486,6 +3701,7 @@ pub(crate) static InkMessageAttachmentUnsafeV1: ::energy_api_core::shape::Struct
 pub(crate) static InkMessagesInboundEmailMigrationV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesInboundEmailMigrationV1",
     fields: &["message_id", "storage_key", "storage_bucket"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3499,6 +3715,7 @@ pub(crate) static InkMessagesInboundEmailMigrationV1: ::energy_api_core::shape::
 pub(crate) static InkMessagesInboundMessageCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesInboundMessageCreatedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3512,6 +3729,7 @@ pub(crate) static InkMessagesInboundMessageCreatedV1: ::energy_api_core::shape::
 pub(crate) static InkMessagesInboundMessageIngestedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesInboundMessageIngestedV1",
     fields: &["channel", "vendor", "vendor_id", "message_relay_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3526,6 +3744,7 @@ pub(crate) static InkMessagesInboundMessageIngestedV1: ::energy_api_core::shape:
 pub(crate) static InkMessagesOutboundMessageCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesOutboundMessageCreatedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3539,6 +3758,7 @@ pub(crate) static InkMessagesOutboundMessageCreatedV1: ::energy_api_core::shape:
 pub(crate) static InkMessagesOutboundMessageFailedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesOutboundMessageFailedV1",
     fields: &["conversation_relay_id", "message", "failure"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Struct(&InkMessageWithVendor),
@@ -3552,6 +3772,7 @@ pub(crate) static InkMessagesOutboundMessageFailedV1: ::energy_api_core::shape::
 pub(crate) static InkMessagesPhishingReportDismissedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesPhishingReportDismissedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3565,6 +3786,7 @@ pub(crate) static InkMessagesPhishingReportDismissedV1: ::energy_api_core::shape
 pub(crate) static InkMessagesReportedPhishingV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesReportedPhishingV1",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3578,6 +3800,7 @@ pub(crate) static InkMessagesReportedPhishingV1: ::energy_api_core::shape::Struc
 pub(crate) static InkMessagesReportedSpamV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesReportedSpamV1",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3591,6 +3814,7 @@ pub(crate) static InkMessagesReportedSpamV1: ::energy_api_core::shape::StructSha
 pub(crate) static InkMessagesSpamReportDismissedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessagesSpamReportDismissedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3604,6 +3828,7 @@ pub(crate) static InkMessagesSpamReportDismissedV1: ::energy_api_core::shape::St
 pub(crate) static CustomerAccessPartnerRolesCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CustomerAccessPartnerRolesCreatedV1",
     fields: &["code", "permissions"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
@@ -3616,6 +3841,7 @@ pub(crate) static CustomerAccessPartnerRolesCreatedV1: ::energy_api_core::shape:
 pub(crate) static CustomerAccessPartnerRolesUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CustomerAccessPartnerRolesUpdatedV1",
     fields: &["code", "display_name", "description", "permissions"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -3634,6 +3860,7 @@ pub(crate) static CustomerAccessPartnerRolesUpdatedV1: ::energy_api_core::shape:
 pub(crate) static CustomerAccessPartnerUserRolesCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CustomerAccessPartnerUserRolesCreatedV1",
     fields: &["code", "permissions"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
@@ -3646,6 +3873,7 @@ pub(crate) static CustomerAccessPartnerUserRolesCreatedV1: ::energy_api_core::sh
 pub(crate) static CustomerAccessPartnerUserRolesUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CustomerAccessPartnerUserRolesUpdatedV1",
     fields: &["code", "display_name", "description", "permissions"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -3664,6 +3892,7 @@ pub(crate) static CustomerAccessPartnerUserRolesUpdatedV1: ::energy_api_core::sh
 pub(crate) static CustomerAccessUserRolesCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CustomerAccessUserRolesCreatedV1",
     fields: &["code", "permissions", "name"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
@@ -3677,6 +3906,7 @@ pub(crate) static CustomerAccessUserRolesCreatedV1: ::energy_api_core::shape::St
 pub(crate) static CustomerAccessUserRolesUpdatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CustomerAccessUserRolesUpdatedV1",
     fields: &["code", "display_name", "description", "permissions"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -3695,6 +3925,7 @@ pub(crate) static CustomerAccessUserRolesUpdatedV1: ::energy_api_core::shape::St
 pub(crate) static LoyaltyPointsUserRoleRemovalV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LoyaltyPointsUserRoleRemovalV1",
     fields: &["user_id", "account_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Int,
@@ -3707,6 +3938,7 @@ pub(crate) static LoyaltyPointsUserRoleRemovalV1: ::energy_api_core::shape::Stru
 pub(crate) static DataImportImportProcessCancelledV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportImportProcessCancelledV1",
     fields: &["resource_type", "external_identifier", "expiry_window_end"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3720,6 +3952,7 @@ pub(crate) static DataImportImportProcessCancelledV1: ::energy_api_core::shape::
 pub(crate) static DataImportImportProcessCompleteV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportImportProcessCompleteV1",
     fields: &["resource_type", "external_identifier", "identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3733,6 +3966,7 @@ pub(crate) static DataImportImportProcessCompleteV1: ::energy_api_core::shape::S
 pub(crate) static DataImportImportProcessDryRunCompleteV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportImportProcessDryRunCompleteV1",
     fields: &["resource_type", "external_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3745,6 +3979,7 @@ pub(crate) static DataImportImportProcessDryRunCompleteV1: ::energy_api_core::sh
 pub(crate) static DataImportImportProcessDryRunErrorV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportImportProcessDryRunErrorV1",
     fields: &["resource_type", "external_identifier", "error_code", "error_detail"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3759,6 +3994,7 @@ pub(crate) static DataImportImportProcessDryRunErrorV1: ::energy_api_core::shape
 pub(crate) static DataImportImportProcessErrorV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportImportProcessErrorV1",
     fields: &["resource_type", "external_identifier", "error_code", "error_detail"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3778,6 +4014,7 @@ pub(crate) static DataImportImportProcessPostImportCompletedV1: ::energy_api_cor
         "import_process_external_identifier",
         "identifier",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3798,6 +4035,7 @@ pub(crate) static DataImportImportProcessPostImportErrorV1: ::energy_api_core::s
         "error_code",
         "error_detail",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3813,6 +4051,7 @@ pub(crate) static DataImportImportProcessPostImportErrorV1: ::energy_api_core::s
 pub(crate) static DataImportOrderProcessCancelledV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportOrderProcessCancelledV1",
     fields: &["external_order_id", "expiry_window_end"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3825,6 +4064,7 @@ pub(crate) static DataImportOrderProcessCancelledV1: ::energy_api_core::shape::S
 pub(crate) static DataImportOrderProcessCompleteV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportOrderProcessCompleteV1",
     fields: &["external_order_id", "process_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3837,6 +4077,7 @@ pub(crate) static DataImportOrderProcessCompleteV1: ::energy_api_core::shape::St
 pub(crate) static DataImportOrderProcessErrorV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DataImportOrderProcessErrorV1",
     fields: &["external_order_id", "error_code", "error_detail"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3850,6 +4091,7 @@ pub(crate) static DataImportOrderProcessErrorV1: ::energy_api_core::shape::Struc
 pub(crate) static ExternalMessagingUploadedFileProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ExternalMessagingUploadedFileProcessedV1",
     fields: &["file_reference"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -3859,6 +4101,7 @@ pub(crate) static ExternalMessagingUploadedFileProcessedV1: ::energy_api_core::s
 pub(crate) static ExternalMessagingUploadedFileProcessingFailedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ExternalMessagingUploadedFileProcessingFailedV1",
     fields: &["file_reference"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -3868,6 +4111,7 @@ pub(crate) static ExternalMessagingUploadedFileProcessingFailedV1: ::energy_api_
 pub(crate) static ExternalMessagingUploadedFileSafeV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ExternalMessagingUploadedFileSafeV1",
     fields: &["file_reference"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -3877,6 +4121,7 @@ pub(crate) static ExternalMessagingUploadedFileSafeV1: ::energy_api_core::shape:
 pub(crate) static ExternalMessagingUploadedFileUnsafeV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ExternalMessagingUploadedFileUnsafeV1",
     fields: &["file_reference"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -3893,6 +4138,7 @@ pub(crate) static FlexDeviceDeauthenticatedV1: ::energy_api_core::shape::StructS
         "device_type",
         "payload",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -3916,6 +4162,7 @@ pub(crate) static FlexDeviceDisconnectedV1: ::energy_api_core::shape::StructShap
         "device_type",
         "payload",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -3939,6 +4186,7 @@ pub(crate) static FlexDeviceOptimisationCreatedV1: ::energy_api_core::shape::Str
         "device_type",
         "payload",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -3962,6 +4210,7 @@ pub(crate) static FlexDeviceRegisteredV1: ::energy_api_core::shape::StructShape 
         "device_type",
         "payload",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -3978,6 +4227,7 @@ pub(crate) static FlexDeviceRegisteredV1: ::energy_api_core::shape::StructShape 
 pub(crate) static IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
     fields: &["mpan", "energisation_status", "effective_from"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -3991,6 +4241,7 @@ pub(crate) static IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1: :
 pub(crate) static IndustryElectricityChangeOfServiceMeterDeactivatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
     fields: &["mpan", "serial_number", "effective_from"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4004,6 +4255,7 @@ pub(crate) static IndustryElectricityChangeOfServiceMeterDeactivatedV1: ::energy
 pub(crate) static IndustryElectricityChangeOfSupplyGainInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
     fields: &["meter_point_identifier"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -4013,6 +4265,7 @@ pub(crate) static IndustryElectricityChangeOfSupplyGainInitiatedV1: ::energy_api
 pub(crate) static IndustryElectricityChangeOfSupplyLossCompleteV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
     fields: &["account_number", "mpan", "supply_end_date", "new_supplier_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4035,6 +4288,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV1: ::energy_api
         "valid_mcs_installations",
         "journey_identifier",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4061,6 +4315,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV2: ::energy_api
         "journey_identifier",
         "export_mpan",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4079,6 +4334,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV2: ::energy_api
 pub(crate) static IndustryGasChangeOfSupplyGainInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct IndustryGasChangeOfSupplyGainInitiatedV1",
     fields: &["meter_point_identifier"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -4088,6 +4344,7 @@ pub(crate) static IndustryGasChangeOfSupplyGainInitiatedV1: ::energy_api_core::s
 pub(crate) static IndustryGasChangeOfSupplyLossCompleteV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct IndustryGasChangeOfSupplyLossCompleteV1",
     fields: &["account_number", "mprn", "supply_end_date", "new_supplier_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4108,6 +4365,7 @@ pub(crate) static LifecycleJoinSupplierActivationCompletedV1: ::energy_api_core:
         "activation_journey_type",
         "supply_point",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4129,6 +4387,7 @@ pub(crate) static LifecycleJoinSupplierActivationInitiatedV1: ::energy_api_core:
         "activation_journey_type",
         "supply_point",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4150,6 +4409,7 @@ pub(crate) static LifecycleJoinSupplierAgreementCreatedV1: ::energy_api_core::sh
         "agreements",
         "contract_references",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4167,6 +4427,7 @@ pub(crate) static LifecycleJoinSupplierAgreementCreatedV1: ::energy_api_core::sh
 pub(crate) static LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
     fields: &["account_number", "join_supplier_process_number", "subtype"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4180,6 +4441,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1: :
 pub(crate) static LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
     fields: &["account_number", "join_supplier_process_number", "subtype"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4193,6 +4455,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1: ::
 pub(crate) static LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
     fields: &["account_number", "join_supplier_process_number", "subtype"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4211,6 +4474,7 @@ pub(crate) static LifecycleJoinSupplierCancellationRequestedV1: ::energy_api_cor
         "subtype",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4232,6 +4496,7 @@ pub(crate) static LifecycleJoinSupplierCancelledV1: ::energy_api_core::shape::St
         "subtype",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4253,6 +4518,7 @@ pub(crate) static LifecycleJoinSupplierCompletedV1: ::energy_api_core::shape::St
         "subtype",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4275,6 +4541,7 @@ pub(crate) static LifecycleJoinSupplierRequestedV1: ::energy_api_core::shape::St
         "supply_points",
         "requested_at",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4297,6 +4564,7 @@ pub(crate) static LifecycleJoinSupplierReversalRequestedV1: ::energy_api_core::s
         "subtype",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4318,6 +4586,7 @@ pub(crate) static LifecycleJoinSupplierReversedV1: ::energy_api_core::shape::Str
         "subtype",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4340,6 +4609,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPeriodCreatedV1: ::energy_api_core:
         "supply_period",
         "contract_references",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4360,6 +4630,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlow
         "supply_point",
         "subtype",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4379,6 +4650,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowS
         "supply_point",
         "subtype",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4397,6 +4669,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2:
         "join_supplier_process_number",
         "account_number",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4414,6 +4687,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2:
         "join_supplier_process_number",
         "account_number",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4427,6 +4701,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2:
 pub(crate) static LifecycleJoinSupplierSecurityDepositsCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
     fields: &["join_supplier_process_number"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: false,
@@ -4436,6 +4711,7 @@ pub(crate) static LifecycleJoinSupplierSecurityDepositsCreatedV1: ::energy_api_c
 pub(crate) static LifecycleJoinSupplierTermsAndConditionsAcceptedV2: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
     fields: &["join_supplier_process_id", "join_supplier_process_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4448,6 +4724,7 @@ pub(crate) static LifecycleJoinSupplierTermsAndConditionsAcceptedV2: ::energy_ap
 pub(crate) static LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
     fields: &["account_number", "leave_supplier_process_number", "subtype"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4461,6 +4738,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
 pub(crate) static LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
     fields: &["account_number", "leave_supplier_process_number", "subtype"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4474,6 +4752,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1:
 pub(crate) static LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
     fields: &["account_number", "leave_supplier_process_number", "subtype"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4492,6 +4771,7 @@ pub(crate) static LifecycleLeaveSupplierCancellationRequestedV2: ::energy_api_co
         "leave_supplier_process_number",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4513,6 +4793,7 @@ pub(crate) static LifecycleLeaveSupplierCancelledV2: ::energy_api_core::shape::S
         "leave_supplier_process_number",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4535,6 +4816,7 @@ pub(crate) static LifecycleLeaveSupplierCompletedV3: ::energy_api_core::shape::S
         "leave_supplier_process_subtype",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4562,6 +4844,7 @@ pub(crate) static LifecycleLeaveSupplierRequestedV2: ::energy_api_core::shape::S
         "is_passive",
         "passive_loss_instigated_supply_point_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4594,6 +4877,7 @@ pub(crate) static LifecycleLeaveSupplierRequestedV3: ::energy_api_core::shape::S
         "passive_loss_instigated_supply_point_id",
         "leave_supplier_process_number",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4621,6 +4905,7 @@ pub(crate) static LifecycleLeaveSupplierReversalRequestedV2: ::energy_api_core::
         "leave_supplier_process_number",
         "supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4642,6 +4927,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFl
         "supply_point",
         "subtype",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4661,6 +4947,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTermi
         "supply_point",
         "subtype",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4680,6 +4967,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlo
         "supply_point",
         "subtype",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4700,6 +4988,7 @@ pub(crate) static LifecycleLeaveSupplierTerminationConfirmedV2: ::energy_api_cor
         "leave_supplier_process_subtype",
         "supply_point",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4720,6 +5009,7 @@ pub(crate) static LifecycleLeaveSupplierTerminationInitiatedV1: ::energy_api_cor
         "leave_supplier_process_subtype",
         "supply_point",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4744,6 +5034,7 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV2: ::energy_api_core::shape::Str
         "is_passive",
         "passive_loss_instigated_supply_point_id",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4776,6 +5067,7 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV3: ::energy_api_core::shape::Str
         "passive_loss_instigated_supply_point_id",
         "leave_supplier_process_number",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -4803,6 +5095,7 @@ pub(crate) static LifecycleEnrollmentLoyaltyPointsQualificationReversedV1: ::ene
         "supply_points_no_longer_coming_on_supply",
         "all_supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4827,6 +5120,7 @@ pub(crate) static LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
         "supply_points_past_ssd",
         "all_supply_points",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4846,6 +5140,7 @@ pub(crate) static LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
 pub(crate) static LifecycleStatusChangedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleStatusChangedV1",
     fields: &["process_number", "account_number", "new_status", "previous_status"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4860,6 +5155,7 @@ pub(crate) static LifecycleStatusChangedV1: ::energy_api_core::shape::StructShap
 pub(crate) static LifecycleSupportSiteSaleV1_0_0: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LifecycleSupportSiteSaleV1_0_0",
     fields: &["support_user_id", "supply_start_date", "trigger_action"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4873,6 +5169,7 @@ pub(crate) static LifecycleSupportSiteSaleV1_0_0: ::energy_api_core::shape::Stru
 pub(crate) static ElectricityFlowFileCancellationInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ElectricityFlowFileCancellationInvoiceProcessedV1",
     fields: &["flow_file_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -4882,6 +5179,7 @@ pub(crate) static ElectricityFlowFileCancellationInvoiceProcessedV1: ::energy_ap
 pub(crate) static ElectricityFlowFileComplementaryInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ElectricityFlowFileComplementaryInvoiceProcessedV1",
     fields: &["flow_file_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -4891,6 +5189,7 @@ pub(crate) static ElectricityFlowFileComplementaryInvoiceProcessedV1: ::energy_a
 pub(crate) static ElectricityFlowFileRectificationInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ElectricityFlowFileRectificationInvoiceProcessedV1",
     fields: &["flow_file_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -4900,6 +5199,7 @@ pub(crate) static ElectricityFlowFileRectificationInvoiceProcessedV1: ::energy_a
 pub(crate) static ElectricityFlowFileRegularizerInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ElectricityFlowFileRegularizerInvoiceProcessedV1",
     fields: &["flow_file_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -4909,6 +5209,7 @@ pub(crate) static ElectricityFlowFileRegularizerInvoiceProcessedV1: ::energy_api
 pub(crate) static ElectricityFlowFileBillableConceptsInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
     fields: &["flow_file_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -4918,6 +5219,7 @@ pub(crate) static ElectricityFlowFileBillableConceptsInvoiceProcessedV1: ::energ
 pub(crate) static ElectricityFlowFileRegularInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ElectricityFlowFileRegularInvoiceProcessedV1",
     fields: &["flow_file_id"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
     incomplete: false,
@@ -4927,6 +5229,7 @@ pub(crate) static ElectricityFlowFileRegularInvoiceProcessedV1: ::energy_api_cor
 pub(crate) static EspSupplyPointsEnrichmentDataSentV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct EspSupplyPointsEnrichmentDataSentV1",
     fields: &["supply_point_identifier", "province_code", "atr", "valid_from"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4947,6 +5250,7 @@ pub(crate) static EspSupplyPointsAtrSnapshotSentV1: ::energy_api_core::shape::St
         "effective_datetime",
         "insert_datetime",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -4962,6 +5266,7 @@ pub(crate) static EspSupplyPointsAtrSnapshotSentV1: ::energy_api_core::shape::St
 pub(crate) static GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4974,6 +5279,7 @@ pub(crate) static GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1: ::
 pub(crate) static GasBillFlowDetailsCancellationInvoiceCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4986,6 +5292,7 @@ pub(crate) static GasBillFlowDetailsCancellationInvoiceCreatedV1: ::energy_api_c
 pub(crate) static GasBillFlowDetailsComplementaryInvoiceCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -4998,6 +5305,7 @@ pub(crate) static GasBillFlowDetailsComplementaryInvoiceCreatedV1: ::energy_api_
 pub(crate) static GasBillFlowDetailsRectificationInvoiceCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5010,6 +5318,7 @@ pub(crate) static GasBillFlowDetailsRectificationInvoiceCreatedV1: ::energy_api_
 pub(crate) static GasBillFlowDetailsRegularInvoiceCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5022,6 +5331,7 @@ pub(crate) static GasBillFlowDetailsRegularInvoiceCreatedV1: ::energy_api_core::
 pub(crate) static GasFlowFileB7033ComplementaryInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5034,6 +5344,7 @@ pub(crate) static GasFlowFileB7033ComplementaryInvoiceProcessedV1: ::energy_api_
 pub(crate) static GasFlowFileB7033RegularInvoiceProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GasFlowFileB7033RegularInvoiceProcessedV1",
     fields: &["flow_file_id", "invoice_identifier"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5053,6 +5364,7 @@ pub(crate) static GasSupplyPointInspectionResultsReceivedV1: ::energy_api_core::
         "inspection_datetime",
         "defects",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
@@ -5076,6 +5388,7 @@ pub(crate) static MarketsEspBillFlowFileProcessedV1: ::energy_api_core::shape::S
         "billing_period_from",
         "billing_period_to",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5092,6 +5405,7 @@ pub(crate) static MarketsEspBillFlowFileProcessedV1: ::energy_api_core::shape::S
 pub(crate) static MarketsEspFlowFileProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MarketsEspFlowFileProcessedV1",
     fields: &["market", "flow_type", "cups", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5106,6 +5420,7 @@ pub(crate) static MarketsEspFlowFileProcessedV1: ::energy_api_core::shape::Struc
 pub(crate) static MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
     fields: &["id", "billable_items"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Obj),
@@ -5118,6 +5433,7 @@ pub(crate) static MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1: ::e
 pub(crate) static MarketsGasSupplyPointCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MarketsGasSupplyPointCreatedV1",
     fields: &["cups", "supply_point_id"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Int,
@@ -5130,6 +5446,7 @@ pub(crate) static MarketsGasSupplyPointCreatedV1: ::energy_api_core::shape::Stru
 pub(crate) static MarketsNetworkOperatorCreatedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MarketsNetworkOperatorCreatedV1",
     fields: &["network_operator_id", "name", "cif", "ree_code", "market"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5156,6 +5473,7 @@ pub(crate) static MeterDataQualityResolutionCancelledV1: ::energy_api_core::shap
         "reading_type",
         "utility",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5188,6 +5506,7 @@ pub(crate) static MeterDataQualityResolutionCancelledV2: ::energy_api_core::shap
         "utility",
         "source",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5220,6 +5539,7 @@ pub(crate) static MeterDataQualityResolutionRequestedV1: ::energy_api_core::shap
         "reading_type",
         "utility",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5248,6 +5568,7 @@ pub(crate) static MeterpointElecCosGainRegistrationRequestedV1: ::energy_api_cor
         "is_migrated",
         "is_export",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5272,6 +5593,7 @@ pub(crate) static MeterpointGasApiBackfillV1: ::energy_api_core::shape::StructSh
         "nomination_shipper_ref",
         "supply_end_date",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5301,6 +5623,7 @@ pub(crate) static MeterpointGasAppointMamRequestedV1: ::energy_api_core::shape::
         "meter_type",
         "meter_mechanism",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5346,6 +5669,7 @@ pub(crate) static MeterpointGasBackfillV1: ::energy_api_core::shape::StructShape
         "nomination_shipper_ref",
         "cohort",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5381,6 +5705,7 @@ pub(crate) static MeterpointGasBackfillV1: ::energy_api_core::shape::StructShape
 pub(crate) static MeterpointGasChangeOfCohortRequestedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MeterpointGasChangeOfCohortRequestedV1",
     fields: &["mprn", "cohort"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5408,6 +5733,7 @@ pub(crate) static MeterpointGasChangeOfMamRequestedV1: ::energy_api_core::shape:
         "effective_from_date",
         "current_mam",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5466,6 +5792,7 @@ pub(crate) static MeterpointGasCosGainMtdReceivedV1: ::energy_api_core::shape::S
         "last_reading",
         "last_reading_on",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5510,6 +5837,7 @@ pub(crate) static MeterpointGasCosGainMtdReceivedV1: ::energy_api_core::shape::S
 pub(crate) static MeterpointGasCosGainRegistrationConfirmedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MeterpointGasCosGainRegistrationConfirmedV1",
     fields: &["mprn", "previous_mam", "is_domestic", "is_igt_mam"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5524,6 +5852,7 @@ pub(crate) static MeterpointGasCosGainRegistrationConfirmedV1: ::energy_api_core
 pub(crate) static MeterpointGasCosGainRegistrationRequestedV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MeterpointGasCosGainRegistrationRequestedV1",
     fields: &["mprn", "supply_start_date", "supplier_mpid", "account_number"],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5549,6 +5878,7 @@ pub(crate) static MeterpointGasCosLossConfirmedV1: ::energy_api_core::shape::Str
         "meter_reading_factor",
         "new_supplier",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Int,
         ::energy_api_core::shape::Shape::Str,
@@ -5576,6 +5906,7 @@ pub(crate) static MeterpointGasDeappointMamRequestedV1: ::energy_api_core::shape
         "new_supplier",
         "current_mam",
     ],
+    aliases: &[],
     shapes: &[
         ::energy_api_core::shape::Shape::Str,
         ::energy_api_core::shape::Shape::Str,
@@ -5592,6 +5923,7 @@ pub(crate) static MeterpointGasDeappointMamRequestedV1: ::energy_api_core::shape
 pub(crate) static MeterpointGasDisputedClosingReadingQueriedByUsV1: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
     fields: &["mprn"],
+    aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
     incomplete: true,

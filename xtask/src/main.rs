@@ -3,6 +3,7 @@
 
 mod bench;
 mod codegen;
+mod compat;
 mod docs;
 mod fuzz;
 mod test;
@@ -32,6 +33,8 @@ struct Cli {
 enum Command {
     /// Regenerate the `energy-api` crate (and the documents) from the YAML schemas.
     Codegen(codegen::CodegenArgs),
+    /// Check schema changes against the published baseline (`--against REV`: a git revision); `--publish`.
+    Compat(compat::CompatArgs),
     /// Run every test: the workspace's tests, then the third-party validators of the documents.
     Test(test::TestArgs),
     /// Fuzz the schema loader and the event decoder for a given time (needs `cargo install cargo-fuzz`).
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Codegen(args) => codegen::run(&args),
+        Command::Compat(args) => compat::run(&args),
         Command::Test(args) => test::run(&args),
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Bench(args) => bench::run(&args),

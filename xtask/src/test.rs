@@ -7,6 +7,10 @@ use std::process::{Command, ExitCode};
 type Step = fn(&Path) -> Result<(), String>;
 const FURTHER_STEPS: &[(&str, Step)] = &[
     (
+        "published interface kept (cargo xtask compat)",
+        crate::compat::check,
+    ),
+    (
         "third-party validators of openapi.yaml and asyncapi.yaml",
         crate::validate::run,
     ),

@@ -5,7 +5,9 @@ use super::types::{Placed, Scope};
 use super::{Resolver, VersionKey, VersionSite, duplicate};
 use crate::ast::{self, Located, Schema, TypeDef};
 use crate::diag::{Code, Diagnostic, closest};
-use crate::model::{EventType, EventVersion, NamedRef, Section, Struct, Type, TypeId};
+use crate::model::{
+    Deprecation, EventType, EventVersion, NamedRef, Section, Struct, Type, TypeId,
+};
 use crate::naming;
 use crate::source::Span;
 use std::collections::{BTreeMap, BTreeSet};
@@ -128,6 +130,12 @@ impl<'s> Resolver<'s> {
                 let fields = self.fields(&t.fields, Scope::Events, None);
                 let fields = self.assemble(vec![fields]);
                 self.place_fields(&t.name.text, &fields);
+                self.check_reserved_fields(
+                    &t.reserved,
+                    &fields,
+                    &format!("the shared type `{}`", t.name.text),
+                );
+                let waivers = self.waivers(&format!("type {}", t.name.text), &t.waivers);
                 Struct {
                     name: t.name.text.clone(),
                     rust_name: String::new(),
@@ -136,6 +144,7 @@ impl<'s> Resolver<'s> {
                     incomplete: t.incomplete,
                     generic: None,
                     free_form: false,
+                    waivers,
                 }
             })
             .collect()
@@ -156,6 +165,7 @@ impl<'s> Resolver<'s> {
         let keys: Vec<VersionKey<'s>> = self.versions.keys().copied().collect();
         let mut by_section: BTreeMap<usize, BTreeMap<&'s str, Vec<EventVersion>>> = BTreeMap::new();
         let mut descriptions: BTreeMap<&str, Option<String>> = BTreeMap::new();
+        let mut former_names: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for key in keys {
             let Some(fields) = self.version_fields(key) else {
                 continue;
@@ -178,8 +188,31 @@ impl<'s> Resolver<'s> {
                 .payload
                 .as_ref()
                 .and_then(|p| self.shared_ref(&p.text));
+            let (entry, def) = (site.entry, site.def);
             let payload_name = format!("{event} {label}");
             self.place_fields(&payload_name, &fields);
+            self.check_reserved_fields(
+                &entry.reserved,
+                &fields,
+                &format!("the event type `{event}`"),
+            );
+            self.places
+                .versions
+                .insert((event.to_owned(), label.to_owned()), def.label.span);
+            let waivers = self.waivers(&format!("version {event} {label}"), &def.waivers);
+            if !former_names.contains_key(event) {
+                for former in &entry.renamed_from {
+                    self.places
+                        .former_events
+                        .entry(former.text.clone())
+                        .or_default()
+                        .push((event.to_owned(), former.span));
+                }
+                former_names.insert(
+                    event,
+                    entry.renamed_from.iter().map(|r| r.text.clone()).collect(),
+                );
+            }
             let site = &self.versions[&key];
             let version = EventVersion {
                 label: label.to_owned(),
@@ -197,7 +230,13 @@ impl<'s> Resolver<'s> {
                     incomplete: site.def.incomplete,
                     generic: None,
                     free_form: false,
+                    waivers: Vec::new(),
                 },
+                deprecated: site.def.deprecated.as_ref().map(|d| Deprecation {
+                    sunset: d.sunset.text.clone(),
+                    note: d.note.clone(),
+                }),
+                waivers,
             };
             by_section
                 .entry(site.section)
@@ -221,6 +260,7 @@ impl<'s> Resolver<'s> {
                             name: name.to_owned(),
                             rust_name: String::new(),
                             description: descriptions.get(name).cloned().flatten(),
+                            renamed_from: former_names.remove(name).unwrap_or_default(),
                             versions,
                         }
                     })

@@ -12,9 +12,9 @@ mod events;
 mod rest;
 mod types;
 
-use crate::ast::{BaseDef, Located, Schema, TypeDef};
+use crate::ast::{BaseDef, Located, Schema, TypeDef, WaiverDef};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::model::Model;
+use crate::model::{Model, Waiver};
 use crate::naming::{self, Places};
 use crate::source::{SourceMap, Span};
 use std::collections::BTreeMap;
@@ -51,12 +51,13 @@ struct Resolver<'s> {
     places: Places,
 }
 
-/// Resolves a read schema into the model. Returns `None` when any mistake was recorded.
+/// Resolves a read schema into the model, with the places of its items. Returns `None` when any mistake
+/// was recorded.
 pub(crate) fn resolve(
     schema: &Schema,
     sources: &SourceMap,
     diags: &mut Diagnostics,
-) -> Option<Model> {
+) -> Option<(Model, Places)> {
     let errors_before = diags.len();
     let mut r = Resolver {
         sources,
@@ -92,12 +93,62 @@ pub(crate) fn resolve(
         cycles::break_cycles(&mut rest.resources, &r.resources, r.diags);
     }
     naming::assign(&mut model, &r.places, r.diags);
-    (r.diags.len() == errors_before).then_some(model)
+    (r.diags.len() == errors_before).then_some((model, r.places))
 }
 
 impl Resolver<'_> {
     fn error(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    /// The waivers of the item `owner` (`version agreement.updated v1`, `type Ledger`, `resource
+    /// Product`, `endpoint list_products`), their places recorded for `cargo xtask compat`.
+    fn waivers(&mut self, owner: &str, defs: &[WaiverDef]) -> Vec<Waiver> {
+        let mut out = Vec::new();
+        for w in defs {
+            let waiver = Waiver {
+                rule: w.rule.text.clone(),
+                path: w.path.text.clone(),
+                reason: w.reason.clone(),
+            };
+            let key = (owner.to_owned(), waiver.rule.clone(), waiver.path.clone());
+            if let Some(&first) = self.places.waivers.get(&key) {
+                let d = Diagnostic::new(
+                    Code::DuplicateKey,
+                    w.span,
+                    format!("a second waiver of `{}` at `{}`", waiver.rule, waiver.path),
+                )
+                .label("waives the same finding again")
+                .with_secondary(first, "first waiver");
+                self.error(d);
+                continue;
+            }
+            self.places.waivers.insert(key, w.span);
+            out.push(waiver);
+        }
+        out
+    }
+
+    /// Reports fields (or their former names) that `whose` has reserved.
+    fn check_reserved_fields(&mut self, reserved: &[Located], fields: &[Placed], whose: &str) {
+        for p in fields {
+            let names = std::iter::once(&p.field.name).chain(&p.field.renamed_from);
+            for name in names {
+                if let Some(r) = reserved.iter().find(|r| r.text == *name) {
+                    let d = Diagnostic::new(
+                        Code::ReservedField,
+                        p.span,
+                        format!("field name `{name}` is reserved by {whose}"),
+                    )
+                    .label("this field")
+                    .with_secondary(r.span, "reserved here")
+                    .with_help(
+                        "a reserved name was used before with another meaning; pick a new name",
+                    );
+                    self.error(d);
+                }
+            }
+        }
     }
 
     /// Records where each field of the struct `owner` (its schema name) is written, for `naming`.

@@ -68,6 +68,12 @@ impl<'s> Resolver<'s> {
             parts.push(self.fields(&t.fields, Scope::Rest { param }, None));
             let fields = self.assemble(parts);
             self.place_fields(&t.name.text, &fields);
+            self.check_reserved_fields(
+                &t.reserved,
+                &fields,
+                &format!("the resource `{}`", t.name.text),
+            );
+            let waivers = self.waivers(&format!("resource {}", t.name.text), &t.waivers);
             resources.push(Struct {
                 name: t.name.text.clone(),
                 rust_name: String::new(),
@@ -76,6 +82,7 @@ impl<'s> Resolver<'s> {
                 incomplete: t.incomplete,
                 generic: t.generic.as_ref().map(|g| g.text.clone()),
                 free_form: t.free_form,
+                waivers,
             });
         }
         let auth: BTreeMap<&str, AuthScheme> = file
@@ -221,6 +228,7 @@ impl<'s> Resolver<'s> {
         }
         path_parameters.sort_by_key(|f| placeholders.iter().position(|p| *p == f.field.name));
         let response = self.resolve_type(&e.response, Scope::Rest { param: None })?;
+        let waivers = self.waivers(&format!("endpoint {}", e.name.text), &e.waivers);
         ok.then(|| Endpoint {
             name: e.name.text.clone(),
             rust_name: String::new(),
@@ -232,6 +240,7 @@ impl<'s> Resolver<'s> {
             query: query.into_iter().map(|p| p.field).collect(),
             response,
             auth_required: e.auth == ast::AuthRequirement::Required,
+            waivers,
         })
     }
 

@@ -94,6 +94,7 @@ impl<'s> Resolver<'s> {
                     description: def.description.clone(),
                     origin: origin.map(str::to_owned),
                     boxed: false,
+                    renamed_from: def.renamed_from.iter().map(|r| r.text.clone()).collect(),
                 },
                 span: def.name.span,
             });

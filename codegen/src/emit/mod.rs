@@ -5,7 +5,7 @@ pub mod jsonschema;
 pub mod openapi;
 pub(crate) mod rust;
 mod schema;
-mod tree;
+pub(crate) mod tree;
 
 /// The command that regenerates every file, named in each file's header.
 pub const REGENERATE: &str = "cargo xtask codegen";

@@ -4346,7 +4346,8 @@ impl EventType {
     }
 }
 
-/// Every event type's name, in declaration order (sections not compiled in included).
+/// Every event type's name, in declaration order (sections not compiled in included), then the
+/// former names of renamed event types.
 const EVENT_TYPE_NAMES: [&str; 274] = [
     "account.communications_preferences_updated",
     "account.created",

@@ -372,12 +372,31 @@ fn mod_rs(model: &Model) -> TokenStream {
         })
         .collect();
     let strs: Vec<&str> = events.iter().map(|(_, e)| e.name.as_str()).collect();
-    let name_lookup = super::name_table::lookup(&strs);
-    let count = proc_macro2::Literal::usize_unsuffixed(strs.len());
-    let not_cfgs = events.iter().map(|(s, _)| {
-        let f = &s.feature;
-        quote!(#[cfg(not(feature = #f))])
-    });
+    // Names looked up: every event type's, then the former names of renamed ones (`renamed_from:`),
+    // each with the event type it now is.
+    let former: Vec<(&str, &Section, &EventType)> = events
+        .iter()
+        .flat_map(|(s, e)| e.renamed_from.iter().map(move |r| (r.as_str(), *s, *e)))
+        .collect();
+    let lookup_names: Vec<&str> = strs
+        .iter()
+        .copied()
+        .chain(former.iter().map(|(r, _, _)| *r))
+        .collect();
+    let name_lookup = super::name_table::lookup(&lookup_names);
+    let count = proc_macro2::Literal::usize_unsuffixed(lookup_names.len());
+    let by_index = events
+        .iter()
+        .map(|(s, e)| (*s, *e))
+        .chain(former.iter().map(|(_, s, e)| (*s, *e)))
+        .map(|(s, e)| {
+            let f = &s.feature;
+            let n = format_ident!("{}", e.rust_name);
+            quote! {
+                #[cfg(feature = #f)] ::std::option::Option::Some(EventType::#n),
+                #[cfg(not(feature = #f))] ::std::option::Option::None,
+            }
+        });
     let features: Vec<&str> = events.iter().map(|(s, _)| s.feature.as_str()).collect();
     let variant_docs: Vec<String> = events
         .iter()
@@ -445,7 +464,7 @@ fn mod_rs(model: &Model) -> TokenStream {
         /// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
         /// stream.
         static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; #count] = [
-            #(#cfgs ::std::option::Option::Some(EventType::#names), #not_cfgs ::std::option::Option::None,)*
+            #(#by_index)*
         ];
 
         impl ::std::str::FromStr for EventType {

@@ -500,6 +500,13 @@ fn field_doc(f: &Field) -> String {
     if let Some(origin) = &f.origin {
         doc.push_str(&format!(" From {origin}."));
     }
+    if !f.renamed_from.is_empty() {
+        let former: Vec<String> = f.renamed_from.iter().map(|r| format!("`{r}`")).collect();
+        doc.push_str(&format!(
+            " Formerly {}: decoding accepts that name too.",
+            former.join(", ")
+        ));
+    }
     doc
 }
 
@@ -612,11 +619,18 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
     });
     let required = s.fields.iter().map(|f| !f.is_option());
     let incomplete = s.incomplete;
+    let aliases = s.fields.iter().enumerate().flat_map(|(index, f)| {
+        let index = proc_macro2::Literal::usize_unsuffixed(index);
+        f.renamed_from
+            .iter()
+            .map(move |former| quote!((#former, #index)))
+    });
     quote! {
         #cfg
         pub(crate) static #name: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
             name: #expecting,
             fields: &[#(#fields),*],
+            aliases: &[#(#aliases),*],
             shapes: &[#(#shapes),*],
             required: &[#(#required),*],
             incomplete: #incomplete,
@@ -665,10 +679,22 @@ fn deserialize_impl(s: &Struct) -> TokenStream {
         let index = proc_macro2::Literal::usize_unsuffixed(index);
         quote!((#index, #mode, #id, #json))
     });
+    let aliases: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .enumerate()
+        .flat_map(|(index, f)| {
+            let index = proc_macro2::Literal::usize_unsuffixed(index);
+            f.renamed_from
+                .iter()
+                .map(move |former| quote!((#former, #index)))
+        })
+        .collect();
+    let aliases = (!aliases.is_empty()).then(|| quote!(, aliases [#(#aliases),*]));
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
     quote! {
-        ::energy_api_core::deserialize_struct!(#name #generics, #expecting, [#(#fields),*] #keep);
+        ::energy_api_core::deserialize_struct!(#name #generics, #expecting, [#(#fields),*] #aliases #keep);
     }
 }

@@ -47,7 +47,8 @@ pub(super) fn lookup(names: &[&str]) -> TokenStream {
     };
     let values = slots.iter().map(|s| Literal::usize_unsuffixed(*s));
     quote! {
-        /// Every event type's name, in declaration order (sections not compiled in included).
+        /// Every event type's name, in declaration order (sections not compiled in included), then the
+        /// former names of renamed event types.
         const EVENT_TYPE_NAMES: [&str; #count] = [#(#names),*];
 
         /// Hash table over [`EVENT_TYPE_NAMES`] filled by the generator: `1 + index` of a name, `0`

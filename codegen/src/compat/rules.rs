@@ -1,0 +1,159 @@
+//! The rules of `cargo xtask compat`: each a stable kebab-case id, what it finds, and the semver bump of
+//! `energy-api` it needs.
+
+/// How much a change to the interface costs users of the generated `energy-api` crate, by Cargo's
+/// semver rules (its structs are exhaustive, so adding a field breaks a struct literal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Bump {
+    /// Nothing in the crate changes (a description, a change to a version not yet published).
+    None,
+    /// Documentation only.
+    Patch,
+    /// Additions a user's code cannot notice (an enum variant of a `#[non_exhaustive]` enum, a new type).
+    Minor,
+    /// Code using the crate may stop compiling (a field added to or removed from a struct, a type changed).
+    Major,
+}
+
+impl Bump {
+    /// `none`, `patch`, `minor`, `major`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bump::None => "none",
+            Bump::Patch => "patch",
+            Bump::Minor => "minor",
+            Bump::Major => "major",
+        }
+    }
+}
+
+/// Declares [`Rule`]: each variant with its id, its bump, and what it finds.
+macro_rules! rules {
+    ($($(#[doc = $doc:literal])* $variant:ident = $id:literal, $bump:ident;)*) => {
+        /// A kind of change between two versions of the interface.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rule {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Rule {
+            /// Every rule.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant,)*];
+
+            /// The stable id, as waivers and JSON output name it.
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(Rule::$variant => $id,)*
+                }
+            }
+
+            /// The semver bump of `energy-api` a change of this kind needs.
+            pub const fn bump(self) -> Bump {
+                match self {
+                    $(Rule::$variant => Bump::$bump,)*
+                }
+            }
+
+            /// What the rule finds, in one sentence.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(Rule::$variant => concat!($($doc),*).trim_ascii(),)*
+                }
+            }
+        }
+    };
+}
+
+rules! {
+    /// An event type is gone: replayed and retained events of it no longer decode.
+    EventTypeRemoved = "event-type-removed", Major;
+    /// An event type has a new name (`renamed_from:`); decoders accept the old one.
+    EventTypeRenamed = "event-type-renamed", Major;
+    /// A new event type.
+    EventTypeAdded = "event-type-added", Minor;
+    /// A payload version is gone: replayed and retained payloads of it no longer decode.
+    VersionRemoved = "version-removed", Major;
+    /// A new payload version.
+    VersionAdded = "version-added", Minor;
+    /// A new version that every reader of the previous one already reads, and the reverse: it was not needed.
+    VersionNotNeeded = "version-not-needed", None;
+    /// A payload version is deprecated, with the date from which it may be removed.
+    VersionDeprecated = "version-deprecated", Patch;
+    /// A required field is gone.
+    FieldRemovedRequired = "field-removed-required", Major;
+    /// An optional field is gone.
+    FieldRemovedOptional = "field-removed-optional", Major;
+    /// A required field is new.
+    FieldAddedRequired = "field-added-required", Major;
+    /// An optional field is new.
+    FieldAddedOptional = "field-added-optional", Major;
+    /// A field has a new name (`renamed_from:`); decoders accept the old one.
+    FieldRenamed = "field-renamed", Major;
+    /// An optional field became required.
+    FieldOptionalToRequired = "field-optional-to-required", Major;
+    /// A required field became optional.
+    FieldRequiredToOptional = "field-required-to-optional", Major;
+    /// A field may now be `null`.
+    FieldNullableAdded = "field-nullable-added", Major;
+    /// A field may no longer be `null`.
+    FieldNullableRemoved = "field-nullable-removed", Major;
+    /// A field's type accepts more than before (`int` to `num`, a struct to `obj`).
+    FieldTypeWidened = "field-type-widened", Major;
+    /// A field's type accepts less than before (`num` to `int`, `obj` to a struct).
+    FieldTypeNarrowed = "field-type-narrowed", Major;
+    /// A field's type changed to one that shares no value with the old one (`str` to `int`, a value to an array).
+    FieldTypeChanged = "field-type-changed", Major;
+    /// A string field's format changed (a `date-time` is parsed as a timestamp).
+    FieldFormatChanged = "field-format-changed", Major;
+    /// A later version uses a field name of an earlier one for another type.
+    FieldNameReused = "field-name-reused", None;
+    /// A payload now keeps the members it does not list (`incomplete: true`).
+    KeepsUnlistedFields = "keeps-unlisted-fields", Major;
+    /// A payload no longer keeps the members it does not list.
+    DropsUnlistedFields = "drops-unlisted-fields", Major;
+    /// Only a description changed.
+    DescriptionChanged = "description-changed", Patch;
+    /// A shared type or resource is gone from the crate.
+    TypeRemoved = "type-removed", Major;
+    /// A new shared type or resource.
+    TypeAdded = "type-added", Minor;
+    /// An endpoint is gone: clients calling it fail.
+    EndpointRemoved = "endpoint-removed", Major;
+    /// A new endpoint.
+    EndpointAdded = "endpoint-added", Minor;
+    /// An endpoint has another method or path: clients calling the old one fail.
+    EndpointMoved = "endpoint-moved", Major;
+    /// An endpoint now requires credentials: clients without them fail.
+    AuthRequired = "auth-required", Patch;
+    /// An endpoint no longer requires credentials.
+    AuthNoLongerRequired = "auth-no-longer-required", Patch;
+    /// A waiver matches no finding: it waives nothing, or what it waived is published.
+    WaiverUnused = "waiver-unused", None;
+}
+
+impl Rule {
+    /// The rule with this id.
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|r| r.id() == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_read_back() {
+        let mut seen = std::collections::BTreeSet::new();
+        for rule in Rule::ALL {
+            let id = rule.id();
+            assert!(seen.insert(id), "{id} twice");
+            assert!(
+                id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{id}"
+            );
+            assert_eq!(Rule::from_id(id), Some(*rule));
+            assert!(!rule.summary().is_empty());
+        }
+    }
+}
