@@ -287,13 +287,26 @@ mod tests {
             r#"{"amount": 3, "acct": "A-1"}"#,
         ] {
             let r: Renamed = serde_json::from_str(json).unwrap();
-            assert_eq!((r.account_id.as_str(), r.amount), ("A-1", Some(3)), "{json}");
+            assert_eq!(
+                (r.account_id.as_str(), r.amount),
+                ("A-1", Some(3)),
+                "{json}"
+            );
         }
-        let both = serde_json::from_str::<Renamed>(r#"{"account_id": "A-1", "account_number": "A-2"}"#)
-            .unwrap_err();
-        assert!(both.to_string().starts_with("duplicate field `account_id`"), "{both}");
+        let both =
+            serde_json::from_str::<Renamed>(r#"{"account_id": "A-1", "account_number": "A-2"}"#)
+                .unwrap_err();
+        assert!(
+            both.to_string().starts_with("duplicate field `account_id`"),
+            "{both}"
+        );
         let missing = serde_json::from_str::<Renamed>(r#"{"amount": 3}"#).unwrap_err();
-        assert!(missing.to_string().starts_with("missing field `account_id`"), "{missing}");
+        assert!(
+            missing
+                .to_string()
+                .starts_with("missing field `account_id`"),
+            "{missing}"
+        );
     }
 
     #[derive(Debug, PartialEq)]

@@ -107,8 +107,11 @@ struct Renamed {
 deserialize_struct!(
     Renamed,
     "struct Renamed",
-    [(0, required, account_id, "account_id"), (1, optional, note, "note")],
-    aliases [("account_number", 0)]
+    [
+        (0, required, account_id, "account_id"),
+        (1, optional, note, "note")
+    ],
+    aliases[("account_number", 0)]
 );
 static RENAMED: StructShape = StructShape {
     name: "struct Renamed",

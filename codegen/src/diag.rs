@@ -376,7 +376,10 @@ fn report<'a>(d: &'a Diagnostic, sources: &'a SourceMap) -> Vec<Group<'a>> {
 }
 
 /// A span shown under the source: on character boundaries, never empty, never across a line end.
-pub(crate) fn visible_range(file: &crate::source::SourceFile, span: Span) -> std::ops::Range<usize> {
+pub(crate) fn visible_range(
+    file: &crate::source::SourceFile,
+    span: Span,
+) -> std::ops::Range<usize> {
     let text = file.text.as_str();
     let mut start = (span.start as usize).min(text.len());
     while !text.is_char_boundary(start) {

@@ -237,14 +237,26 @@ impl Places {
                 .map(|(k, (at, rust))| (k, (shift(at), rust.map(|(n, s)| (n, shift(s))))))
                 .collect(),
             sections: map(self.sections),
-            fields: self.fields.into_iter().map(|(k, v)| (k, shift(v))).collect(),
-            versions: self.versions.into_iter().map(|(k, v)| (k, shift(v))).collect(),
+            fields: self
+                .fields
+                .into_iter()
+                .map(|(k, v)| (k, shift(v)))
+                .collect(),
+            versions: self
+                .versions
+                .into_iter()
+                .map(|(k, v)| (k, shift(v)))
+                .collect(),
             former_events: self
                 .former_events
                 .into_iter()
                 .map(|(k, v)| (k, v.into_iter().map(|(e, s)| (e, shift(s))).collect()))
                 .collect(),
-            waivers: self.waivers.into_iter().map(|(k, v)| (k, shift(v))).collect(),
+            waivers: self
+                .waivers
+                .into_iter()
+                .map(|(k, v)| (k, shift(v)))
+                .collect(),
         }
     }
 }
@@ -366,9 +378,15 @@ pub(crate) fn assign(model: &mut Model, places: &Places, diags: &mut Diagnostics
 /// Rust names of a struct's fields, each unique in the struct; former JSON names (`renamed_from:`) unique
 /// among the struct's JSON names.
 fn name_fields(s: &mut Struct, place: &dyn Fn(&str, &str) -> Span, diags: &mut Diagnostics) {
-    let mut json = Namespace::new("payload's JSON members", "a former name must not be another field's name");
+    let mut json = Namespace::new(
+        "payload's JSON members",
+        "a former name must not be another field's name",
+    );
     for f in &s.fields {
-        json.taken.insert(f.name.clone(), (format!("field `{}`", f.name), Some(place(&s.name, &f.name))));
+        json.taken.insert(
+            f.name.clone(),
+            (format!("field `{}`", f.name), Some(place(&s.name, &f.name))),
+        );
     }
     for f in &s.fields {
         for former in &f.renamed_from {
@@ -505,7 +523,10 @@ fn name_sections(model: &mut Model, places: &Places, diags: &mut Diagnostics) {
 /// Former names of event types (`renamed_from:`) are names on the bus too: none may be a current event
 /// type's name, or the former name of two.
 fn check_former_event_names(model: &Model, places: &Places, diags: &mut Diagnostics) {
-    let mut bus = Namespace::new("event bus's event types", "a former name must not be in use");
+    let mut bus = Namespace::new(
+        "event bus's event types",
+        "a former name must not be in use",
+    );
     for (_, event) in model.events() {
         if let Some(&(span, _)) = places.events.get(&event.name) {
             bus.taken.insert(

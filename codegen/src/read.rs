@@ -814,7 +814,19 @@ impl<'a> Reader<'a> {
                     span: w.span,
                 }),
             };
-            let reason = self.required_text(&w, "reason", "a waiver");
+            let reason = self.required(&w, "reason", "a waiver").and_then(|n| {
+                let text = self.located(n)?;
+                if text.text.trim().is_empty() {
+                    let d = Diagnostic::new(Code::InvalidValue, n.span, "a waiver needs a reason")
+                        .label("empty")
+                        .with_help(
+                            "say why the break is intended: reviewers and the changelog read it",
+                        );
+                    self.error(d);
+                    return None;
+                }
+                Some(text.text.trim().to_owned())
+            });
             if let Some(rule) = &rule
                 && crate::compat::Rule::from_id(&rule.text).is_none()
             {
@@ -829,14 +841,10 @@ impl<'a> Reader<'a> {
                 continue;
             }
             if let (Some(rule), Some(path), Some(reason)) = (rule, path, reason) {
-                if reason.trim().is_empty() {
-                    self.expected(item, "a waiver's `reason`", "why the break is intended");
-                    continue;
-                }
                 out.push(WaiverDef {
                     rule,
                     path,
-                    reason: reason.trim().to_owned(),
+                    reason,
                     span: item.span,
                 });
             }
@@ -860,7 +868,10 @@ impl<'a> Reader<'a> {
             self.error(d);
             return None;
         }
-        let note = map.get("note").and_then(|n| self.located(n)).map(|l| l.text);
+        let note = map
+            .get("note")
+            .and_then(|n| self.located(n))
+            .map(|l| l.text);
         Some(DeprecationDef { sunset, note })
     }
 
@@ -1080,7 +1091,16 @@ mod tests {
         for good in ["2027-06-30", "2024-02-29", "2000-02-29", "1999-12-31"] {
             assert!(is_date(good), "{good}");
         }
-        for bad in ["2027-6-30", "2023-02-29", "1900-02-29", "2027-13-01", "2027-04-31", "27-06-30", "2027/06/30", ""] {
+        for bad in [
+            "2027-6-30",
+            "2023-02-29",
+            "1900-02-29",
+            "2027-13-01",
+            "2027-04-31",
+            "27-06-30",
+            "2027/06/30",
+            "",
+        ] {
             assert!(!is_date(bad), "{bad}");
         }
     }

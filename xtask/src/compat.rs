@@ -146,8 +146,8 @@ fn publish(
 pub(crate) fn check(root: &Path) -> Result<(), String> {
     let schema = root.join("schema");
     let lock = schema.join(compat::LOCK_FILE);
-    let report = compat::check(&schema, Baseline::Lock(&lock), &today_utc())
-        .map_err(|f| f.render(false))?;
+    let report =
+        compat::check(&schema, Baseline::Lock(&lock), &today_utc()).map_err(|f| f.render(false))?;
     let text = report.render(Format::Human, &shown(&lock), false);
     if report.errors() > 0 {
         return Err(text);

@@ -5,9 +5,7 @@ use super::types::{Placed, Scope};
 use super::{Resolver, VersionKey, VersionSite, duplicate};
 use crate::ast::{self, Located, Schema, TypeDef};
 use crate::diag::{Code, Diagnostic, closest};
-use crate::model::{
-    Deprecation, EventType, EventVersion, NamedRef, Section, Struct, Type, TypeId,
-};
+use crate::model::{Deprecation, EventType, EventVersion, NamedRef, Section, Struct, Type, TypeId};
 use crate::naming;
 use crate::source::Span;
 use std::collections::{BTreeMap, BTreeSet};
@@ -118,6 +116,28 @@ impl<'s> Resolver<'s> {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Reports event types whose name a section has reserved (names of removed event types).
+    pub(super) fn check_reserved_events(&mut self, schema: &'s Schema) {
+        let reserved: Vec<&Located> = schema.sections.iter().flat_map(|s| &s.reserved).collect();
+        for site in self
+            .versions
+            .values()
+            .filter(|site| site.def.label.span == site.entry.versions[0].label.span)
+        {
+            if let Some(r) = reserved.iter().find(|r| r.text == site.event.text) {
+                let d = Diagnostic::new(
+                    Code::ReservedEvent,
+                    site.event.span,
+                    format!("event type name `{}` is reserved", site.event.text),
+                )
+                .label("this event type")
+                .with_secondary(r.span, "reserved here")
+                .with_help("a reserved name was an event type once; consumers may still hold its events: pick a new name");
+                self.diags.push(d);
             }
         }
     }

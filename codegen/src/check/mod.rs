@@ -80,6 +80,7 @@ pub(crate) fn resolve(
         r.register_rest_bases(rest);
     }
     r.register_versions(schema);
+    r.check_reserved_events(schema);
     let shared_types = r.shared_types();
     let sections = r.sections(schema);
     let rest = schema.rest.as_ref().map(|rest| r.rest(rest));

@@ -83,7 +83,12 @@ fn check(shape: &'static StructShape, payload: &str) -> Result<(), String> {
 
 /// The shape of a model struct, as the generated crate writes it statically. Built once per
 /// counterexample and kept for the life of the process: a comparison checks a handful of payloads.
-fn struct_shape(model: &Model, s: &Struct, arg: Option<&Type>, depth: usize) -> &'static StructShape {
+fn struct_shape(
+    model: &Model,
+    s: &Struct,
+    arg: Option<&Type>,
+    depth: usize,
+) -> &'static StructShape {
     let fields: Vec<&'static str> = s.fields.iter().map(|f| leak_str(&f.name)).collect();
     let shapes: Vec<Shape> = s
         .fields
@@ -121,7 +126,9 @@ fn type_shape(model: &Model, ty: &Type, arg: Option<&Type>, depth: usize) -> Sha
         Type::Num => Shape::Num,
         Type::Bool => Shape::Bool,
         Type::Obj => Shape::Obj,
-        Type::Array(inner) => Shape::Array(Box::leak(Box::new(type_shape(model, inner, arg, depth)))),
+        Type::Array(inner) => {
+            Shape::Array(Box::leak(Box::new(type_shape(model, inner, arg, depth))))
+        }
         Type::Named(r) => {
             let s = model.named(r.id);
             if s.free_form || depth > MAX_DEPTH {

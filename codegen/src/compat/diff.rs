@@ -529,7 +529,10 @@ impl Diff<'_> {
                             (old_span, new_span),
                         );
                     }
-                    let via = old_v.alias_of.as_ref().map(|a| (a.name.clone(), String::new()));
+                    let via = old_v
+                        .alias_of
+                        .as_ref()
+                        .map(|a| (a.name.clone(), String::new()));
                     let ctx = Ctx { via, ..ctx };
                     let old_at = At {
                         model: self.old.model,
@@ -724,10 +727,7 @@ impl Diff<'_> {
                     Rule::EndpointRemoved,
                     "",
                     (
-                        Verdict::Rejects(format!(
-                            "`{} {}` is gone",
-                            old_e.method, old_e.path
-                        )),
+                        Verdict::Rejects(format!("`{} {}` is gone", old_e.method, old_e.path)),
                         Verdict::Reads,
                     ),
                     format!(
@@ -753,7 +753,10 @@ impl Diff<'_> {
                         Verdict::Rejects(format!("`{old_at}` is gone")),
                         Verdict::Rejects(format!("`{new_at}` does not exist yet")),
                     ),
-                    format!("endpoint `{}` moved from `{old_at}` to `{new_at}`", new_e.name),
+                    format!(
+                        "endpoint `{}` moved from `{old_at}` to `{new_at}`",
+                        new_e.name
+                    ),
                     (Some(old_at.clone()), Some(new_at.clone())),
                     (old_span, new_span),
                 );
@@ -763,9 +766,7 @@ impl Diff<'_> {
                     (
                         Rule::AuthRequired,
                         (
-                            Verdict::Rejects(
-                                "a request without credentials is refused".to_owned(),
-                            ),
+                            Verdict::Rejects("a request without credentials is refused".to_owned()),
                             Verdict::Reads,
                         ),
                         format!("endpoint `{}` now requires credentials", new_e.name),
@@ -777,7 +778,15 @@ impl Diff<'_> {
                         format!("endpoint `{}` no longer requires credentials", new_e.name),
                     )
                 };
-                self.push(&ctx, rule, "", verdicts, message, (None, None), (old_span, new_span));
+                self.push(
+                    &ctx,
+                    rule,
+                    "",
+                    verdicts,
+                    message,
+                    (None, None),
+                    (old_span, new_span),
+                );
             }
             if self.old.has_docs && self.new.has_docs && old_e.doc != new_e.doc {
                 self.push(
@@ -794,18 +803,46 @@ impl Diff<'_> {
                 writer: Writer::Client,
                 ..ctx.clone()
             };
-            self.parameters(&request, "path", (&old_e.path_parameters, &old_e.name), (&new_e.path_parameters, &new_e.name));
-            self.parameters(&request, "query", (&old_e.query, &old_e.name), (&new_e.query, &new_e.name));
+            self.parameters(
+                &request,
+                "path",
+                (&old_e.path_parameters, &old_e.name),
+                (&new_e.path_parameters, &new_e.name),
+            );
+            self.parameters(
+                &request,
+                "query",
+                (&old_e.query, &old_e.name),
+                (&new_e.query, &new_e.name),
+            );
             let old_holder = endpoint_holder(old_e);
             let new_holder = endpoint_holder(new_e);
             self.types(
                 &ctx,
                 "response",
-                (&old_e.response, None, At { model: self.old.model, strukt: &old_holder, arg: None }),
-                (&new_e.response, None, At { model: self.new.model, strukt: &new_holder, arg: None }),
+                (
+                    &old_e.response,
+                    None,
+                    At {
+                        model: self.old.model,
+                        strukt: &old_holder,
+                        arg: None,
+                    },
+                ),
+                (
+                    &new_e.response,
+                    None,
+                    At {
+                        model: self.new.model,
+                        strukt: &new_holder,
+                        arg: None,
+                    },
+                ),
             );
         }
-        if let (Some(old_error), Some(new_error)) = (&old_rest.error_response, &new_rest.error_response) {
+        if let (Some(old_error), Some(new_error)) =
+            (&old_rest.error_response, &new_rest.error_response)
+        {
             let ctx = Ctx {
                 subject: Subject::ErrorResponse,
                 writer: Writer::Platform,
@@ -816,8 +853,24 @@ impl Diff<'_> {
             self.types(
                 &ctx,
                 "",
-                (old_error, None, At { model: self.old.model, strukt: &holder, arg: None }),
-                (new_error, None, At { model: self.new.model, strukt: &holder, arg: None }),
+                (
+                    old_error,
+                    None,
+                    At {
+                        model: self.old.model,
+                        strukt: &holder,
+                        arg: None,
+                    },
+                ),
+                (
+                    new_error,
+                    None,
+                    At {
+                        model: self.new.model,
+                        strukt: &holder,
+                        arg: None,
+                    },
+                ),
             );
         }
         let reached = reached_resources(self.old.model);
@@ -853,8 +906,16 @@ impl Diff<'_> {
                         published,
                         via: Some((old_r.name.clone(), String::new())),
                     };
-                    let old_at = At { model: self.old.model, strukt: old_r, arg: None };
-                    let new_at = At { model: self.new.model, strukt: new_r, arg: None };
+                    let old_at = At {
+                        model: self.old.model,
+                        strukt: old_r,
+                        arg: None,
+                    };
+                    let new_at = At {
+                        model: self.new.model,
+                        strukt: new_r,
+                        arg: None,
+                    };
                     self.structs(&ctx, "", old_at, new_at);
                 }
                 Some(_) => {}
@@ -879,8 +940,16 @@ impl Diff<'_> {
             fields: new.to_vec(),
             ..endpoint_holder_named(new_owner)
         };
-        let old_at = At { model: self.old.model, strukt: &old_holder, arg: None };
-        let new_at = At { model: self.new.model, strukt: &new_holder, arg: None };
+        let old_at = At {
+            model: self.old.model,
+            strukt: &old_holder,
+            arg: None,
+        };
+        let new_at = At {
+            model: self.new.model,
+            strukt: &new_holder,
+            arg: None,
+        };
         self.fields(ctx, prefix, old_at, new_at);
     }
 
@@ -908,7 +977,10 @@ impl Diff<'_> {
                 rule,
                 prefix,
                 (Verdict::Reads, Verdict::Reads),
-                format!("{} {what} the members it does not list", self.subject_text(ctx, prefix)),
+                format!(
+                    "{} {what} the members it does not list",
+                    self.subject_text(ctx, prefix)
+                ),
                 (None, None),
                 spans,
             );
@@ -952,7 +1024,15 @@ impl Diff<'_> {
                         fo.name,
                         self.subject_text(&ctx, prefix)
                     );
-                    self.push(&ctx, rule, &path, verdicts, message, (Some(field_text(fo)), None), (old_span, None));
+                    self.push(
+                        &ctx,
+                        rule,
+                        &path,
+                        verdicts,
+                        message,
+                        (Some(field_text(fo)), None),
+                        (old_span, None),
+                    );
                 }
                 Some(fnew) => {
                     matched.insert(fnew.name.clone());
@@ -975,7 +1055,15 @@ impl Diff<'_> {
                             fnew.name,
                             self.subject_text(&ctx, prefix)
                         );
-                        self.push(&ctx, Rule::FieldRenamed, &path, verdicts, message, (Some(fo.name.clone()), Some(fnew.name.clone())), (old_span, new_span));
+                        self.push(
+                            &ctx,
+                            Rule::FieldRenamed,
+                            &path,
+                            verdicts,
+                            message,
+                            (Some(fo.name.clone()), Some(fnew.name.clone())),
+                            (old_span, new_span),
+                        );
                     }
                     self.field(ctx, &path, (fo, old), (fnew, new), (old_span, new_span));
                 }
@@ -1010,7 +1098,15 @@ impl Diff<'_> {
                 self.subject_text(&ctx, prefix)
             );
             let new_span = Self::field_span(self.new, new.strukt, &fnew.name);
-            self.push(&ctx, rule, &path, verdicts, message, (None, Some(field_text(fnew))), (None, new_span));
+            self.push(
+                &ctx,
+                rule,
+                &path,
+                verdicts,
+                message,
+                (None, Some(field_text(fnew))),
+                (None, new_span),
+            );
         }
     }
 
@@ -1032,7 +1128,11 @@ impl Diff<'_> {
             };
             let name = fnew.name.clone();
             let verdicts = Self::directions(ctx.writer, |reader_is_old, _| {
-                let (reader, writer) = if reader_is_old { (fo, fnew) } else { (fnew, fo) };
+                let (reader, writer) = if reader_is_old {
+                    (fo, fnew)
+                } else {
+                    (fnew, fo)
+                };
                 if writer.optional && !reader.is_option() {
                     Verdict::Rejects(format!("missing field `{name}`"))
                 } else {
@@ -1044,7 +1144,15 @@ impl Diff<'_> {
                 fnew.name,
                 self.subject_text(&leaf, parent(path))
             );
-            self.push(&leaf, rule, path, verdicts, message, (Some(field_text(fo)), Some(field_text(fnew))), spans);
+            self.push(
+                &leaf,
+                rule,
+                path,
+                verdicts,
+                message,
+                (Some(field_text(fo)), Some(field_text(fnew))),
+                spans,
+            );
         }
         if fo.nullable != fnew.nullable {
             let (rule, what) = if fnew.nullable {
@@ -1053,7 +1161,11 @@ impl Diff<'_> {
                 (Rule::FieldNullableRemoved, "may no longer be `null`")
             };
             let verdicts = Self::directions(ctx.writer, |reader_is_old, _| {
-                let (reader, writer) = if reader_is_old { (fo, fnew) } else { (fnew, fo) };
+                let (reader, writer) = if reader_is_old {
+                    (fo, fnew)
+                } else {
+                    (fnew, fo)
+                };
                 if writer.nullable && !reader.is_option() {
                     Verdict::Rejects("invalid type: null".to_owned())
                 } else {
@@ -1065,7 +1177,15 @@ impl Diff<'_> {
                 fnew.name,
                 self.subject_text(&leaf, parent(path))
             );
-            self.push(&leaf, rule, path, verdicts, message, (Some(field_text(fo)), Some(field_text(fnew))), spans);
+            self.push(
+                &leaf,
+                rule,
+                path,
+                verdicts,
+                message,
+                (Some(field_text(fo)), Some(field_text(fnew))),
+                spans,
+            );
         }
         if self.old.has_docs && self.new.has_docs && fo.description != fnew.description {
             let message = format!(
@@ -1073,9 +1193,23 @@ impl Diff<'_> {
                 fnew.name,
                 self.subject_text(&leaf, parent(path))
             );
-            self.push(&leaf, Rule::DescriptionChanged, path, (Verdict::Reads, Verdict::Reads), message, (None, None), spans);
+            self.push(
+                &leaf,
+                Rule::DescriptionChanged,
+                path,
+                (Verdict::Reads, Verdict::Reads),
+                message,
+                (None, None),
+                spans,
+            );
         }
-        self.types_with_spans(ctx, path, (&fo.ty, fo.format, old), (&fnew.ty, fnew.format, new), spans);
+        self.types_with_spans(
+            ctx,
+            path,
+            (&fo.ty, fo.format, old),
+            (&fnew.ty, fnew.format, new),
+            spans,
+        );
     }
 
     fn types(
@@ -1102,10 +1236,15 @@ impl Diff<'_> {
             (Shape::Str(fo), Shape::Str(fnew)) if fo != fnew => {
                 let leaf = ctx.clone();
                 let verdicts = Self::directions(ctx.writer, |reader_is_old, _| {
-                    let (reader, writer) = if reader_is_old { (fo, fnew) } else { (fnew, fo) };
+                    let (reader, writer) = if reader_is_old {
+                        (fo, fnew)
+                    } else {
+                        (fnew, fo)
+                    };
                     match reader {
                         Some(Format::DateTime) if writer != reader => Verdict::Rejects(
-                            "a string that is not a date-time where a date-time is expected".to_owned(),
+                            "a string that is not a date-time where a date-time is expected"
+                                .to_owned(),
                         ),
                         _ => Verdict::Reads,
                     }
@@ -1115,7 +1254,15 @@ impl Diff<'_> {
                     o.describe(),
                     n.describe()
                 );
-                self.push(&leaf, Rule::FieldFormatChanged, path, verdicts, message, (Some(o.describe()), Some(n.describe())), spans);
+                self.push(
+                    &leaf,
+                    Rule::FieldFormatChanged,
+                    path,
+                    verdicts,
+                    message,
+                    (Some(o.describe()), Some(n.describe())),
+                    spans,
+                );
             }
             (Shape::Str(_), Shape::Str(_))
             | (Shape::Int, Shape::Int)
@@ -1148,7 +1295,15 @@ impl Diff<'_> {
                     o.describe(),
                     n.describe()
                 );
-                self.push(&leaf, rule, path, verdicts, message, (Some(o.describe()), Some(n.describe())), spans);
+                self.push(
+                    &leaf,
+                    rule,
+                    path,
+                    verdicts,
+                    message,
+                    (Some(o.describe()), Some(n.describe())),
+                    spans,
+                );
             }
         }
     }

@@ -7,17 +7,17 @@
 //! against a git revision (`--against`), not against the baseline.
 
 use super::Side;
+use crate::Failure;
 use crate::ast::{Located, TypeExpr};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::emit::tree::{Map, Node, to_yaml};
 use crate::model::{
-    Deprecation, Endpoint, EventType, EventVersion, Field, Format, Model, NamedRef, Rest,
-    Section, Struct, Type, TypeId,
+    Deprecation, Endpoint, EventType, EventVersion, Field, Format, Model, NamedRef, Rest, Section,
+    Struct, Type, TypeId,
 };
 use crate::naming::{self, Places};
 use crate::source::{SourceFile, SourceMap, Span};
 use crate::yaml::{self, NodeKind};
-use crate::Failure;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -219,7 +219,8 @@ pub(crate) fn write(
         std::fs::write(lock_path, text)?;
         published.lock_changed = true;
     }
-    published.golden_written = super::golden::write(model, &published.added, &published.dropped, golden_dir)?;
+    published.golden_written =
+        super::golden::write(model, &published.added, &published.dropped, golden_dir)?;
     Ok(published)
 }
 
@@ -302,7 +303,11 @@ impl Reader {
     }
 
     /// The entries of a mapping node (key text, key node, value node).
-    fn map<'n>(&mut self, node: &'n yaml::Node, what: &str) -> Vec<(&'n str, &'n yaml::Node, &'n yaml::Node)> {
+    fn map<'n>(
+        &mut self,
+        node: &'n yaml::Node,
+        what: &str,
+    ) -> Vec<(&'n str, &'n yaml::Node, &'n yaml::Node)> {
         match &node.kind {
             NodeKind::Map(pairs) => pairs
                 .iter()
@@ -322,8 +327,14 @@ impl Reader {
         }
     }
 
-    fn get<'n>(entries: &[(&'n str, &'n yaml::Node, &'n yaml::Node)], key: &str) -> Option<&'n yaml::Node> {
-        entries.iter().find(|(k, _, _)| *k == key).map(|(_, _, v)| *v)
+    fn get<'n>(
+        entries: &[(&'n str, &'n yaml::Node, &'n yaml::Node)],
+        key: &str,
+    ) -> Option<&'n yaml::Node> {
+        entries
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map(|(_, _, v)| *v)
     }
 
     fn text(&mut self, node: &yaml::Node, what: &str) -> String {
@@ -339,9 +350,12 @@ impl Reader {
     fn model(&mut self, root: &yaml::Node) -> Option<Model> {
         let top = self.map(root, "the baseline");
         // Shared types and resources first: references resolve to their (sorted) positions.
-        let type_nodes = Self::get(&top, "types").map(|n| self.map(n, "`types`")).unwrap_or_default();
+        let type_nodes = Self::get(&top, "types")
+            .map(|n| self.map(n, "`types`"))
+            .unwrap_or_default();
         let shared_names: Vec<String> = {
-            let mut names: Vec<String> = type_nodes.iter().map(|(k, _, _)| (*k).to_owned()).collect();
+            let mut names: Vec<String> =
+                type_nodes.iter().map(|(k, _, _)| (*k).to_owned()).collect();
             names.sort();
             names
         };
@@ -351,8 +365,10 @@ impl Reader {
             .map(|n| self.map(n, "`resources`"))
             .unwrap_or_default();
         let resource_names: Vec<String> = {
-            let mut names: Vec<String> =
-                resource_nodes.iter().map(|(k, _, _)| (*k).to_owned()).collect();
+            let mut names: Vec<String> = resource_nodes
+                .iter()
+                .map(|(k, _, _)| (*k).to_owned())
+                .collect();
             names.sort();
             names
         };
@@ -363,19 +379,25 @@ impl Reader {
 
         let mut shared_types: Vec<Struct> = Vec::new();
         for (name, key, value) in &type_nodes {
-            self.places.shared_types.insert((*name).to_owned(), key.span);
+            self.places
+                .shared_types
+                .insert((*name).to_owned(), key.span);
             let s = self.structure(name, value, scope, false, None);
             shared_types.push(s);
         }
         shared_types.sort_by(|a, b| a.name.cmp(&b.name));
 
         let mut sections = Vec::new();
-        let section_nodes = Self::get(&top, "sections").map(|n| self.map(n, "`sections`")).unwrap_or_default();
+        let section_nodes = Self::get(&top, "sections")
+            .map(|n| self.map(n, "`sections`"))
+            .unwrap_or_default();
         for (stem, key, value) in section_nodes {
             self.places.sections.insert(stem.to_owned(), key.span);
             let mut events = Vec::new();
             for (event, event_key, event_value) in self.map(value, "a section") {
-                self.places.events.insert(event.to_owned(), (event_key.span, None));
+                self.places
+                    .events
+                    .insert(event.to_owned(), (event_key.span, None));
                 let entries = self.map(event_value, "an event type");
                 let version_nodes = Self::get(&entries, "versions")
                     .map(|n| self.map(n, "`versions`"))
@@ -414,7 +436,8 @@ impl Reader {
                 self.places.resources.insert((*name).to_owned(), key.span);
                 let entries = self.map(value, "a resource");
                 let generic = Self::get(&entries, "generic").map(|n| self.text(n, "`generic`"));
-                let free_form = Self::get(&entries, "free_form").and_then(|n| n.as_str()) == Some("true");
+                let free_form =
+                    Self::get(&entries, "free_form").and_then(|n| n.as_str()) == Some("true");
                 let mut s = if free_form {
                     Struct {
                         name: (*name).to_owned(),
@@ -443,7 +466,9 @@ impl Reader {
                 self.places.endpoints.insert(name.to_owned(), key.span);
                 let entries = self.map(value, "an endpoint");
                 let text = |r: &mut Self, key: &str| {
-                    Self::get(&entries, key).map(|n| r.text(n, key)).unwrap_or_default()
+                    Self::get(&entries, key)
+                        .map(|n| r.text(n, key))
+                        .unwrap_or_default()
                 };
                 let method = text(self, "method");
                 let path = text(self, "path");
@@ -518,7 +543,9 @@ impl Reader {
                 // The payload is the shared type: its fields, at the type's places.
                 for f in &t.fields {
                     if let Some(&span) = self.places.fields.get(&(t.name.clone(), f.name.clone())) {
-                        self.places.fields.insert((payload_name.clone(), f.name.clone()), span);
+                        self.places
+                            .fields
+                            .insert((payload_name.clone(), f.name.clone()), span);
                     }
                 }
                 Struct {
@@ -538,7 +565,9 @@ impl Reader {
         let deprecated = Self::get(&entries, "deprecated").map(|n| {
             let d = self.map(n, "`deprecated`");
             Deprecation {
-                sunset: Self::get(&d, "sunset").map(|s| self.text(s, "`sunset`")).unwrap_or_default(),
+                sunset: Self::get(&d, "sunset")
+                    .map(|s| self.text(s, "`sunset`"))
+                    .unwrap_or_default(),
                 note: Self::get(&d, "note").map(|s| self.text(s, "`note`")),
             }
         });
@@ -602,7 +631,8 @@ impl Reader {
             let (ty_node, nullable, format) = match &value.kind {
                 NodeKind::Map(_) => {
                     let long = self.map(value, "a field");
-                    let nullable = Self::get(&long, "nullable").and_then(|n| n.as_str()) == Some("true");
+                    let nullable =
+                        Self::get(&long, "nullable").and_then(|n| n.as_str()) == Some("true");
                     let format = match Self::get(&long, "format").and_then(|n| n.as_str()) {
                         Some("date-time") => Some(Format::DateTime),
                         Some("uri") => Some(Format::Uri),
@@ -647,7 +677,10 @@ impl Reader {
                     .map(|t| Type::Array(Box::new(t)));
             }
             _ => {
-                self.error(node.span, "a type should be written as text, such as `[Ledger]`");
+                self.error(
+                    node.span,
+                    "a type should be written as text, such as `[Ledger]`",
+                );
                 return None;
             }
         };
@@ -721,20 +754,29 @@ mod tests {
     #[test]
     fn the_baseline_reads_back_as_what_was_written() {
         let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
-        let model = crate::build_model(&schema).map_err(|f| f.render(false)).unwrap();
+        let model = crate::build_model(&schema)
+            .map_err(|f| f.render(false))
+            .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(LOCK_FILE);
         std::fs::write(&path, render(&model)).unwrap();
         let mut sources = SourceMap::default();
-        let side = read(&path, &mut sources).map_err(|f| f.render(false)).unwrap();
+        let side = read(&path, &mut sources)
+            .map_err(|f| f.render(false))
+            .unwrap();
         assert_eq!(render(&side.model), render(&model));
-        assert_eq!(published_keys(&side.model).versions.len(), model.version_count());
+        assert_eq!(
+            published_keys(&side.model).versions.len(),
+            model.version_count()
+        );
         // Every field of every published payload has its line in the baseline.
         for (_, e) in side.model.events() {
             for v in &e.versions {
                 for f in &v.payload.fields {
                     assert!(
-                        side.places.fields.contains_key(&(v.payload.name.clone(), f.name.clone())),
+                        side.places
+                            .fields
+                            .contains_key(&(v.payload.name.clone(), f.name.clone())),
                         "{} {}",
                         v.id,
                         f.name

@@ -283,9 +283,7 @@ pub fn check(schema_dir: &Path, baseline: Baseline<'_>, today: &str) -> Result<R
     counterexample::attach(&old.model, &new.model, &mut findings);
     apply_waivers(&new, &mut findings);
     locate(&sources, &mut findings);
-    findings.sort_by(|a, b| {
-        (&a.subject, &a.path, a.rule).cmp(&(&b.subject, &b.path, b.rule))
-    });
+    findings.sort_by(|a, b| (&a.subject, &a.path, a.rule).cmp(&(&b.subject, &b.path, b.rule)));
     Ok(Report::new(findings, sources, &new.model))
 }
 
@@ -448,7 +446,9 @@ fn waivers_of<'m>(model: &'m Model, owner: &str) -> &'m [crate::model::Waiver] {
                 .and_then(|(_, e)| e.versions.iter().find(|v| v.label == label))
                 .map_or(&[], |v| v.waivers.as_slice())
         }
-        "type" => model.shared_type(rest).map_or(&[], |t| t.waivers.as_slice()),
+        "type" => model
+            .shared_type(rest)
+            .map_or(&[], |t| t.waivers.as_slice()),
         "resource" => model
             .rest
             .as_ref()

@@ -292,15 +292,28 @@ fn notes(f: &Finding) -> Vec<String> {
     if f.rule == Rule::WaiverUnused {
         return notes;
     }
-    let (readers_of_old, readers_of_new) = if matches!(f.subject, Subject::Endpoint(_)) && f.path.starts_with(['p', 'q']) && !f.path.starts_with("response") {
-        ("servers built on the new schema", "servers built on the old schema")
+    let (readers_of_old, readers_of_new) = if matches!(f.subject, Subject::Endpoint(_))
+        && f.path.starts_with(['p', 'q'])
+        && !f.path.starts_with("response")
+    {
+        (
+            "servers built on the new schema",
+            "servers built on the old schema",
+        )
     } else {
-        ("consumers built on the old schema", "consumers built on the new schema")
+        (
+            "consumers built on the old schema",
+            "consumers built on the new schema",
+        )
     };
     let _ = readers_of_new;
     match &f.forward {
-        Verdict::Reads => notes.push(format!("forward: {readers_of_old} read what the new schema writes")),
-        Verdict::Rejects(why) => notes.push(format!("forward: breaks: {readers_of_old} reject what the new schema writes ({why})")),
+        Verdict::Reads => notes.push(format!(
+            "forward: {readers_of_old} read what the new schema writes"
+        )),
+        Verdict::Rejects(why) => notes.push(format!(
+            "forward: breaks: {readers_of_old} reject what the new schema writes ({why})"
+        )),
     }
     match &f.backward {
         Verdict::Reads => notes.push("backward: readers built on the new schema read what the old schema wrote".to_owned()),
@@ -309,7 +322,9 @@ fn notes(f: &Finding) -> Vec<String> {
         )),
     }
     if let Some(Verdict::Rejects(why)) = &f.strict_forward {
-        notes.push(format!("strict readers (`--strict`) built on the old schema reject it: {why}"));
+        notes.push(format!(
+            "strict readers (`--strict`) built on the old schema reject it: {why}"
+        ));
     }
     if let Some(c) = &f.counterexample {
         notes.push(format!(

@@ -115,8 +115,6 @@ rules! {
     DescriptionChanged = "description-changed", Patch;
     /// A shared type or resource is gone from the crate.
     TypeRemoved = "type-removed", Major;
-    /// A new shared type or resource.
-    TypeAdded = "type-added", Minor;
     /// An endpoint is gone: clients calling it fail.
     EndpointRemoved = "endpoint-removed", Major;
     /// A new endpoint.
