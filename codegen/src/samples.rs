@@ -289,13 +289,15 @@ fn int_value(name: &str, seed: usize) -> i64 {
 
 fn num_value(name: &str, seed: usize) -> f64 {
     let n = name.to_ascii_lowercase();
-    let seed = f64::from(u32::try_from(seed % 100).unwrap_or(0));
+    let seed = i32::try_from(seed % 100).unwrap_or(0);
+    // A ratio of integers: the nearest double to the decimal, which prints as that decimal (`1.0255`),
+    // where a sum of floats would print `1.0254999999999999`.
     if n.contains("priority") {
-        0.75 + seed / 100.0
+        f64::from(75 + seed) / 100.0
     } else if n.contains("vat") {
-        -2.5 + seed
+        f64::from(-25 + 10 * seed) / 10.0
     } else {
-        1.0225 + seed / 1000.0
+        f64::from(10_225 + 10 * seed) / 10_000.0
     }
 }
 

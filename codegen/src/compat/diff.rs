@@ -241,6 +241,8 @@ impl Diff<'_> {
     ) {
         let breaks = !forward.reads() || !backward.reads();
         let severity = match rule {
+            // About versions not yet published, by definition: still worth a look before publishing.
+            Rule::VersionNotNeeded | Rule::FieldNameReused => Severity::Warning,
             _ if !ctx.published => Severity::Info,
             Rule::TypeRemoved => Severity::Warning,
             _ if breaks => Severity::Error,
@@ -274,6 +276,7 @@ impl Diff<'_> {
             counterexample: None,
             waived: None,
             published: ctx.published,
+            request: ctx.writer == Writer::Client,
             via: ctx.via.as_ref().map(|(ty, entered)| {
                 let inside = path
                     .strip_prefix(entered.as_str())
@@ -626,10 +629,8 @@ impl Diff<'_> {
                     });
                     if let Some((e, g)) = earlier {
                         let span = Self::field_span(self.new, &v.payload, &f.name);
-                        let mut warn = ctx.clone();
-                        warn.published = true;
                         self.push(
-                            &warn,
+                            &ctx,
                             Rule::FieldNameReused,
                             &f.name,
                             (Verdict::Reads, Verdict::Reads),
@@ -645,9 +646,6 @@ impl Diff<'_> {
                             (Some(g.ty.describe()), Some(f.ty.describe())),
                             (None, span),
                         );
-                        if let Some(last) = self.out.last_mut() {
-                            last.severity = Severity::Warning;
-                        }
                     }
                 }
             }
@@ -838,6 +836,30 @@ impl Diff<'_> {
                         arg: None,
                     },
                 ),
+            );
+        }
+        for new_e in &new_rest.endpoints {
+            if old_rest.endpoints.iter().any(|e| e.name == new_e.name) {
+                continue;
+            }
+            let ctx = Ctx {
+                subject: Subject::Endpoint(new_e.name.clone()),
+                writer: Writer::Platform,
+                published: false,
+                via: None,
+            };
+            let span = self.new.places.endpoints.get(&new_e.name).copied();
+            self.push(
+                &ctx,
+                Rule::EndpointAdded,
+                "",
+                (Verdict::Reads, Verdict::Reads),
+                format!(
+                    "new endpoint `{}` (`{} {}`)",
+                    new_e.name, new_e.method, new_e.path
+                ),
+                (None, None),
+                (None, span),
             );
         }
         if let (Some(old_error), Some(new_error)) =

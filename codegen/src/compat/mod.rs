@@ -189,6 +189,8 @@ pub struct Finding {
     pub(crate) via: Option<(String, String)>,
     /// Where it is on each side, before `locate` turns spans into places.
     pub(crate) spans: (Option<Span>, Option<Span>),
+    /// About a request parameter, which clients write and servers read (the other way round).
+    pub(crate) request: bool,
 }
 
 impl Finding {
@@ -234,7 +236,12 @@ impl Finding {
 
     /// The semver bump of `energy-api` the change needs: none for what is not yet published.
     pub fn bump(&self) -> Bump {
-        if !self.published && !matches!(self.rule, Rule::VersionAdded | Rule::EventTypeAdded) {
+        if !self.published
+            && !matches!(
+                self.rule,
+                Rule::VersionAdded | Rule::EventTypeAdded | Rule::EndpointAdded
+            )
+        {
             return Bump::None;
         }
         self.rule.bump()
@@ -380,19 +387,34 @@ fn apply_waivers(new: &Side, findings: &mut Vec<Finding>) {
             .map(|w| (owner.to_owned(), w.reason.clone()))
     };
     for f in findings.iter_mut() {
-        let direct = f
-            .subject
-            .owner()
-            .and_then(|owner| waiver_of(&owner, f.rule, &f.path));
+        let direct = match &f.subject {
+            // A change to the event type as a whole is waived on any of its versions.
+            Subject::Event {
+                event,
+                version: None,
+            } => new
+                .model
+                .events()
+                .find(|(_, e)| &e.name == event)
+                .into_iter()
+                .flat_map(|(_, e)| &e.versions)
+                .find_map(|v| waiver_of(&format!("version {event} {}", v.label), f.rule, &f.path)),
+            subject => subject
+                .owner()
+                .and_then(|owner| waiver_of(&owner, f.rule, &f.path)),
+        };
         let through = f.via.as_ref().and_then(|(ty, path)| {
             waiver_of(&format!("type {ty}"), f.rule, path)
                 .or_else(|| waiver_of(&format!("resource {ty}"), f.rule, path))
         });
         if let Some((owner, reason)) = direct.or(through) {
-            let key_path = if f.subject.owner().as_deref() == Some(owner.as_str()) {
-                f.path.clone()
-            } else {
+            let is_via = f.via.as_ref().is_some_and(|(ty, _)| {
+                owner == format!("type {ty}") || owner == format!("resource {ty}")
+            });
+            let key_path = if is_via {
                 f.via.as_ref().map(|(_, p)| p.clone()).unwrap_or_default()
+            } else {
+                f.path.clone()
             };
             used.insert((owner, f.rule.id().to_owned(), key_path), true);
             if f.severity == Severity::Error {
@@ -431,6 +453,7 @@ fn apply_waivers(new: &Side, findings: &mut Vec<Finding>) {
             published: true,
             via: None,
             spans: (None, span),
+            request: false,
         });
     }
 }

@@ -292,34 +292,28 @@ fn notes(f: &Finding) -> Vec<String> {
     if f.rule == Rule::WaiverUnused {
         return notes;
     }
-    let (readers_of_old, readers_of_new) = if matches!(f.subject, Subject::Endpoint(_))
-        && f.path.starts_with(['p', 'q'])
-        && !f.path.starts_with("response")
-    {
+    let (forward, backward) = if f.request {
         (
-            "servers built on the new schema",
-            "servers built on the old schema",
+            "servers built on the new schema {} requests of clients built on the old schema",
+            "servers built on the old schema {} requests of clients built on the new schema",
         )
     } else {
         (
-            "consumers built on the old schema",
-            "consumers built on the new schema",
+            "consumers built on the old schema {} what the new schema writes",
+            "consumers built on the new schema {} what the old schema wrote (replays, retained events)",
         )
     };
-    let _ = readers_of_new;
-    match &f.forward {
-        Verdict::Reads => notes.push(format!(
-            "forward: {readers_of_old} read what the new schema writes"
-        )),
-        Verdict::Rejects(why) => notes.push(format!(
-            "forward: breaks: {readers_of_old} reject what the new schema writes ({why})"
-        )),
-    }
-    match &f.backward {
-        Verdict::Reads => notes.push("backward: readers built on the new schema read what the old schema wrote".to_owned()),
-        Verdict::Rejects(why) => notes.push(format!(
-            "backward: breaks: readers built on the new schema reject what the old schema wrote ({why})"
-        )),
+    for (direction, words, verdict) in [
+        ("forward", forward, &f.forward),
+        ("backward", backward, &f.backward),
+    ] {
+        notes.push(match verdict {
+            Verdict::Reads => format!("{direction}: {}", words.replace("{}", "accept")),
+            Verdict::Rejects(why) => format!(
+                "{direction}: breaks: {} ({why})",
+                words.replace("{}", "reject")
+            ),
+        });
     }
     if let Some(Verdict::Rejects(why)) = &f.strict_forward {
         notes.push(format!(
@@ -352,6 +346,12 @@ fn help(f: &Finding) -> Option<String> {
             "deprecate the version first (`deprecated: {sunset: YYYY-MM-DD}`), publish, and remove it after the sunset".to_owned()
         }
         _ => {
+            if let Subject::Event { version: None, .. } = &f.subject {
+                return Some(format!(
+                    "an event type's name is part of every payload's identity on the bus: waive the change on one of its versions: `waivers: [{{rule: {}, reason: …}}]`",
+                    f.rule.id()
+                ));
+            }
             let item = match &f.subject {
                 Subject::Event { .. } => "the version",
                 Subject::SharedType(_) => "the shared type",
