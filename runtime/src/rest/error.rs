@@ -74,7 +74,7 @@ pub enum Error {
         "{request}: HTTP {status}{}{}{}",
         redirect_note(location.as_deref()),
         body_excerpt(body),
-        retry_note(*retries, *retry_after, *max_wait)
+        retry_note(*retries, *retry_after, *wait_refused)
     )]
     Status {
         /// The request that failed.
@@ -91,9 +91,9 @@ pub enum Error {
         location: Option<Box<str>>,
         /// How many times the request was retried before this answer.
         retries: u32,
-        /// Set when the server's `Retry-After` was longer than the retry policy's `max_wait` (this
-        /// value), and so not waited for.
-        max_wait: Option<Duration>,
+        /// Whether the server's `Retry-After` was longer than the retry policy's `max_wait`, and so
+        /// not waited for.
+        wait_refused: bool,
     },
     /// A 2xx response whose body does not match the expected type.
     #[error(
@@ -313,16 +313,15 @@ fn redirect_note(location: Option<&str>) -> String {
 }
 
 /// Why the client stopped retrying, when it retried or was asked to wait.
-fn retry_note(retries: u32, retry_after: Option<Duration>, max_wait: Option<Duration>) -> String {
-    match (retry_after, max_wait) {
-        (Some(asked), Some(max_wait)) => format!(
-            "; the server asked to wait {} (Retry-After), longer than the longest wait allowed ({}), \
-             so the request was not retried",
-            seconds(asked),
-            seconds(max_wait)
+fn retry_note(retries: u32, retry_after: Option<Duration>, wait_refused: bool) -> String {
+    match (retry_after, wait_refused) {
+        (Some(asked), true) => format!(
+            "; the server asked to wait {} (Retry-After), longer than this client waits, so the \
+             request was not retried",
+            seconds(asked)
         ),
         _ if retries == 0 => String::new(),
-        (Some(asked), None) => format!(
+        (Some(asked), _) => format!(
             "; gave up after {retries} {} (the last Retry-After: {})",
             if retries == 1 { "retry" } else { "retries" },
             seconds(asked)
@@ -384,7 +383,7 @@ mod tests {
             retry_after: None,
             location: None,
             retries: 0,
-            max_wait: None,
+            wait_refused: false,
         };
         assert_eq!(
             error.to_string(),
@@ -428,7 +427,7 @@ mod tests {
 
     #[test]
     fn retry_notes_name_retry_after() {
-        let status = |retries, retry_after, max_wait| {
+        let status = |retries, retry_after, wait_refused| {
             Error::Status {
                 request: RequestSummary {
                     method: Method::Get,
@@ -440,26 +439,22 @@ mod tests {
                 retry_after,
                 location: None,
                 retries,
-                max_wait,
+                wait_refused,
             }
             .to_string()
         };
         assert_eq!(
-            status(
-                0,
-                Some(Duration::from_secs(3600)),
-                Some(Duration::from_secs(60))
-            ),
+            status(0, Some(Duration::from_secs(3600)), true),
             "GET https://api.example.com/v1/products/: HTTP 429; the server asked to wait 3600 s \
-             (Retry-After), longer than the longest wait allowed (60 s), so the request was not retried"
+             (Retry-After), longer than this client waits, so the request was not retried"
         );
         assert_eq!(
-            status(3, Some(Duration::ZERO), None),
+            status(3, Some(Duration::ZERO), false),
             "GET https://api.example.com/v1/products/: HTTP 429; gave up after 3 retries (the last \
              Retry-After: 0 s)"
         );
         assert_eq!(
-            status(1, None, None),
+            status(1, None, false),
             "GET https://api.example.com/v1/products/: HTTP 429; gave up after 1 retry"
         );
         assert_eq!(bytes(10 * 1024 * 1024), "10 MiB");

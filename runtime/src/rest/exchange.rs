@@ -194,11 +194,13 @@ impl<T: DeserializeOwned> Exchange<T> {
             Decision::Stop { wait_refused } => {
                 let mut result = response.decode(&self.request.summary(), now);
                 if let Err(Error::Status {
-                    retries, max_wait, ..
+                    retries,
+                    wait_refused: refused,
+                    ..
                 }) = &mut result
                 {
                     *retries = self.retries_done;
-                    *max_wait = wait_refused.then_some(self.policy.max_wait);
+                    *refused = wait_refused;
                 }
                 Step::Done(result)
             }

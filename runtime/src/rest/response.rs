@@ -59,7 +59,7 @@ impl HttpResponse {
                 retry_after: self.retry_after(now),
                 location: self.location.as_deref().map(Box::from),
                 retries: 0,
-                max_wait: None,
+                wait_refused: false,
             });
         }
         // Tracking the path costs a string per key read, so it is done only to explain a failure.
