@@ -74,6 +74,16 @@ impl AsyncClient {
         self.call(request, &CallLimits::single(&self.config)).await
     }
 
+    /// Calls an endpoint once, reading the body as `T` rather than `E::Response`: a type of one's own
+    /// that reads only some fields, or `Box<serde_json::value::RawValue>` to keep the JSON text.
+    pub async fn send_as<E: Endpoint, T: DeserializeOwned>(
+        &self,
+        endpoint: &E,
+    ) -> Result<T, Error> {
+        let request = self.config.request(endpoint)?;
+        self.call(request, &CallLimits::single(&self.config)).await
+    }
+
     /// The pages of a list endpoint, each fetched when the stream is polled for it. The stream ends
     /// after the last page or after the first error.
     pub fn pages<E, T>(

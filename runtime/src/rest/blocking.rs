@@ -88,6 +88,17 @@ impl Client {
         )
     }
 
+    /// Calls an endpoint once, reading the body as `T` rather than `E::Response`: a type of one's own
+    /// that reads only some fields, or `Box<serde_json::value::RawValue>` to keep the JSON text and
+    /// walk it without building a tree (what the `energy` CLI does with an account, whose fields the
+    /// spec does not show).
+    pub fn send_as<E: Endpoint, T: DeserializeOwned>(&self, endpoint: &E) -> Result<T, Error> {
+        self.call(
+            self.config.request(endpoint)?,
+            &CallLimits::single(&self.config),
+        )
+    }
+
     /// The pages of a list endpoint, each fetched when the iterator reaches it. The iterator ends
     /// after the last page or after the first error.
     pub fn pages<E, T>(&self, endpoint: &E) -> Pages<T>

@@ -1,5 +1,6 @@
 //! `energy products|rates|account`: the REST API from the command line, on the blocking client.
 
+mod account;
 mod chart;
 mod secret_file;
 mod table;
@@ -11,13 +12,13 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use energy_api::rest::{
-    Account, GetAccount, GetProduct, ListProducts, ListStandardUnitRates, Page, Product,
-    ProductDetail, StandardUnitRate,
+    GetAccount, GetProduct, ListProducts, ListStandardUnitRates, Page, Product, ProductDetail,
+    StandardUnitRate,
 };
 use energy_runtime::rest::{
     BaseUrl, Client, ClientConfig, Credentials, DateTimeParam, Error, datetime,
 };
-use energy_runtime::text::{Shown, for_terminal};
+use energy_runtime::text::Shown;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde::Serialize;
@@ -209,6 +210,8 @@ enum Failure {
     Api(Box<Error>),
     /// A table or chart would hold more than it may: exit 1.
     TableFull { records: usize },
+    /// A response that decoded but cannot be shown (nested too deep): exit 1.
+    Unshowable(String),
     /// Writing the output failed: exit 2, or 141 for a closed pipe.
     Output(io::Error),
 }
@@ -260,6 +263,10 @@ pub fn run(command: Command) -> ExitCode {
                 "help: --format json prints each record as its page arrives and holds none; or \
                  narrow the list"
             );
+            Exit::Failure.into()
+        }
+        Err(Failure::Unshowable(message)) => {
+            eprintln!("error: {message}");
             Exit::Failure.into()
         }
         Err(Failure::Usage(error)) => {
@@ -585,72 +592,18 @@ fn account(args: AccountArgs) -> Result<(), Failure> {
         }
     };
     let client = client(&args.connection, Some(credentials), None)?;
-    let account: Account = client.send(&GetAccount::new(args.number))?;
+    // Read as text and walked, never as a tree of values (see `account`).
+    let account: account::RawAccount = client.send_as(&GetAccount::new(args.number))?;
     let mut out = io::stdout().lock();
-    match args.format {
-        Format::Json => print_json(&mut out, &account)?,
-        Format::Table => account_table(&mut out, &Value::Object(account.0))?,
+    let shown = match args.format {
+        Format::Json => account::write_json(&mut out, &account),
+        Format::Table => account::write_table(&mut out, &account),
+    };
+    match shown {
+        Ok(()) => Ok(()),
+        Err(account::ShowError::Output(error)) => Err(Failure::Output(error)),
+        Err(error) => Err(Failure::Unshowable(error.to_string())),
     }
-    Ok(())
-}
-
-/// The most of a field's JSON path the account table shows.
-const PATH_SHOWN: usize = 200;
-/// The most of a value a table cell shows.
-const CELL_SHOWN: usize = table::CELL_SHOWN;
-
-/// Every leaf of the account, by its JSON path (the spec does not show the account's fields),
-/// written as it is walked: two walks (the widest path, then the rows), so the table holds no row.
-fn account_table(out: &mut impl io::Write, account: &Value) -> io::Result<()> {
-    const HEADER: &str = "FIELD";
-    let mut width = HEADER.len();
-    let mut path = String::new();
-    walk_leaves(account, &mut path, &mut |path, _| {
-        width = width.max(for_terminal(path, PATH_SHOWN).chars().count());
-        Ok(())
-    })?;
-    writeln!(out, "{HEADER:<width$}  VALUE")?;
-    walk_leaves(account, &mut path, &mut |path, value| {
-        let path = for_terminal(path, PATH_SHOWN);
-        let value = match value {
-            Value::String(text) => for_terminal(text, CELL_SHOWN).into_owned(),
-            other => for_terminal(&other.to_string(), CELL_SHOWN).into_owned(),
-        };
-        let line = format!("{path:<width$}  {value}");
-        writeln!(out, "{}", line.trim_end())
-    })
-}
-
-/// Calls `leaf` with the path (`a.b[0].c`) and value of every leaf of `value`, keeping one path
-/// buffer (the walk allocates nothing per leaf).
-fn walk_leaves(
-    value: &Value,
-    path: &mut String,
-    leaf: &mut impl FnMut(&str, &Value) -> io::Result<()>,
-) -> io::Result<()> {
-    let length = path.len();
-    match value {
-        Value::Object(map) if !map.is_empty() => {
-            for (key, child) in map {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-                walk_leaves(child, path, leaf)?;
-                path.truncate(length);
-            }
-        }
-        Value::Array(items) if !items.is_empty() => {
-            for (index, child) in items.iter().enumerate() {
-                use std::fmt::Write as _;
-                let _ = write!(path, "[{index}]");
-                walk_leaves(child, path, leaf)?;
-                path.truncate(length);
-            }
-        }
-        other => leaf(path, other)?,
-    }
-    Ok(())
 }
 
 /// Fetches every page, handing each record to `each` as its page arrives (nothing is kept here).

@@ -134,7 +134,7 @@ mod tests {
         let mut out = Vec::new();
         table.write(&mut out).expect("write");
         let text = String::from_utf8(out).expect("UTF-8");
-        assert_eq!(text, "NAME            N\n\\x1b[2JAgile    1\n");
+        assert_eq!(text, "NAME          N\n\\x1b[2JAgile  1\n");
         let full = table
             .row(vec!["x".repeat(300), "2".to_owned()])
             .expect_err("over budget");
