@@ -39,7 +39,7 @@ impl fmt::Display for RequestSummary {
 #[non_exhaustive]
 pub enum Error {
     /// The base URL is not usable (not `https://` outside loopback, user information, ...).
-    #[error("invalid base URL {url}: {reason}")]
+    #[error("invalid base URL {}: {reason}", Shown::new(url, SERVER_TEXT_SHOWN))]
     InvalidBaseUrl {
         /// The URL as given, hidden when it holds user information.
         url: String,
@@ -62,7 +62,10 @@ pub enum Error {
         operation: &'static str,
     },
     /// A date-time parameter could not be read or resolved.
-    #[error("invalid date-time `{input}`: {reason}")]
+    #[error(
+        "invalid date-time `{}`: {reason}",
+        Shown::new(input, SERVER_TEXT_SHOWN)
+    )]
     InvalidDateTime {
         /// The text as given.
         input: String,
