@@ -130,6 +130,7 @@ both_clients!(
     dot_segments_never_reach_another_endpoint,
     a_redirect_shows_where_it_pointed_and_is_not_followed,
     server_text_in_errors_is_escaped_and_shortened,
+    a_self_signed_certificate_is_explained,
 );
 
 fn config(server: &HostileServer) -> ClientConfig {
@@ -539,4 +540,63 @@ fn the_request_path_never_leaves_its_endpoint() {
             Ok(())
         })
         .expect("every value stays one segment of /v1/accounts/");
+}
+
+/// A TLS server on 127.0.0.1 presenting a self-signed certificate: the handshake is all it does.
+fn self_signed_tls_server() -> String {
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let fixture = |name: &str| {
+        std::fs::read(format!(
+            "{}/../tests/fixtures/tls/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("fixture")
+    };
+    let certificates = CertificateDer::pem_slice_iter(&fixture("self-signed.crt"))
+        .collect::<Result<Vec<_>, _>>()
+        .expect("certificate");
+    let key = PrivateKeyDer::from_pem_slice(&fixture("self-signed.key")).expect("key");
+    let config = Arc::new(
+        rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(certificates, key)
+        .expect("server config"),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base_url = format!("https://{}", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let config = Arc::clone(&config);
+            std::thread::spawn(move || {
+                let connection = rustls::ServerConnection::new(config).expect("connection");
+                let mut tls = rustls::StreamOwned::new(connection, stream);
+                let _ = std::io::Read::read(&mut tls, &mut [0; 1024]);
+            });
+        }
+    });
+    base_url
+}
+
+fn a_self_signed_certificate_is_explained(which: Which) {
+    let base = self_signed_tls_server();
+    let config = ClientConfig::new(BaseUrl::parse(&base).expect("https base URL"))
+        .with_credentials(Credentials::api_key("sk_live_8aFq2KmZ").expect("key"));
+    let error = which
+        .send(config, &GetAccount::new("A-1"))
+        .expect_err("untrusted");
+    assert!(matches!(error, Error::Transport { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "GET {base}/v1/accounts/A-1/: the server's TLS certificate is not issued by an \
+             authority this client trusts (it is self-signed, or from a private authority); \
+             nothing was sent to a server that cannot be verified ("
+        )),
+        "{which:?}: {message}"
+    );
 }

@@ -4,9 +4,12 @@
 
 /// The transport's message, with what it means in front when it is a certificate failure.
 pub(crate) fn explain(message: &str) -> String {
+    // `CaUsedAsEndEntity`: an authority's certificate presented as the server's own, which is what
+    // `openssl req -x509` makes by default: a self-signed certificate.
     let meaning = if [
         "UnknownIssuer",
         "unknown issuer",
+        "CaUsedAsEndEntity",
         "SelfSigned",
         "self-signed",
         "self signed",
@@ -41,6 +44,10 @@ mod tests {
             explained.starts_with("the server's TLS certificate is not issued by an authority")
         );
         assert!(explained.ends_with("(io: invalid peer certificate: UnknownIssuer)"));
+        assert!(
+            explain("invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))")
+                .contains("self-signed")
+        );
         assert_eq!(explain("Connection refused"), "Connection refused");
     }
 }
