@@ -304,8 +304,14 @@ fn every_rest_resource_agrees_with_its_schema() {
             Some(item) => (
                 resource("Page").expect("Page"),
                 Some(Type::Named(energy_codegen::model::NamedRef {
+                    id: energy_codegen::model::TypeId::Resource(
+                        rest_model
+                            .resources
+                            .iter()
+                            .position(|r| r.name == item)
+                            .expect("the record type is a resource"),
+                    ),
                     name: item.to_owned(),
-                    rust_name: item.to_owned(),
                     arg: None,
                 })),
             ),

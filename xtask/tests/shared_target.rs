@@ -81,25 +81,23 @@ fn a_build_run_for_another_checkout_refuses_to_run() {
 }
 
 /// The sources of a checkout, copied with their modification times (`cp -a`), as a second worktree
-/// of the same commit has them: cargo then takes the first checkout's build as fresh for it.
+/// of the same commit has them: cargo then takes the first checkout's build as fresh for it. Every
+/// top-level entry but the build output, git's folder and the installed validators.
 fn copy_checkout(to: &Path) {
     std::fs::create_dir_all(to).expect("folder");
+    let entries: Vec<PathBuf> = std::fs::read_dir(workspace())
+        .expect("workspace")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| {
+            !matches!(
+                path.file_name().and_then(|name| name.to_str()),
+                Some("target" | ".git" | "tools")
+            )
+        })
+        .collect();
     let status = Command::new("cp")
         .arg("-a")
-        .args(
-            [
-                "Cargo.toml",
-                "Cargo.lock",
-                ".cargo",
-                "codegen",
-                "xtask",
-                "generated",
-                "schema",
-                "runtime",
-                "tests",
-            ]
-            .map(|name| workspace().join(name)),
-        )
+        .args(entries)
         .arg(to)
         .status()
         .expect("cp runs");

@@ -13,7 +13,7 @@
 //!
 //! Sections of the catalogue are tags.
 
-use super::schema::{Dialect, INCOMPLETE_NOTE, Schemas};
+use super::schema::{Dialect, Schemas, version_description};
 use super::tree::{Map, Node, reference, to_yaml};
 use crate::model::{EventType, EventVersion, Model, Section};
 use std::collections::BTreeMap;
@@ -253,14 +253,4 @@ fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map)
         .with("tags", vec![Node::Map(tag_reference(section))])
         .with("x-event-type", &event.name)
         .with("x-payload-version", &v.label)
-}
-
-/// What a payload version is: the model's description, and whether the catalogue lists every field.
-/// Shared with the JSON Schema files.
-pub fn version_description(v: &EventVersion) -> String {
-    if v.payload.incomplete {
-        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
-    } else {
-        v.payload.doc.clone()
-    }
 }

@@ -5,8 +5,7 @@
 //! is the root schema and the shared types it uses, directly or not, are under `$defs`. The mapping is the
 //! AsyncAPI document's (`super::schema`), so the two agree.
 
-use super::asyncapi::version_description;
-use super::schema::{Dialect, Schemas, referenced_types};
+use super::schema::{Dialect, Schemas, referenced_types, version_description};
 use super::tree::{Map, to_json};
 use crate::model::{EventVersion, Model};
 use std::collections::BTreeMap;

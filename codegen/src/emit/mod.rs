@@ -3,9 +3,9 @@
 pub mod asyncapi;
 pub mod jsonschema;
 pub mod openapi;
-pub mod rust;
-pub mod schema;
-pub mod tree;
+pub(crate) mod rust;
+mod schema;
+mod tree;
 
 /// The command that regenerates every file, named in each file's header.
 pub const REGENERATE: &str = "cargo xtask codegen";

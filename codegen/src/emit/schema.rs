@@ -8,7 +8,8 @@
 //! `additionalProperties: true`.
 
 use super::tree::{Map, Node, reference};
-use crate::model::{Field, NamedRef, Struct, Type};
+use crate::model::{EventVersion, Field, NamedRef, Struct, Type};
+pub(crate) use crate::naming::component_name;
 
 /// The schema language a document uses, which decides how a described reference is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,28 +27,6 @@ pub struct Schemas<'a> {
     pub ref_prefix: &'a str,
     /// The document's schema language.
     pub dialect: Dialect,
-}
-
-/// The component name of a named type: its name, or for a generic type applied to an argument the
-/// argument's name then the type's (`Page<Product>` → `ProductPage`).
-pub fn component_name(r: &NamedRef) -> String {
-    match &r.arg {
-        None => r.name.clone(),
-        Some(arg) => format!("{}{}", type_name(arg), r.name),
-    }
-}
-
-fn type_name(ty: &Type) -> String {
-    match ty {
-        Type::Str => "String".to_owned(),
-        Type::Int => "Integer".to_owned(),
-        Type::Num => "Number".to_owned(),
-        Type::Bool => "Boolean".to_owned(),
-        Type::Obj => "Object".to_owned(),
-        Type::Array(inner) => format!("{}List", type_name(inner)),
-        Type::Named(r) => component_name(r),
-        Type::Param(p) => p.clone(),
-    }
 }
 
 /// The description of a field as the documents show it: the schema's text, then where it came from.
@@ -206,4 +185,13 @@ pub fn referenced_types<'m>(
         }
     }
     found.into_values().collect()
+}
+
+/// What a payload version is: the model's description, and whether the catalogue lists every field.
+pub(crate) fn version_description(v: &EventVersion) -> String {
+    if v.payload.incomplete {
+        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
+    } else {
+        v.payload.doc.clone()
+    }
 }

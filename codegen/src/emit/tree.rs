@@ -8,8 +8,6 @@ use std::fmt::Write as _;
 /// A JSON-compatible value whose maps keep insertion order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
-    /// `null`.
-    Null,
     /// `true` or `false`.
     Bool(bool),
     /// An integer.
@@ -209,7 +207,6 @@ fn write_block_seq(out: &mut String, items: &[Node], indent: usize) {
 /// A value written on one line: a scalar, `{}`, `[]`, or a short flow sequence of scalars.
 fn inline(value: &Node) -> String {
     match value {
-        Node::Null => "null".to_owned(),
         Node::Bool(b) => b.to_string(),
         Node::Int(i) => i.to_string(),
         Node::Str(s) => yaml_scalar(s, false),
@@ -223,7 +220,6 @@ fn flow_seq(items: &[Node]) -> Option<String> {
     let mut parts = Vec::with_capacity(items.len());
     for item in items {
         parts.push(match item {
-            Node::Null => "null".to_owned(),
             Node::Bool(b) => b.to_string(),
             Node::Int(i) => i.to_string(),
             Node::Str(s) if !s.contains('\n') => yaml_scalar(s, true),
@@ -335,7 +331,6 @@ pub fn to_json(root: &Map) -> String {
 
 fn write_json(out: &mut String, node: &Node, indent: usize) {
     match node {
-        Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Node::Int(i) => out.push_str(&i.to_string()),
         Node::Str(s) => out.push_str(&json_string(s)),
@@ -407,7 +402,6 @@ mod tests {
                     Node::Map(Map::new().with("name", "x").with("in", "query")),
                     Node::Map(Map::new()),
                     Node::Seq(vec![]),
-                    Node::Null,
                 ],
             )
             .with("empty_map", Map::new())
@@ -438,7 +432,7 @@ mod tests {
             "\"200\":\n  $ref: \"#/components/responses/Error\"\n",
             "type: [string, \"null\"]\n",
             "flow_unsafe: [\"a,b\", c]\n",
-            "list:\n  - name: x\n    in: query\n  - {}\n  - []\n  - null\n",
+            "list:\n  - name: x\n    in: query\n  - {}\n  - []\n",
         ] {
             assert!(yaml.contains(line), "missing {line:?} in\n{yaml}");
         }
