@@ -23,6 +23,13 @@
 //! (on `reqwest` and tokio, feature `async`). Both offer `send` (one call), `pages` and `items` (every
 //! page of a list, lazily, as an iterator or a stream).
 
+// Without a transport (no `blocking` nor `async` feature) the protocol core is there for others to
+// drive, and the parts only the transports use are unused.
+#![cfg_attr(
+    not(any(feature = "blocking", feature = "async")),
+    allow(dead_code, reason = "used by the transports, which no feature enables")
+)]
+
 mod base_url;
 mod config;
 mod credentials;
