@@ -182,7 +182,16 @@ fn revision_files(schema: &Path, rev: &str) -> Result<Vec<(String, Vec<u8>)>, St
     let prefix = String::from_utf8_lossy(&git(&["rev-parse", "--show-prefix"])?)
         .trim()
         .to_owned();
-    let listing = git(&["ls-tree", "-r", "-z", "--name-only", &commit, "--", "."])?;
+    let listing = git(&[
+        "ls-tree",
+        "-r",
+        "-z",
+        "--full-name",
+        "--name-only",
+        &commit,
+        "--",
+        ".",
+    ])?;
     let mut files = Vec::new();
     for path in listing.split(|&b| b == 0).filter(|p| !p.is_empty()) {
         let path = String::from_utf8_lossy(path).into_owned();

@@ -294,6 +294,16 @@ pub fn check(schema_dir: &Path, baseline: Baseline<'_>, today: &str) -> Result<R
     Ok(Report::new(findings, sources, &new.model))
 }
 
+/// The ids of the versions the baseline at `lock` publishes (`agreement.updated.v2`).
+pub fn published_versions(lock: &Path) -> Result<std::collections::BTreeSet<String>, Failure> {
+    let side = lock::read(lock, &mut SourceMap::default())?;
+    Ok(lock::published_keys(&side.model)
+        .versions
+        .into_iter()
+        .map(|(event, label)| format!("{event}.{label}"))
+        .collect())
+}
+
 /// Records the schema in `schema_dir` as published: writes the baseline and the golden payloads of the
 /// versions it adds. Refuses while a change to a published item is an error.
 pub fn publish(
