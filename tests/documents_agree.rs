@@ -69,14 +69,6 @@ impl Document {
     }
 }
 
-fn standalone(schema: &Value) -> Validator {
-    jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(schema)
-        .unwrap_or_else(|e| panic!("schema does not compile: {e}"))
-}
-
 fn errors(validator: &Validator, value: &Value) -> Vec<String> {
     validator
         .iter_errors(value)
@@ -160,6 +152,7 @@ fn every_event_version_agrees_with_its_schemas() {
         .expect("messages")
         .clone();
     let document = Document::new("json-schema:///asyncapi.yaml", asyncapi, Draft::Draft7);
+    let files = energy_tests::SchemaFiles::generated();
     let shared = |name: &str| model.shared_type(name).cloned();
     let mut versions = 0;
     let mut payloads = 0;
@@ -175,14 +168,14 @@ fn every_event_version_agrees_with_its_schemas() {
             );
             let in_document =
                 document.validator(&format!("#/components/messages/{}/payload", v.id));
+            let path = energy_codegen::emit::jsonschema::path(v);
             let file: Value =
-                serde_json::from_str(&read_generated(&format!("schemas/events/{}.json", v.id)))
-                    .expect("schema files are JSON");
+                serde_json::from_str(&read_generated(&path)).expect("schema files are JSON");
             assert_eq!(
                 file["$schema"],
                 "https://json-schema.org/draft/2020-12/schema"
             );
-            let in_file = standalone(&file);
+            let in_file = files.validator(&path);
             let schemas = [
                 ("asyncapi.yaml", &in_document),
                 ("the JSON Schema file", &in_file),
@@ -282,7 +275,6 @@ fn every_rest_resource_agrees_with_its_schema() {
     let document = Document::new("json-schema:///openapi.yaml", openapi, Draft::Draft202012);
     let types = resource_types();
     let mut covered: Vec<&str> = types.iter().map(|(n, _)| *n).collect();
-    covered.push("Page");
     covered.sort_unstable();
     assert_eq!(
         covered, schema_names,
@@ -471,4 +463,206 @@ fn a_real_response_with_a_broken_field_is_rejected_by_both() {
         "a required field of a record removed"
     );
     assert!(through::<rest::Page<rest::StandardUnitRate>>(&value).is_err());
+}
+
+/// A schema with its references and identification made comparable: `#/components/schemas/Ledger`,
+/// `../types/Ledger.json` and `Ledger.json` all become `Ledger`; `$comment`, `$schema`, `$id` and
+/// `title` (a file's identification) are left out.
+fn comparable(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "$comment" | "$schema" | "$id" | "title"))
+                .map(|(k, v)| match (k.as_str(), v) {
+                    ("$ref", Value::String(target)) => {
+                        let name = target.rsplit('/').next().unwrap_or(target);
+                        (k.clone(), json!(name.trim_end_matches(".json")))
+                    }
+                    _ => (k.clone(), comparable(v)),
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(comparable).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The JSON Schema files and the AsyncAPI document's schemas are one set of schemas: a file per
+/// component schema, named alike (the file's `title` is the component's key), structurally equal; and
+/// a version whose payload is a shared type refers to that type's file as its message refers to it.
+#[test]
+fn the_json_schema_files_are_the_asyncapi_schemas() {
+    let model = model();
+    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
+    let components = asyncapi["components"]["schemas"]
+        .as_object()
+        .expect("component schemas");
+    let file = |path: &str| -> Value {
+        serde_json::from_str(&read_generated(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let mut compared = Vec::new();
+    for t in &model.shared_types {
+        compared.push((
+            t.name.clone(),
+            energy_codegen::emit::jsonschema::type_path(&t.name),
+        ));
+    }
+    let mut aliases = 0;
+    for (_, event) in model.events() {
+        for v in &event.versions {
+            let path = energy_codegen::emit::jsonschema::path(v);
+            match &v.alias_of {
+                None => compared.push((v.payload.rust_name.clone(), path)),
+                Some(shared) => {
+                    let f = file(&path);
+                    let payload = &asyncapi["components"]["messages"][&v.id]["payload"];
+                    assert_eq!(comparable(&f)["$ref"], json!(shared.name), "{path}");
+                    assert_eq!(
+                        comparable(payload),
+                        json!({"$ref": shared.name}),
+                        "{}",
+                        v.id
+                    );
+                    aliases += 1;
+                }
+            }
+        }
+    }
+    let mut names: Vec<&str> = compared.iter().map(|(name, _)| name.as_str()).collect();
+    names.sort_unstable();
+    let keys: Vec<&str> = components.keys().map(String::as_str).collect();
+    assert_eq!(
+        names, keys,
+        "a file for every component schema and no other"
+    );
+    for (name, path) in &compared {
+        let f = file(path);
+        assert_eq!(f["title"], json!(name), "{path} is titled as its component");
+        assert_eq!(
+            comparable(&f),
+            comparable(&components[name]),
+            "{path} and components/schemas/{name} differ"
+        );
+    }
+    assert_eq!(
+        aliases, 4,
+        "the versions whose payload is `DisputedClosingReading`"
+    );
+    assert_eq!(compared.len(), 48 + 284);
+}
+
+/// `int` is `i64` in the crate, and the documents bound every integer to its range: within it both the
+/// crate and the schemas accept, outside it both reject. JSON Schema cannot refuse `12.0` or `1e3` for
+/// an integer (its data model has one kind of number) while the crate does, so every integer's
+/// description says so.
+#[test]
+fn integers_are_bounded_alike_and_their_refused_forms_are_stated() {
+    let model = model();
+    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
+    let document = Document::new(
+        "json-schema:///asyncapi.yaml",
+        asyncapi.clone(),
+        Draft::Draft7,
+    );
+    let files = energy_tests::SchemaFiles::generated();
+    let (event, v, field) = model
+        .events()
+        .flat_map(|(_, e)| e.versions.iter().map(move |v| (e, v)))
+        .find_map(|(e, v)| {
+            let f = v
+                .payload
+                .fields
+                .iter()
+                .find(|f| f.ty == Type::Int && !f.optional)?;
+            Some((e, v, f))
+        })
+        .expect("a version with a required integer field");
+    let in_document = document.validator(&format!("#/components/messages/{}/payload", v.id));
+    let in_file = files.validator(&energy_codegen::emit::jsonschema::path(v));
+    let sample = serde_json::to_string(&event_payload(&model, v, Optionals::All)).expect("JSON");
+    let current = format!(
+        "\"{}\":{}",
+        field.name,
+        event_payload(&model, v, Optionals::All)[&field.name]
+    );
+    assert!(sample.contains(&current), "{sample} has {current}");
+    let with = |number: &str| sample.replace(&current, &format!("\"{}\":{number}", field.name));
+    let cases = [
+        ("-9223372036854775808", true, true),
+        ("9223372036854775807", true, true),
+        ("0", true, true),
+        ("9223372036854775808", false, false),
+        ("18446744073709551616", false, false),
+        ("-18446744073709551616", false, false),
+        ("1e19", false, false),
+        // The forms JSON Schema reads as integers and the crate refuses: stated, not enforced.
+        ("12.0", false, true),
+        ("1e3", false, true),
+    ];
+    for (number, rust_accepts, schemas_accept) in cases {
+        let text = with(number);
+        let decoded = Event::decode(&event.name, &v.label, text.as_bytes());
+        assert_eq!(
+            decoded.is_ok(),
+            rust_accepts,
+            "the crate on {text}: {decoded:?}"
+        );
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        for (name, validator) in [("asyncapi.yaml", &in_document), ("the file", &in_file)] {
+            assert_eq!(
+                validator.is_valid(&value),
+                schemas_accept,
+                "{name} on {number}"
+            );
+        }
+    }
+    // Every integer schema of every document carries the bounds and the statement.
+    let openapi = yaml_document(&read_generated("openapi.yaml"));
+    let mut integers = 0;
+    let mut check = |schema: &Value, at: &str| {
+        visit(schema, "", &mut |key, node| {
+            let is_integer = node["type"] == "integer"
+                || node["type"]
+                    .as_array()
+                    .is_some_and(|t| t.contains(&json!("integer")));
+            if is_integer {
+                integers += 1;
+                assert_eq!(node["minimum"], json!(i64::MIN), "{at}: {node}");
+                assert_eq!(node["maximum"], json!(i64::MAX), "{at}: {node}");
+                // The items of an array of integers are described by the array, the schema of a
+                // parameter by the parameter.
+                let description = node["description"].as_str().unwrap_or_default();
+                assert!(
+                    key == "items"
+                        || key == "schema"
+                        || description.contains(energy_codegen::emit::schema::INTEGER_NOTE),
+                    "{at}: {node}"
+                );
+            }
+        });
+    };
+    check(&asyncapi, "asyncapi.yaml");
+    check(&openapi, "openapi.yaml");
+    for (_, e) in model.events() {
+        for v in &e.versions {
+            let path = energy_codegen::emit::jsonschema::path(v);
+            check(
+                &serde_json::from_str(&read_generated(&path)).expect("JSON"),
+                &path,
+            );
+        }
+    }
+    assert!(integers > 400, "{integers} integer schemas");
+}
+
+/// Calls `f` on every object of a JSON tree, with the key it is the value of (`""` in an array).
+fn visit(value: &Value, key: &str, f: &mut dyn FnMut(&str, &Value)) {
+    match value {
+        Value::Object(map) => {
+            f(key, value);
+            map.iter().for_each(|(k, v)| visit(v, k, f));
+        }
+        Value::Array(items) => items.iter().for_each(|v| visit(v, "", f)),
+        _ => {}
+    }
 }

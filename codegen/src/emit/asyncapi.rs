@@ -3,13 +3,18 @@
 //! The document describes the platform, which sends events:
 //! - one server, `event_bus`: the spec says only that events go to an event bus, so its host is a
 //!   variable and its protocol is written `unspecified` (no broker, transport or envelope is invented);
-//! - one channel per event type, addressed by the type (`agreement.updated`), holding one message per
-//!   payload version, and one `send` operation per channel (`send.agreement.updated`): a reader finds an
-//!   event by its type in both lists;
+//! - one channel per event type, addressed and titled by the type (`agreement.updated`), holding one
+//!   message per payload version, and one `send` operation per channel: a reader finds an event by its
+//!   type in both lists. Channels are keyed by the Rust name of the event type (`AgreementUpdated`) and
+//!   operations by `send` and that name (`sendAgreementUpdated`): model generators name the union of an
+//!   event type's payload versions after its channel key, and code generators name functions after
+//!   operation ids, so both are identifiers, the same as the Rust crate's, whatever the event types;
 //! - one message per (type, version), keyed and named by its stable id (`agreement.updated.v2`), titled
 //!   `agreement.updated v2`, with `x-event-type` and `x-payload-version`;
 //! - payload schemas in `components/schemas` (named as the Rust structs, `AgreementUpdatedV2`), with
 //!   `$ref`s to the shared types beside them; a version whose payload is a shared type refers to it.
+//!
+//! Summaries and titles are plain text; Markdown is only in descriptions.
 //!
 //! Sections of the catalogue are tags.
 
@@ -29,7 +34,8 @@ pub const TITLE: &str = "Energy Supply Platform Events";
 
 const SCHEMAS: Schemas<'static> = Schemas {
     ref_prefix: "#/components/schemas/",
-    dialect: Dialect::Draft07,
+    ref_suffix: "",
+    dialect: Dialect::BareReferences,
 };
 
 /// The AsyncAPI document.
@@ -42,9 +48,14 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     Ok(files)
 }
 
-/// The id of the operation that sends an event type.
+/// The key of an event type's channel: the Rust name of the event type (`AgreementUpdated`).
+pub fn channel_key(event: &EventType) -> &str {
+    &event.rust_name
+}
+
+/// The id of the operation that sends an event type (`sendAgreementUpdated`).
 pub fn operation_id(event: &EventType) -> String {
-    format!("send.{}", event.name)
+    format!("send{}", event.rust_name)
 }
 
 fn document(model: &Model) -> Result<Map, String> {
@@ -90,7 +101,8 @@ fn document(model: &Model) -> Result<Map, String> {
             channel_messages.set(&v.id, reference(format!("#/components/messages/{}", v.id)));
             operation_messages.push(Node::Map(reference(format!(
                 "#/channels/{}/messages/{}",
-                event.name, v.id
+                channel_key(event),
+                v.id
             ))));
             let payload = match &v.alias_of {
                 Some(shared) => SCHEMAS.reference(shared),
@@ -117,7 +129,7 @@ fn document(model: &Model) -> Result<Map, String> {
             .with(
                 "summary",
                 format!(
-                    "Events of type `{}`, payload {} {}.",
+                    "Events of type {}, payload {} {}.",
                     event.name,
                     if versions.len() == 1 {
                         "version"
@@ -130,8 +142,14 @@ fn document(model: &Model) -> Result<Map, String> {
         if let Some(d) = &event.description {
             channel.set("description", d);
         }
+        if channels.get(channel_key(event)).is_some() {
+            return Err(format!(
+                "two event types have the channel key `{}`",
+                channel_key(event)
+            ));
+        }
         channels.set(
-            &event.name,
+            channel_key(event),
             channel
                 .with("messages", channel_messages)
                 .with("tags", tags.clone()),
@@ -140,16 +158,29 @@ fn document(model: &Model) -> Result<Map, String> {
             operation_id(event),
             Map::new()
                 .with("action", "send")
-                .with("channel", reference(format!("#/channels/{}", event.name)))
+                .with(
+                    "channel",
+                    reference(format!("#/channels/{}", channel_key(event))),
+                )
                 .with("title", format!("Send {}", event.name))
                 .with(
                     "summary",
-                    format!("The platform emits `{}` to the event bus.", event.name),
+                    format!("The platform emits {} to the event bus.", event.name),
                 )
                 .with("description", operation_description(section, event))
                 .with("messages", operation_messages)
                 .with("tags", tags),
         );
+    }
+    // Model generators name schemas and the unions of channels in one namespace.
+    if let Some((key, _)) = channels
+        .entries()
+        .iter()
+        .find(|(key, _)| schemas.get(key).is_some())
+    {
+        return Err(format!(
+            "the channel key `{key}` is also the name of a schema; model generators would give both one name"
+        ));
     }
     Ok(Map::new()
         .with("asyncapi", ASYNCAPI_VERSION)
@@ -245,7 +276,7 @@ fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map)
         .with("title", format!("{} {}", event.name, v.label))
         .with(
             "summary",
-            format!("Payload version `{}` of `{}`.", v.label, event.name),
+            format!("Payload version {} of {}.", v.label, event.name),
         )
         .with("description", version_description(v))
         .with("contentType", "application/json")

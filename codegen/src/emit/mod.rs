@@ -19,3 +19,9 @@ pub fn header_text() -> String {
 pub fn header(comment: &str) -> String {
     format!("{comment} {}\n", header_text())
 }
+
+/// Markdown text as plain text, for the fields of the documents that are not Markdown (`summary`,
+/// `title`): code spans lose their backticks.
+pub fn plain_text(markdown: &str) -> String {
+    markdown.replace('`', "")
+}

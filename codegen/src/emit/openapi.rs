@@ -3,8 +3,9 @@
 //! Decisions the spec leaves open, each written into the document too:
 //! - one server, `{base_url}`, whose variable is the platform's base URL (paths carry `/v1/` and the
 //!   trailing slash the real API uses);
-//! - the paginated envelope is the reusable schema `Page` (results of any type); each list response
-//!   refers to a specialisation such as `ProductPage`, `allOf` the envelope and its typed `results`;
+//! - a generic resource is written out once per type argument it is used with, in full: `Page<Product>`
+//!   is the object `ProductPage` with typed, required `results` (code generators type an `allOf` over a
+//!   generic envelope badly or not at all), and the generic `Page` itself is not a schema;
 //! - the two ways to authenticate are `http`/`basic` (API key as user name, empty password) and an
 //!   `apiKey` in the `Authorization` header (the token is sent as given: the spec does not show a
 //!   `Bearer` prefix), either of which the account endpoint requires; public endpoints say `security: []`;
@@ -24,6 +25,7 @@ pub const OPENAPI_VERSION: &str = "3.1.0";
 
 const SCHEMAS: Schemas<'static> = Schemas {
     ref_prefix: "#/components/schemas/",
+    ref_suffix: "",
     dialect: Dialect::SiblingsAllowed,
 };
 
@@ -126,13 +128,14 @@ fn tags(rest: &Rest) -> Vec<Node> {
         .collect()
 }
 
-/// The first sentence of a text, for a summary.
+/// The first sentence of a text, as plain text for a summary.
 fn first_sentence(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default();
-    match line.find(". ") {
-        Some(end) => line[..=end].to_owned(),
-        None => line.to_owned(),
-    }
+    let sentence = match line.find(". ") {
+        Some(end) => &line[..=end],
+        None => line,
+    };
+    super::plain_text(sentence)
 }
 
 fn operation(rest: &Rest, e: &Endpoint) -> Map {
@@ -236,7 +239,8 @@ fn security_schemes(rest: &Rest) -> Map {
     schemes
 }
 
-/// Every resource, and a specialisation of each generic resource per type argument used, by name.
+/// Every resource but the generic ones, and each generic resource applied to each type argument used,
+/// written out in full, by name.
 fn schemas(rest: &Rest) -> Result<Map, String> {
     let mut used = Vec::new();
     for e in &rest.endpoints {
@@ -251,23 +255,8 @@ fn schemas(rest: &Rest) -> Result<Map, String> {
         applied(t, &mut used);
     }
     let mut all: BTreeMap<String, Map> = BTreeMap::new();
-    for r in &rest.resources {
-        let mut doc = r.doc.trim_end().to_owned();
-        if let Some(param) = &r.generic {
-            let names: Vec<String> = used
-                .iter()
-                .filter(|u| u.name == r.name)
-                .map(|u| format!("`{}`", component_name(u)))
-                .collect();
-            if !doc.is_empty() {
-                doc.push_str("\n\n");
-            }
-            doc.push_str(&format!("Generic: `{param}` is the type of the records."));
-            if !names.is_empty() {
-                doc.push_str(&format!(" Responses use {}.", names.join(", ")));
-            }
-        }
-        all.insert(r.name.clone(), SCHEMAS.struct_schema(r, &doc));
+    for r in rest.resources.iter().filter(|r| r.generic.is_none()) {
+        all.insert(r.name.clone(), SCHEMAS.struct_schema(r, r.doc.trim_end()));
     }
     for applied in used {
         let name = component_name(applied);
@@ -281,35 +270,10 @@ fn schemas(rest: &Rest) -> Result<Map, String> {
         let Some(generic) = rest.resources.iter().find(|r| r.name == applied.name) else {
             return Err(format!("unknown resource `{}`", applied.name));
         };
-        let mut properties = Map::new();
-        for f in generic.fields.iter().filter(|f| mentions_param(&f.ty)) {
-            properties.set(&f.name, SCHEMAS.field_schema(f, Some(arg)));
-        }
-        let envelope = NamedRef {
-            arg: None,
-            ..applied.clone()
-        };
+        let description = format!("{}. {}", applied_text(applied), generic.doc.trim_end());
         let schema = Map::new()
-            .with(
-                "description",
-                format!(
-                    "{}: the `{}` schema with its `{}` typed.",
-                    applied_text(applied),
-                    generic.name,
-                    generic.generic.as_deref().unwrap_or_default()
-                ),
-            )
-            .with(
-                "allOf",
-                vec![
-                    Node::Map(SCHEMAS.reference(&envelope)),
-                    Node::Map(
-                        Map::new()
-                            .with("type", "object")
-                            .with("properties", properties),
-                    ),
-                ],
-            );
+            .with("description", description)
+            .with_entries(&SCHEMAS.object_schema(generic, Some(arg)));
         all.insert(name, schema);
     }
     let mut out = Map::new();
@@ -336,14 +300,5 @@ fn applied<'m>(ty: &'m Type, out: &mut Vec<&'m NamedRef>) {
             }
         }
         _ => {}
-    }
-}
-
-fn mentions_param(ty: &Type) -> bool {
-    match ty {
-        Type::Param(_) => true,
-        Type::Array(inner) => mentions_param(inner),
-        Type::Named(r) => r.arg.as_deref().is_some_and(mentions_param),
-        _ => false,
     }
 }

@@ -68,6 +68,15 @@ impl Map {
         }
     }
 
+    /// Builder form: every entry of `other` set in turn.
+    #[must_use]
+    pub fn with_entries(mut self, other: &Map) -> Self {
+        for (key, value) in other.entries() {
+            self.set(key.as_str(), value.clone());
+        }
+        self
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.index.get(key).map(|&i| &self.entries[i].1)
