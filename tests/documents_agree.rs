@@ -666,3 +666,138 @@ fn visit(value: &Value, key: &str, f: &mut dyn FnMut(&str, &Value)) {
         _ => {}
     }
 }
+
+/// Every example of the documents is built from the model's sample data and validates against its own
+/// schema: each AsyncAPI message's payload example against the message's payload schema and the
+/// version's JSON Schema file, and decodes with the Rust types to the same JSON; each OpenAPI response
+/// example against its response schema, and decodes with the resource's Rust type; each parameter
+/// example against the parameter's schema.
+#[test]
+fn every_example_validates_against_its_own_schema() {
+    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
+    let document = Document::new(
+        "json-schema:///asyncapi.yaml",
+        asyncapi.clone(),
+        Draft::Draft7,
+    );
+    let files = energy_tests::SchemaFiles::generated();
+    let model = model();
+    let mut failures = Vec::new();
+    let mut message_examples = 0;
+    for (_, event) in model.events() {
+        for v in &event.versions {
+            let message = &asyncapi["components"]["messages"][&v.id];
+            let examples = message["examples"].as_array().cloned().unwrap_or_default();
+            if examples.is_empty() {
+                failures.push(format!("message {} has no example", v.id));
+            }
+            let in_document =
+                document.validator(&format!("#/components/messages/{}/payload", v.id));
+            let in_file = files.validator(&energy_codegen::emit::jsonschema::path(v));
+            for example in examples {
+                message_examples += 1;
+                let payload = &example["payload"];
+                for (name, validator) in [("asyncapi.yaml", &in_document), ("its file", &in_file)] {
+                    let found = errors(validator, payload);
+                    if !found.is_empty() {
+                        failures.push(format!("{} example, {name}: {}", v.id, found.join("; ")));
+                    }
+                }
+                let bytes = serde_json::to_vec(payload).expect("JSON");
+                match Event::decode(&event.name, &v.label, &bytes) {
+                    Ok(decoded) => {
+                        let again: Value = serde_json::from_slice(&decoded.to_payload_json())
+                            .expect("payload JSON");
+                        if &again != payload {
+                            failures.push(format!("{} example changes through Rust", v.id));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{} example does not decode: {e}", v.id)),
+                }
+            }
+        }
+    }
+
+    let openapi = yaml_document(&read_generated("openapi.yaml"));
+    let rest_document = Document::new(
+        "json-schema:///openapi.yaml",
+        openapi.clone(),
+        Draft::Draft202012,
+    );
+    let types = resource_types();
+    let mut response_examples = 0;
+    let mut parameter_examples = 0;
+    let mut check_content = |at: String, content: &Value, failures: &mut Vec<String>| {
+        let media = &content["application/json"];
+        let target = media["schema"]["$ref"].as_str().unwrap_or_default();
+        let validator = rest_document.validator(target);
+        let name = target.rsplit('/').next().unwrap_or_default();
+        let through = types.iter().find(|(n, _)| *n == name).map(|(_, t)| *t);
+        let examples = media["examples"].as_object().cloned().unwrap_or_default();
+        if examples.is_empty() {
+            failures.push(format!("{at} has no example"));
+        }
+        for (key, example) in examples {
+            response_examples += 1;
+            let value = &example["value"];
+            let found = errors(&validator, value);
+            if !found.is_empty() {
+                failures.push(format!("{at} example {key}: {}", found.join("; ")));
+            }
+            match through.map(|t| t(value)) {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => failures.push(format!("{at} example {key} does not decode: {e}")),
+                None => failures.push(format!("{at}: no Rust type for `{name}`")),
+            }
+        }
+    };
+    for (path, item) in openapi["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("path item") {
+            let at = format!("{method} {path}");
+            check_content(
+                format!("{at} 200"),
+                &operation["responses"]["200"]["content"],
+                &mut failures,
+            );
+            for parameter in operation["parameters"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+            {
+                parameter_examples += 1;
+                let name = parameter["name"].as_str().unwrap_or_default();
+                let validator = jsonschema::options()
+                    .with_draft(Draft::Draft202012)
+                    .should_validate_formats(true)
+                    .build(&parameter["schema"])
+                    .expect("a parameter schema compiles");
+                match parameter.get("example") {
+                    None => failures.push(format!("{at}: parameter {name} has no example")),
+                    Some(example) => {
+                        let found = errors(&validator, example);
+                        if !found.is_empty() {
+                            failures.push(format!("{at}: parameter {name}: {}", found.join("; ")));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    check_content(
+        "the Error response".to_owned(),
+        &openapi["components"]["responses"]["Error"]["content"],
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(message_examples, 288);
+    assert_eq!(
+        response_examples,
+        4 + 1,
+        "the four endpoints and the error response"
+    );
+    assert_eq!(
+        parameter_examples,
+        4 + 1 + 4 + 1,
+        "every parameter of every endpoint"
+    );
+}

@@ -14,13 +14,15 @@
 //! - payload schemas in `components/schemas` (named as the Rust structs, `AgreementUpdatedV2`), with
 //!   `$ref`s to the shared types beside them; a version whose payload is a shared type refers to it.
 //!
-//! Summaries and titles are plain text; Markdown is only in descriptions.
+//! Summaries and titles are plain text; Markdown is only in descriptions. Every message has an example
+//! payload made from the model's sample data ([`crate::samples`]).
 //!
 //! Sections of the catalogue are tags.
 
 use super::schema::{Dialect, INCOMPLETE_NOTE, Schemas};
 use super::tree::{Map, Node, reference, to_yaml};
 use crate::model::{EventType, EventVersion, Model, Section};
+use crate::samples::{self, Optionals};
 use std::collections::BTreeMap;
 
 /// Where the document is written, relative to `generated/`.
@@ -119,7 +121,7 @@ fn document(model: &Model) -> Result<Map, String> {
                     reference(format!("#/components/schemas/{name}"))
                 }
             };
-            messages.set(&v.id, message(section, event, v, payload));
+            messages.set(&v.id, message(model, section, event, v, payload));
         }
         let tags = vec![Node::Map(tag_reference(section))];
         let versions: Vec<&str> = event.versions.iter().map(|v| v.label.as_str()).collect();
@@ -270,7 +272,28 @@ fn section_tags(model: &Model) -> Map {
     tags
 }
 
-fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map) -> Map {
+fn message(
+    model: &Model,
+    section: &Section,
+    event: &EventType,
+    v: &EventVersion,
+    payload: Map,
+) -> Map {
+    let example = Map::new()
+        .with("name", "sample")
+        .with(
+            "summary",
+            "A payload with every optional field (sample values).",
+        )
+        .with(
+            "payload",
+            super::schema::example(
+                &samples::struct_value(model, &v.payload, Optionals::All, 0),
+                &v.payload,
+                None,
+                &|name| model.shared_type(name),
+            ),
+        );
     Map::new()
         .with("name", &v.id)
         .with("title", format!("{} {}", event.name, v.label))
@@ -281,6 +304,7 @@ fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map)
         .with("description", version_description(v))
         .with("contentType", "application/json")
         .with("payload", payload)
+        .with("examples", vec![example])
         .with("tags", vec![Node::Map(tag_reference(section))])
         .with("x-event-type", &event.name)
         .with("x-payload-version", &v.label)

@@ -10,11 +10,14 @@
 //!   `apiKey` in the `Authorization` header (the token is sent as given: the spec does not show a
 //!   `Bearer` prefix), either of which the account endpoint requires; public endpoints say `security: []`;
 //! - errors are the shared response `Error`, under `4XX` and `5XX` (the spec shows no status codes), with
-//!   the schema's error body.
+//!   the schema's error body;
+//! - every response and parameter has an example made from the model's sample data
+//!   ([`crate::samples`]).
 
-use super::schema::{Dialect, Schemas, component_name};
+use super::schema::{Dialect, Schemas, component_name, example as example_node};
 use super::tree::{Map, Node, reference, to_yaml};
 use crate::model::{AuthKind, Endpoint, Field, Model, NamedRef, Rest, Type};
+use crate::samples::{self, Optionals};
 use std::collections::BTreeMap;
 
 /// Where the document is written, relative to `generated/`.
@@ -35,13 +38,13 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     if let Some(rest) = &model.rest {
         files.insert(
             PATH.to_owned(),
-            to_yaml(&super::header("#"), &document(rest)?),
+            to_yaml(&super::header("#"), &document(model, rest)?),
         );
     }
     Ok(files)
 }
 
-fn document(rest: &Rest) -> Result<Map, String> {
+fn document(model: &Model, rest: &Rest) -> Result<Map, String> {
     let info = Map::new()
         .with("title", &rest.title)
         .with("version", &rest.version)
@@ -73,12 +76,15 @@ fn document(rest: &Rest) -> Result<Map, String> {
             Some(Node::Map(m)) => m.clone(),
             _ => Map::new(),
         };
-        item.set(method, operation(rest, e));
+        item.set(method, operation(model, rest, e));
         paths.set(&e.path, item);
     }
     let mut components = Map::new().with("schemas", schemas(rest)?);
     if let Some(error) = &rest.error_response {
-        components.set("responses", Map::new().with("Error", error_response(error)));
+        components.set(
+            "responses",
+            Map::new().with("Error", error_response(model, error)),
+        );
     }
     if !rest.auth.is_empty() {
         components.set("securitySchemes", security_schemes(rest));
@@ -138,7 +144,7 @@ fn first_sentence(text: &str) -> String {
     super::plain_text(sentence)
 }
 
-fn operation(rest: &Rest, e: &Endpoint) -> Map {
+fn operation(model: &Model, rest: &Rest, e: &Endpoint) -> Map {
     let security: Vec<Node> = if e.auth_required {
         rest.auth
             .iter()
@@ -148,11 +154,11 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
         Vec::new()
     };
     let mut parameters: Vec<Node> = Vec::new();
-    for f in &e.path_parameters {
-        parameters.push(Node::Map(parameter(f, "path")));
+    for (index, f) in e.path_parameters.iter().enumerate() {
+        parameters.push(Node::Map(parameter(model, f, "path", index)));
     }
-    for f in &e.query {
-        parameters.push(Node::Map(parameter(f, "query")));
+    for (index, f) in e.query.iter().enumerate() {
+        parameters.push(Node::Map(parameter(model, f, "query", index)));
     }
     let auth = if e.auth_required {
         let ways: Vec<String> = rest
@@ -177,7 +183,14 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
             .with("description", format!("OK: {}.", e.response.describe()))
             .with(
                 "content",
-                json_content(SCHEMAS.type_schema(&e.response, None, None)),
+                json_content(
+                    SCHEMAS.type_schema(&e.response, None, None),
+                    example(
+                        model,
+                        &e.response,
+                        "A response as the API sends it (sample values).",
+                    ),
+                ),
             ),
     );
     if rest.error_response.is_some() {
@@ -197,7 +210,7 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
     op.with("responses", responses)
 }
 
-fn parameter(f: &Field, location: &str) -> Map {
+fn parameter(model: &Model, f: &Field, location: &str, index: usize) -> Map {
     let format = f.format.map(|fmt| fmt.keyword());
     let schema = SCHEMAS.type_schema(&f.ty, format, None);
     let description = super::schema::field_description(f)
@@ -208,20 +221,53 @@ fn parameter(f: &Field, location: &str) -> Map {
         .with("required", location == "path" || !f.optional)
         .with("description", description)
         .with("schema", schema)
+        .with(
+            "example",
+            Node::from(&samples::parameter_value(model, f, index)),
+        )
 }
 
-fn json_content(schema: Map) -> Map {
-    Map::new().with("application/json", Map::new().with("schema", schema))
+fn json_content(schema: Map, example: Option<Map>) -> Map {
+    let media = Map::new()
+        .with("schema", schema)
+        .with_opt("examples", example.map(|e| Map::new().with("sample", e)));
+    Map::new().with("application/json", media)
 }
 
-fn error_response(body: &Type) -> Map {
+/// An example of a response body of type `ty`, from the model's sample data (every optional field
+/// present), when `ty` is a resource.
+fn example(model: &Model, ty: &Type, summary: &str) -> Option<Map> {
+    let Type::Named(r) = ty else { return None };
+    let resources = &model.rest.as_ref()?.resources;
+    let lookup = |name: &str| resources.iter().find(|s| s.name == name);
+    let resource = lookup(&r.name)?;
+    let arg = r.arg.as_deref();
+    let value = samples::resource_example(model, resource, arg, Optionals::All);
+    Some(
+        Map::new()
+            .with("summary", summary)
+            .with("value", example_node(&value, resource, arg, &lookup)),
+    )
+}
+
+fn error_response(model: &Model, body: &Type) -> Map {
     Map::new()
         .with(
             "description",
             "An error: any 4xx or 5xx status. The spec shows neither the status codes nor the body; a JSON \
              body is described by the schema, and a client keeps any other body as it came.",
         )
-        .with("content", json_content(SCHEMAS.type_schema(body, None, None)))
+        .with(
+            "content",
+            json_content(
+                SCHEMAS.type_schema(body, None, None),
+                example(
+                    model,
+                    body,
+                    "An error body (sample values: the spec shows none; any JSON object may come).",
+                ),
+            ),
+        )
 }
 
 fn security_schemes(rest: &Rest) -> Map {

@@ -236,3 +236,54 @@ fn free_form() -> Map {
         .with("type", "object")
         .with("additionalProperties", true)
 }
+
+/// An example of a struct as a document tree, its members in the order of the struct's fields at every
+/// depth (the model's samples are JSON objects, whose members come sorted). `lookup` finds the struct of
+/// a named type; `arg` is the type argument of a generic struct.
+pub fn example<'m>(
+    value: &serde_json::Value,
+    s: &Struct,
+    arg: Option<&Type>,
+    lookup: &dyn Fn(&str) -> Option<&'m Struct>,
+) -> Node {
+    let serde_json::Value::Object(members) = value else {
+        return Node::from(value);
+    };
+    let mut out = Map::new();
+    for f in &s.fields {
+        if let Some(member) = members.get(&f.name) {
+            out.set(&f.name, typed_example(member, &f.ty, arg, lookup));
+        }
+    }
+    for (key, member) in members {
+        if out.get(key).is_none() {
+            out.set(key.as_str(), Node::from(member));
+        }
+    }
+    Node::Map(out)
+}
+
+fn typed_example<'m>(
+    value: &serde_json::Value,
+    ty: &Type,
+    arg: Option<&Type>,
+    lookup: &dyn Fn(&str) -> Option<&'m Struct>,
+) -> Node {
+    match (ty, value) {
+        (Type::Array(inner), serde_json::Value::Array(items)) => Node::Seq(
+            items
+                .iter()
+                .map(|item| typed_example(item, inner, arg, lookup))
+                .collect(),
+        ),
+        (Type::Named(r), _) => match lookup(&r.name) {
+            Some(s) => example(value, s, r.arg.as_deref(), lookup),
+            None => Node::from(value),
+        },
+        (Type::Param(_), _) => match arg {
+            Some(arg) => typed_example(value, arg, None, lookup),
+            None => Node::from(value),
+        },
+        _ => Node::from(value),
+    }
+}

@@ -14,6 +14,8 @@ pub enum Node {
     Bool(bool),
     /// An integer.
     Int(i64),
+    /// A finite number that is not an integer of `i64` (examples carry prices such as `24.0975`).
+    Float(f64),
     /// A string.
     Str(String),
     /// A sequence.
@@ -123,6 +125,40 @@ impl From<i64> for Node {
         Node::Int(i)
     }
 }
+impl From<f64> for Node {
+    /// A number; JSON has no infinities or NaN, so those become `null`.
+    fn from(f: f64) -> Self {
+        if f.is_finite() {
+            Node::Float(f)
+        } else {
+            Node::Null
+        }
+    }
+}
+impl From<&serde_json::Value> for Node {
+    /// A JSON value, members in their order (an example built by `crate::samples`).
+    fn from(value: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        match value {
+            Value::Null => Node::Null,
+            Value::Bool(b) => Node::Bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => Node::Int(i),
+                (None, Some(f)) => Node::from(f),
+                (None, None) => Node::Null,
+            },
+            Value::String(s) => Node::Str(s.clone()),
+            Value::Array(items) => Node::Seq(items.iter().map(Node::from).collect()),
+            Value::Object(members) => {
+                let mut map = Map::new();
+                for (key, member) in members {
+                    map.set(key.as_str(), Node::from(member));
+                }
+                Node::Map(map)
+            }
+        }
+    }
+}
 impl<T: Into<Node>> From<Vec<T>> for Node {
     fn from(items: Vec<T>) -> Self {
         Node::Seq(items.into_iter().map(Into::into).collect())
@@ -221,6 +257,7 @@ fn inline(value: &Node) -> String {
         Node::Null => "null".to_owned(),
         Node::Bool(b) => b.to_string(),
         Node::Int(i) => i.to_string(),
+        Node::Float(f) => float_text(*f),
         Node::Str(s) => yaml_scalar(s, false),
         Node::Map(_) => "{}".to_owned(),
         Node::Seq(items) => flow_seq(items).unwrap_or_else(|| "[]".to_owned()),
@@ -235,6 +272,7 @@ fn flow_seq(items: &[Node]) -> Option<String> {
             Node::Null => "null".to_owned(),
             Node::Bool(b) => b.to_string(),
             Node::Int(i) => i.to_string(),
+            Node::Float(f) => float_text(*f),
             Node::Str(s) if !s.contains('\n') => yaml_scalar(s, true),
             Node::Map(m) if m.is_empty() => "{}".to_owned(),
             _ => return None,
@@ -272,6 +310,21 @@ fn write_block_scalar(out: &mut String, s: &str, indent: usize) {
             out.push_str(line);
         }
         out.push('\n');
+    }
+}
+
+/// A number that YAML 1.1, YAML 1.2 and JSON all read as this float: the shortest digits that read back
+/// as `f`, never an exponent (YAML 1.1 needs a signed one), always a fraction (`80.0`, not `80`).
+/// JSON has no infinities or NaN: those are written `null`.
+fn float_text(f: f64) -> String {
+    if !f.is_finite() {
+        return "null".to_owned();
+    }
+    let text = f.to_string();
+    if text.contains('.') {
+        text
+    } else {
+        format!("{text}.0")
     }
 }
 
@@ -347,6 +400,7 @@ fn write_json(out: &mut String, node: &Node, indent: usize) {
         Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Float(f) => out.push_str(&float_text(*f)),
         Node::Str(s) => out.push_str(&json_string(s)),
         Node::Seq(items) if items.is_empty() => out.push_str("[]"),
         Node::Map(m) if m.is_empty() => out.push_str("{}"),
@@ -421,6 +475,11 @@ mod tests {
             )
             .with("empty_map", Map::new())
             .with("flag", true)
+            .with("price", 24.0975)
+            .with("whole_price", 80.0)
+            .with("large_price", 1e22)
+            .with("tiny_price", -0.000_001)
+            .with("prices", vec![1.5, -2.0])
     }
 
     #[test]
@@ -448,6 +507,11 @@ mod tests {
             "type: [string, \"null\"]\n",
             "flow_unsafe: [\"a,b\", c]\n",
             "list:\n  - name: x\n    in: query\n  - {}\n  - []\n  - null\n",
+            "price: 24.0975\n",
+            "whole_price: 80.0\n",
+            "large_price: 10000000000000000000000.0\n",
+            "tiny_price: -0.000001\n",
+            "prices: [1.5, -2.0]\n",
         ] {
             assert!(yaml.contains(line), "missing {line:?} in\n{yaml}");
         }
