@@ -17,7 +17,10 @@
 //! Summaries and titles are plain text; Markdown is only in descriptions. Every message has an example
 //! payload made from the model's sample data ([`crate::samples`]).
 //!
-//! Sections of the catalogue are tags.
+//! Sections of the catalogue are tags, defined once in `components/tags` and referred to by operations and
+//! messages; each channel writes its section's tag out (name and description), because docs renderers
+//! group channels by the names of their tags and do not follow a `$ref` there. Channels come section by
+//! section.
 
 use super::schema::{Dialect, INCOMPLETE_NOTE, Schemas};
 use super::tree::{Map, Node, reference, to_yaml};
@@ -96,7 +99,12 @@ fn document(model: &Model) -> Result<Map, String> {
     for t in &model.shared_types {
         schemas.set(&t.name, SCHEMAS.struct_schema(t, &t.doc));
     }
-    for (section, event) in model.events() {
+    // Section by section, so that the document and its rendering list each section's event types together.
+    let by_section = model
+        .sections
+        .iter()
+        .flat_map(|s| s.events.iter().map(move |e| (s, e)));
+    for (section, event) in by_section {
         let mut channel_messages = Map::new();
         let mut operation_messages = Vec::new();
         for v in &event.versions {
@@ -154,7 +162,7 @@ fn document(model: &Model) -> Result<Map, String> {
             channel_key(event),
             channel
                 .with("messages", channel_messages)
-                .with("tags", tags.clone()),
+                .with("tags", vec![Node::Map(section_tag(section))]),
         );
         operations.set(
             operation_id(event),
@@ -198,6 +206,14 @@ fn document(model: &Model) -> Result<Map, String> {
                 .with("messages", messages)
                 .with("tags", section_tags(model)),
         ))
+}
+
+/// A section's tag written out (name and description), as on channels.
+fn section_tag(section: &Section) -> Map {
+    Map::new().with("name", &section.title).with_opt(
+        "description",
+        (!section.doc.is_empty()).then_some(&section.doc),
+    )
 }
 
 /// Sections are tags defined once under `components/tags` (by module name) and referred to elsewhere.

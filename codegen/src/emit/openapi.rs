@@ -54,7 +54,7 @@ fn document(model: &Model, rest: &Rest) -> Result<Map, String> {
         .with(
             "description",
             format!(
-                "The platform's API host. Every path starts with the API version (`/{}/`); HTTPS only.",
+                "The platform's API host. Every path starts with the API version (/{}/); HTTPS only.",
                 rest.version
             ),
         )
