@@ -3,6 +3,7 @@
 
 mod bench;
 mod codegen;
+mod consumers;
 mod docs;
 mod fuzz;
 mod test;

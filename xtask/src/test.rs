@@ -11,6 +11,10 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         crate::validate::run,
     ),
     (
+        "consumers: code generators run on the documents, their output used on real data",
+        crate::consumers::run,
+    ),
+    (
         "docs site (cargo xtask docs) rendered in headless Chromium",
         crate::docs::check,
     ),

@@ -11,8 +11,8 @@
 //!   operation ids, so both are identifiers, the same as the Rust crate's, whatever the event types;
 //! - one message per (type, version), keyed and named by its stable id (`agreement.updated.v2`), titled
 //!   `agreement.updated v2`, with `x-event-type` and `x-payload-version`;
-//! - payload schemas in `components/schemas` (named as the Rust structs, `AgreementUpdatedV2`), with
-//!   `$ref`s to the shared types beside them; a version whose payload is a shared type refers to it.
+//! - payload schemas in `components/schemas` (named as the Rust types, `AgreementUpdatedV2`), with
+//!   `$ref`s to the shared types beside them; a version whose payload is a shared type is `allOf` it.
 //!
 //! Summaries and titles are plain text; Markdown is only in descriptions. Every message has an example
 //! payload made from the model's sample data ([`crate::samples`]).
@@ -114,21 +114,15 @@ fn document(model: &Model) -> Result<Map, String> {
                 channel_key(event),
                 v.id
             ))));
-            let payload = match &v.alias_of {
-                Some(shared) => SCHEMAS.reference(shared),
-                None => {
-                    let name = &v.payload.rust_name;
-                    if schemas.get(name).is_some() {
-                        return Err(format!(
-                            "the payload schema name `{name}` of `{}` is already taken",
-                            v.id
-                        ));
-                    }
-                    let description = version_description(v);
-                    schemas.set(name, SCHEMAS.struct_schema(&v.payload, &description));
-                    reference(format!("#/components/schemas/{name}"))
-                }
-            };
+            let name = &v.payload.rust_name;
+            if schemas.get(name).is_some() {
+                return Err(format!(
+                    "the payload schema name `{name}` of `{}` is already taken",
+                    v.id
+                ));
+            }
+            schemas.set(name, SCHEMAS.payload_schema(v, &version_description(v)));
+            let payload = reference(format!("#/components/schemas/{name}"));
             messages.set(&v.id, message(model, section, event, v, payload));
         }
         let tags = vec![Node::Map(tag_reference(section))];

@@ -2,7 +2,7 @@
 //! version and one per shared type, so that a generator given the folder defines each type once.
 //!
 //! - `schemas/events/<id>.json` (`agreement.updated.v2.json`): the payload of one version; a version
-//!   whose payload is a shared type refers to that type's file;
+//!   whose payload is a shared type is `allOf` that type's file;
 //! - `schemas/types/<Name>.json` (`Ledger.json`): one shared type;
 //! - every file has an `$id` under [`ID_BASE`] that mirrors its path, its `title` is the Rust name
 //!   (`AgreementUpdatedV2`, `Ledger`), and references are relative (`../types/Ledger.json`), so they
@@ -88,15 +88,11 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     for (_, event) in model.events() {
         for v in &event.versions {
             let path = path(v);
-            let file = root(&path, &v.payload.rust_name);
-            let schema = match &v.alias_of {
-                Some(shared) => Map::new()
-                    .with("description", version_description(v))
-                    .with_entries(&FROM_EVENTS.reference(shared)),
-                None => FROM_EVENTS.struct_schema(&v.payload, &version_description(v)),
-            };
-            let file = file.with_entries(&schema);
-            add(path, file)?;
+            let schema = FROM_EVENTS.payload_schema(v, &version_description(v));
+            add(
+                path.clone(),
+                root(&path, &v.payload.rust_name).with_entries(&schema),
+            )?;
         }
     }
     Ok(files)

@@ -13,7 +13,7 @@
 //! kind of number), but not to `i64`.
 
 use super::tree::{Map, Node, reference};
-use crate::model::{Field, NamedRef, Struct, Type};
+use crate::model::{EventVersion, Field, NamedRef, Struct, Type};
 
 /// How a document writes a field that refers to a named type and has a description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,6 +208,21 @@ impl Schemas<'_> {
         Map::new()
             .with_opt("description", (!text.is_empty()).then_some(text))
             .with_entries(&self.object_schema(s, None))
+    }
+}
+
+impl Schemas<'_> {
+    /// The schema of an event version's payload, with its description: the payload's struct; for a
+    /// version whose payload is a shared type, `allOf` that one type, so that each version has a schema
+    /// of its own, named as its Rust type alias: model generators then give each version a model of that
+    /// name (Modelina otherwise warns that it redefines the shared model once per such version).
+    pub fn payload_schema(&self, v: &EventVersion, description: &str) -> Map {
+        match &v.alias_of {
+            Some(shared) => Map::new()
+                .with("description", description)
+                .with("allOf", vec![Node::Map(self.reference(shared))]),
+            None => self.struct_schema(&v.payload, description),
+        }
     }
 }
 
