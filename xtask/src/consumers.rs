@@ -9,7 +9,9 @@
 //!   parses every message example of `asyncapi.yaml` with the model of its payload file;
 //! - Modelina (`@asyncapi/modelina`, TypeScript) on `asyncapi.yaml`, which must name every model (no
 //!   anonymous model, unions named by their channel key); `tsc --strict` then type-checks every message
-//!   example against the model of its payload and the union of its channel.
+//!   example against the model of its payload and the union of its channel;
+//! - `yaml-language-server`, the YAML language server of editors, on `schema/*.yaml`: through the
+//!   modeline of each file and the schema format's JSON Schemas, it must find nothing to report.
 //!
 //! A generator that warns about a document fails the step, and so does output with the defects the
 //! documents are written to avoid (untyped or optional `results`, `Record<string, never>`). Each check
@@ -56,11 +58,12 @@ const TSCONFIG: &str = r#"{
 }
 "#;
 
-/// What the checks feed the generators: the documents (or their broken copies) and the data to use.
+/// What the checks feed the tools: the documents and the schema folder (or their broken copies).
 struct Inputs {
     openapi: PathBuf,
     asyncapi: PathBuf,
     schemas: PathBuf,
+    schema_dir: PathBuf,
 }
 
 /// One real response: its file name, its JSON, the endpoint and the component name of its response.
@@ -93,6 +96,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         openapi: generated.join(openapi::PATH),
         asyncapi: generated.join(asyncapi::PATH),
         schemas: generated.join("schemas"),
+        schema_dir: root.join("schema"),
     };
     let work = root.join("target/consumers");
     let _ = std::fs::remove_dir_all(&work);
@@ -108,7 +112,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     let broken = Arc::new(broken);
 
     type Consumer = fn(&Context, &Inputs, &Path) -> Result<String, String>;
-    let consumers: [(&str, Consumer, &str); 4] = [
+    let consumers: [(&str, Consumer, &str); 5] = [
         (
             "openapi-typescript + tsc --strict (real responses)",
             openapi_typescript,
@@ -128,6 +132,11 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
             "Modelina TypeScript + tsc --strict (message examples)",
             modelina_typescript,
             "is not assignable to type 'boolean'",
+        ),
+        (
+            "yaml-language-server on schema/ (an editor)",
+            yaml_language_server,
+            "is not allowed",
         ),
     ];
     let mut jobs: Vec<Job> = Vec::new();
@@ -288,6 +297,23 @@ fn modelina_typescript(context: &Context, inputs: &Inputs, dir: &Path) -> Result
     write(&dir.join("tsconfig.json"), TSCONFIG)?;
     compile(context, dir)?;
     Ok(format!("models and examples compiled: {counts}"))
+}
+
+fn yaml_language_server(context: &Context, inputs: &Inputs, _dir: &Path) -> Result<String, String> {
+    let mut check = context.tools.node_script("yaml-language-server-check.cjs");
+    check.arg(&inputs.schema_dir);
+    let output = run_with_timeout(check, LIMIT)?;
+    if !output.status.success() {
+        return Err(format!(
+            "yaml-language-server ({}):\n{}",
+            output.status,
+            clip(&output_text(&output))
+        ));
+    }
+    Ok(format!(
+        "schema files without a problem: {}",
+        String::from_utf8_lossy(&output.stdout).trim()
+    ))
 }
 
 /// `datamodel-codegen` from `input` to `output` (a file, or a package folder for a folder of schemas),
@@ -477,7 +503,9 @@ fn message_examples(
 /// of type `number` of a component schema; in `asyncapi.yaml` and in the payload's file of `schemas/`,
 /// the first property of type `integer` of the first message's payload that has one. The data the
 /// checks use carries numbers there, so a working check must fail. The OpenAPI copy has no examples,
-/// which would now contradict their schema (openapi-typescript validates them first).
+/// which would now contradict their schema (openapi-typescript validates them first). The copy of the
+/// schema folder misspells the first key of `types.yaml`, beside a copy of the format's JSON Schemas
+/// where its modeline points.
 fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
     create_dir(dir)?;
     let mut openapi_doc: Value = serde_saphyr::from_str(&read(&real.openapi)?)
@@ -526,10 +554,24 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
     retyped.remove("format");
     write(&payload_file, &file.to_string())?;
 
+    let schema_copy = dir.join("schema");
+    copy_dir(&real.schema_dir, &schema_copy)?;
+    let format = energy_codegen::emit::schema_format::DIR;
+    let generated = real.schemas.parent().ok_or("no generated folder")?;
+    copy_dir(&generated.join(format), &dir.join("generated").join(format))?;
+    let types = schema_copy.join("types.yaml");
+    let text = read(&types)?;
+    let misspelt = text.replacen("\ntypes:", "\ntypse:", 1);
+    if misspelt == text {
+        return Err(format!("{}: no `types:` key to misspell", types.display()));
+    }
+    write(&types, &misspelt)?;
+
     let broken = Inputs {
         openapi: dir.join("openapi.json"),
         asyncapi: dir.join("asyncapi.json"),
         schemas: schemas_copy,
+        schema_dir: schema_copy,
     };
     write(&broken.openapi, &openapi_doc.to_string())?;
     write(&broken.asyncapi, &asyncapi_doc.to_string())?;

@@ -11,7 +11,7 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         crate::validate::run,
     ),
     (
-        "consumers: code generators run on the documents, their output used on real data",
+        "consumers: code generators on the documents (their output used on real data), an editor on schema/",
         crate::consumers::run,
     ),
     (

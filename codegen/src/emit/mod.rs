@@ -5,6 +5,7 @@ pub mod jsonschema;
 pub mod openapi;
 pub mod rust;
 pub mod schema;
+pub mod schema_format;
 pub mod tree;
 
 /// The command that regenerates every file, named in each file's header.
