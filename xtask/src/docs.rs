@@ -300,25 +300,32 @@ fn missing_from(
     }
 }
 
-/// Chromium: `$CHROMIUM`, else the Debian package's `chromium`.
+/// Chromium: `$CHROMIUM`, else `chromium` on `PATH`, else Debian's package installed now (as root or
+/// with passwordless sudo), as the validators are installed on first use.
 fn find_chromium() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("CHROMIUM") {
         return Ok(PathBuf::from(path));
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-        }
+    if let Some(found) = chromium_on_path() {
+        return Ok(found);
     }
-    Err(
-        "headless Chromium is needed to check the docs pages: install the Debian package \
-         `chromium` (`apt-get install chromium`), or set CHROMIUM to a Chromium executable"
-            .to_owned(),
+    crate::tools::install_debian_package(
+        "chromium",
+        "checking the docs pages in headless Chromium",
     )
+    .map_err(|e| format!("{e}, or set CHROMIUM to a Chromium executable"))?;
+    chromium_on_path().ok_or_else(|| {
+        "`apt-get install chromium` succeeded, but no `chromium` is on PATH: set CHROMIUM to the \
+         Chromium executable"
+            .to_owned()
+    })
+}
+
+fn chromium_on_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
 }
 
 /// Whether the page at `url` shows every text of `expected` once its scripts ran; gives its DOM. A page

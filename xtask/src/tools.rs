@@ -110,6 +110,56 @@ impl Tools {
     }
 }
 
+/// Installs a Debian package with `apt-get`, as root or with passwordless `sudo` (as `.ci/run` did);
+/// otherwise, or without `apt-get`, an error saying what to run. `why` says what it is needed for.
+pub(crate) fn install_debian_package(package: &str, why: &str) -> Result<(), String> {
+    let what_to_run = format!(
+        "`{package}` is needed for {why}: install it (Debian or Ubuntu: `sudo apt-get install {package}`)"
+    );
+    let succeeds = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let as_root: &[&str] = if is_root {
+        &[]
+    } else if succeeds("sudo", &["-n", "true"]) {
+        &["sudo", "-n"]
+    } else {
+        return Err(format!(
+            "{what_to_run} (not root, and sudo asks for a password)"
+        ));
+    };
+    if !succeeds("apt-get", &["--version"]) {
+        return Err(format!("{what_to_run} (no apt-get here)"));
+    }
+    eprintln!("installing {package} (apt-get install {package}) for {why}");
+    let apt = |args: &[&str]| {
+        let mut line: Vec<&str> = as_root.to_vec();
+        line.extend(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]);
+        line.extend(args);
+        let mut command = Command::new(line[0]);
+        command.args(&line[1..]);
+        command
+    };
+    run_logged(
+        apt(&["update", "-qq"]),
+        "apt-get update",
+        Duration::from_secs(600),
+    )
+    .and_then(|()| {
+        let install = apt(&["install", "-y", "-qq", "--no-install-recommends", package]);
+        run_logged(install, "apt-get install", Duration::from_secs(900))
+    })
+    .map_err(|e| format!("{e}\n{what_to_run}"))
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
