@@ -296,8 +296,14 @@ fn every_rest_resource_agrees_with_its_schema() {
             Some(item) => (
                 resource("Page").expect("Page"),
                 Some(Type::Named(energy_codegen::model::NamedRef {
+                    id: energy_codegen::model::TypeId::Resource(
+                        rest_model
+                            .resources
+                            .iter()
+                            .position(|r| r.name == item)
+                            .expect("the record type is a resource"),
+                    ),
                     name: item.to_owned(),
-                    rust_name: item.to_owned(),
                     arg: None,
                 })),
             ),
@@ -634,7 +640,7 @@ fn integers_are_bounded_alike_and_their_refused_forms_are_stated() {
                 assert!(
                     key == "items"
                         || key == "schema"
-                        || description.contains(energy_codegen::emit::schema::INTEGER_NOTE),
+                        || description.contains(energy_codegen::emit::INTEGER_NOTE),
                     "{at}: {node}"
                 );
             }

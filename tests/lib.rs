@@ -92,17 +92,32 @@ impl SchemaFiles {
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-/// Makes `scratch` a workspace of the generated crates in `members` (folders under it), with the real
-/// workspace's package settings and dependency versions, and checks it with warnings denied.
+/// Writes a generated crate as the member `name` of the scratch workspace `scratch`: renamed, and with
+/// its `energy-api-core` dependency (the sibling folder `api-core` in this repository) made absolute.
+pub fn write_scratch_crate(
+    scratch: &std::path::Path,
+    name: &str,
+    mut files: std::collections::BTreeMap<String, String>,
+) {
+    let core = workspace_root().join("api-core");
+    let manifest = files
+        .get_mut("Cargo.toml")
+        .expect("a manifest is generated");
+    *manifest = manifest
+        .replace("name = \"energy-api\"", &format!("name = \"{name}\""))
+        .replace(
+            "path = \"../api-core\"",
+            &format!("path = \"{}\"", core.display()),
+        );
+    energy_codegen::write_files(&scratch.join(name), &files, false).expect("scratch crate written");
+}
+
+/// Makes `scratch` a workspace of the generated crates in `members` (folders under it), with this
+/// workspace's locked dependency versions, and checks it with warnings denied.
 pub fn check_scratch_workspace(scratch: &std::path::Path, members: &[String]) {
     let root = workspace_root();
-    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
-    let shared = &workspace[workspace
-        .find("[workspace.package]")
-        .expect("workspace.package")..];
-    let shared = shared.replace("{ path = \"", &format!("{{ path = \"{}/", root.display()));
     let manifest = format!(
-        "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{shared}",
+        "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
         members.join(", ")
     );
     std::fs::write(scratch.join("Cargo.toml"), manifest).expect("scratch workspace written");

@@ -3,8 +3,8 @@
 //! every valid fixture schema follows them, each names its JSON Schema in its first line, the mistakes of
 //! a file's shape in the mistake catalogue are caught by them, and their keys are the reader's.
 
+use energy_codegen::emit::schema_format::keys;
 use energy_codegen::emit::schema_format::{self, FileKind};
-use energy_codegen::read::keys;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

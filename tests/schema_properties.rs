@@ -255,11 +255,7 @@ fn sampled_random_schemas_compile() {
     let mut members = Vec::new();
     for i in 0..6 {
         let s = schema().new_tree(&mut runner).expect("a value").current();
-        let mut files = generate(&render(&s));
-        let manifest = files.get_mut("Cargo.toml").expect("manifest");
-        *manifest = manifest.replace("name = \"energy-api\"", &format!("name = \"random-{i}\""));
-        energy_codegen::write_files(&scratch.join(format!("random-{i}")), &files, false)
-            .expect("written");
+        energy_tests::write_scratch_crate(&scratch, &format!("random-{i}"), generate(&render(&s)));
         members.push(format!("\"random-{i}\""));
     }
     energy_tests::check_scratch_workspace(&scratch, &members);

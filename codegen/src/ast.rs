@@ -5,24 +5,17 @@ use crate::source::{FileId, Span};
 /// A name or other short text with its place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
-    /// The text.
     pub text: String,
-    /// Where it is written.
     pub span: Span,
 }
 
 /// A built-in type of the notation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Builtin {
-    /// `str`: a string.
     Str,
-    /// `int`: an integer (i64).
     Int,
-    /// `num`: a number (f64).
     Num,
-    /// `bool`: a boolean.
     Bool,
-    /// `obj`: a free-form JSON object.
     Obj,
 }
 
@@ -56,11 +49,9 @@ impl Builtin {
 /// A type as written: `str`, `[Ledger]`, `Page<Product>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypeExpr {
-    /// A built-in.
     Builtin(Builtin, Span),
     /// A named type, possibly with one type argument.
     Named(Located, Option<Box<TypeExpr>>),
-    /// An array.
     Array(Box<TypeExpr>, Span),
 }
 
@@ -100,9 +91,7 @@ pub struct FieldDef {
     pub name: Located,
     /// Written with `?`: may be absent.
     pub optional: bool,
-    /// Its type.
     pub ty: TypeExpr,
-    /// What it means.
     pub description: Option<String>,
     /// May be `null` (REST only).
     pub nullable: bool,
@@ -115,13 +104,10 @@ pub struct FieldDef {
 /// A named struct type (a shared payload type or a REST resource).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypeDef {
-    /// The type's name.
     pub name: Located,
-    /// What it is.
     pub description: Option<String>,
     /// Named field sets whose fields come first (REST resources only).
     pub bases: Vec<Located>,
-    /// Its fields, in order.
     pub fields: Vec<FieldDef>,
     /// The spec does not show every field: unlisted fields are kept, not dropped.
     pub incomplete: bool,
@@ -134,11 +120,8 @@ pub struct TypeDef {
 /// A named set of fields shared by several events or resources (the spec's UB, DB, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaseDef {
-    /// The base's name.
     pub name: Located,
-    /// What it is.
     pub description: Option<String>,
-    /// Its fields.
     pub fields: Vec<FieldDef>,
 }
 
@@ -147,9 +130,7 @@ pub struct BaseDef {
 pub struct ExtendsRef {
     /// Another event type, or `None` for the same one.
     pub event: Option<Located>,
-    /// The version label.
     pub version: Located,
-    /// The whole reference.
     pub span: Span,
 }
 
@@ -158,7 +139,6 @@ pub struct ExtendsRef {
 pub struct VersionDef {
     /// `v1`, `v2`, `1.0.0`…
     pub label: Located,
-    /// What changed in this version.
     pub description: Option<String>,
     /// The version whose fields come first.
     pub extends: Option<ExtendsRef>,
@@ -175,13 +155,11 @@ pub struct VersionDef {
 /// An entry of an events file: one event type, or several sharing the same versions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventDef {
-    /// The event types (`name:` gives one, `names:` several).
     pub names: Vec<Located>,
     /// What the event is.
     pub description: Option<String>,
     /// A Rust name to use instead of the derived one.
     pub rust_name: Option<Located>,
-    /// Its versions.
     pub versions: Vec<VersionDef>,
     /// Where the entry starts.
     pub span: Span,
@@ -190,42 +168,33 @@ pub struct EventDef {
 /// One events file: one section of the catalogue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SectionFile {
-    /// The file.
     pub file: FileId,
     /// Stem of the file name (module and feature name).
     pub stem: Located,
-    /// The section's title in the catalogue.
     pub title: String,
-    /// What the section covers.
     pub description: String,
-    /// Field sets of this section.
     pub bases: Vec<BaseDef>,
-    /// The events.
     pub events: Vec<EventDef>,
 }
 
 /// The shared payload types file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypesFile {
-    /// The file.
     pub file: FileId,
-    /// The types.
     pub types: Vec<TypeDef>,
 }
 
 /// Whether an endpoint needs credentials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AuthRequirement {
-    /// Public.
     None,
-    /// Credentials required.
     Required,
 }
 
 /// How an authentication scheme carries the credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AuthKind {
-    /// HTTP Basic.
+    /// HTTP Basic: the API key as user name, an empty password.
     Basic,
     /// A value in the `Authorization` header.
     AuthorizationHeader,
@@ -234,11 +203,8 @@ pub enum AuthKind {
 /// One way to authenticate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthDef {
-    /// Its name.
     pub name: Located,
-    /// How it works.
     pub kind: AuthKind,
-    /// What it is.
     pub description: Option<String>,
 }
 
@@ -247,19 +213,14 @@ pub struct AuthDef {
 pub struct EndpointDef {
     /// Operation name, snake_case (`list_products`).
     pub name: Located,
-    /// HTTP method.
     pub method: Located,
     /// Path with `{param}` placeholders.
     pub path: Located,
-    /// What it does.
     pub description: Option<String>,
-    /// Path parameters.
     pub path_parameters: Vec<FieldDef>,
     /// Query parameters.
     pub query: Vec<FieldDef>,
-    /// Response body type.
     pub response: TypeExpr,
-    /// Whether credentials are needed.
     pub auth: AuthRequirement,
     /// Where the entry starts.
     pub span: Span,
@@ -268,23 +229,16 @@ pub struct EndpointDef {
 /// The REST file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestFile {
-    /// The file.
     pub file: FileId,
-    /// API title.
     pub title: String,
     /// API version (path prefix).
     pub version: String,
     /// What the API is and its rules.
     pub description: String,
-    /// Authentication schemes.
     pub auth: Vec<AuthDef>,
-    /// Field sets shared by resources.
     pub bases: Vec<BaseDef>,
-    /// Resources.
     pub resources: Vec<TypeDef>,
-    /// The body of error responses.
     pub error_response: Option<TypeExpr>,
-    /// Endpoints.
     pub endpoints: Vec<EndpointDef>,
 }
 

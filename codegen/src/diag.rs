@@ -3,6 +3,137 @@
 use crate::source::{SourceMap, Span};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
+/// Declares [`Code`]: each variant with its stable kebab-case text.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $text:literal,)*) => {
+        /// A kind of schema mistake. Its text (`unknown-type`) is stable: it is shown in brackets, in JSON
+        /// diagnostics, and names the mistake's fixture in `tests/fixtures/mistakes/`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable kebab-case text.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The schema folder does not exist or is not a folder.
+    MissingSchemaFolder = "missing-schema-folder",
+    /// The schema folder holds no schema file.
+    EmptySchemaFolder = "empty-schema-folder",
+    /// A file in the schema folder that is not a schema file (`.yml`, an unknown name).
+    UnexpectedFile = "unexpected-file",
+    /// A schema file or folder could not be read.
+    Io = "io",
+    /// A schema file over the size limit.
+    FileTooLarge = "file-too-large",
+    /// A schema file that is not UTF-8.
+    NotUtf8 = "not-utf8",
+    /// A schema file with nothing but blank lines and comments.
+    EmptyFile = "empty-file",
+    /// Invalid YAML.
+    YamlSyntax = "yaml-syntax",
+    /// YAML nested too deeply or expanding beyond the loader's limits (aliases).
+    YamlTooLarge = "yaml-too-large",
+    /// A mapping key that is not a plain name.
+    InvalidKey = "invalid-key",
+    /// A key written twice in one mapping.
+    DuplicateKey = "duplicate-key",
+    /// A key the schema format does not have here.
+    UnknownKey = "unknown-key",
+    /// A required key is absent.
+    MissingKey = "missing-key",
+    /// Keys that cannot be combined.
+    ConflictingKeys = "conflicting-keys",
+    /// A value of the wrong kind (a mapping where a name belongs, an unknown keyword).
+    InvalidValue = "invalid-value",
+    /// An item that must be documented has no description.
+    MissingDescription = "missing-description",
+    /// A type expression that is malformed or not allowed here.
+    InvalidType = "invalid-type",
+    /// A type name that is neither a built-in nor a defined type.
+    UnknownType = "unknown-type",
+    /// A `format` on a field that is not a string.
+    InvalidFormat = "invalid-format",
+    /// A type name that is not PascalCase ASCII.
+    InvalidTypeName = "invalid-type-name",
+    /// A field name that is not ASCII letters, digits and `_`.
+    InvalidFieldName = "invalid-field-name",
+    /// An event type name with characters the catalogue does not use.
+    InvalidEventName = "invalid-event-name",
+    /// An endpoint name that is not snake_case.
+    InvalidEndpointName = "invalid-endpoint-name",
+    /// A version label that is neither `vN` nor `MAJOR.MINOR.PATCH`.
+    InvalidVersion = "invalid-version",
+    /// An endpoint path that is relative or has unbalanced or repeated placeholders.
+    InvalidPath = "invalid-path",
+    /// An events file whose stem cannot name a Rust module and cargo feature.
+    InvalidFileName = "invalid-file-name",
+    /// A base defined twice.
+    DuplicateBase = "duplicate-base",
+    /// An event type named twice in one entry.
+    DuplicateEvent = "duplicate-event",
+    /// A version of an event type defined twice.
+    DuplicateVersion = "duplicate-version",
+    /// A field defined twice in one payload (directly or through bases and `extends`).
+    DuplicateField = "duplicate-field",
+    /// An event type defined in two events files.
+    EventInTwoSections = "event-in-two-sections",
+    /// A base that is not defined.
+    UnknownBase = "unknown-base",
+    /// `extends` names an event type that does not exist.
+    UnknownEvent = "unknown-event",
+    /// `extends` names a version that does not exist.
+    UnknownVersion = "unknown-version",
+    /// Versions that extend each other in a cycle.
+    ExtendsCycle = "extends-cycle",
+    /// A type that contains itself through required fields only (no finite JSON has its shape).
+    TypeCycle = "type-cycle",
+    /// An endpoint's path placeholders and declared path parameters differ.
+    PathParameterMismatch = "path-parameter-mismatch",
+    /// Two schema names that become the same generated name.
+    NameCollision = "name-collision",
+    /// Two fields of one payload that become the same Rust field.
+    FieldNameCollision = "field-name-collision",
+    /// A schema name that becomes a name the generated crate or documents define themselves.
+    ReservedName = "reserved-name",
+}
+
+impl Code {
+    /// After this mistake a whole file (or the folder) could not be read: resolving names would only
+    /// add follow-on errors about what the unread file defines.
+    pub(crate) const fn loses_a_file(self) -> bool {
+        matches!(
+            self,
+            Code::MissingSchemaFolder
+                | Code::EmptySchemaFolder
+                | Code::Io
+                | Code::FileTooLarge
+                | Code::NotUtf8
+                | Code::EmptyFile
+                | Code::YamlSyntax
+                | Code::YamlTooLarge
+        )
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A label pointing at a place in a schema file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
@@ -15,8 +146,8 @@ pub struct Label {
 /// One schema mistake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// A stable kebab-case identifier of the kind of mistake, e.g. `unknown-type`.
-    pub code: &'static str,
+    /// The kind of mistake, e.g. [`Code::UnknownType`].
+    pub code: Code,
     /// What is wrong, in one sentence.
     pub message: String,
     /// The place of the mistake; `None` only for mistakes about no particular text (a missing folder).
@@ -31,7 +162,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A mistake at `span`.
-    pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
             message: message.into(),
@@ -46,11 +177,7 @@ impl Diagnostic {
     }
 
     /// A mistake about a file or folder as a whole.
-    pub fn about_path(
-        code: &'static str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn about_path(code: Code, path: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
             message: message.into(),
@@ -92,7 +219,7 @@ impl Diagnostic {
         }
     }
 
-    fn sort_key(&self, sources: &SourceMap) -> (String, u32, &'static str, String) {
+    fn sort_key(&self, sources: &SourceMap) -> (String, u32, Code, String) {
         match &self.primary {
             Some(l) => (
                 sources.file(l.span.file).display_path.clone(),
@@ -188,7 +315,7 @@ impl Diagnostics {
         for d in &self.0 {
             let value = serde_json::json!({
                 "severity": "error",
-                "code": d.code,
+                "code": d.code.as_str(),
                 "message": d.message,
                 "file": d.primary.as_ref().map(|l| sources.file(l.span.file).display_path.clone()).or(d.file.clone()),
                 "primary": d.primary.as_ref().map(place),
@@ -204,7 +331,7 @@ impl Diagnostics {
 }
 
 fn report<'a>(d: &'a Diagnostic, sources: &'a SourceMap) -> Vec<Group<'a>> {
-    let mut group = Group::with_title(Level::ERROR.primary_title(&d.message).id(d.code));
+    let mut group = Group::with_title(Level::ERROR.primary_title(&d.message).id(d.code.as_str()));
     let mut labels: Vec<(&Label, bool)> = d.primary.iter().map(|l| (l, true)).collect();
     labels.extend(d.secondary.iter().map(|l| (l, false)));
     // One snippet per file, in order of first mention.

@@ -1,65 +1,68 @@
 //! The schema-first generator of the energy platform's interface.
 //!
-//! `load` → `read` → `check` → [`Model`] → emitters. The YAML under `schema/` is read into a tree of
-//! located nodes, checked and resolved into one [`Model`] (names resolved, bases and versions flattened,
-//! everything sorted), and every output is a pure function of that model.
+//! `load` (files → `yaml` node trees → `read` → `ast`) → `check` (resolution, then `naming`) → [`Model`] →
+//! `emit` (Rust, OpenAPI, AsyncAPI, JSON Schema) → [`write_files`]. Every mistake in the schema is a located
+//! [`Diagnostic`]; every output is a pure function of the model. `docs/ARCHITECTURE.md` is the map.
 #![forbid(unsafe_code)]
 
-pub mod ast;
-pub mod check;
-pub mod diag;
+mod ast;
+mod check;
+mod diag;
 pub mod emit;
-pub mod load;
+mod load;
 pub mod model;
-pub mod naming;
-pub mod read;
+mod naming;
+mod read;
 pub mod samples;
-pub mod source;
-pub mod typeexpr;
-pub mod views;
-pub mod write;
-pub mod yaml;
+mod source;
+mod typeexpr;
+mod views;
+mod write;
+mod yaml;
 
-pub use diag::{Diagnostic, Diagnostics};
+pub use diag::{Code, Diagnostic, Diagnostics, Label};
 pub use model::Model;
-pub use source::SourceMap;
+pub use source::{FileId, SourceFile, SourceMap, Span};
 pub use write::{WriteReport, write_files};
+pub use yaml::MAX_FILE_BYTES;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Why a run produced nothing: the schema mistakes found, with the files they are in.
+/// Why a run produced nothing: the schema mistakes found, with the files they are in; or a bug of the
+/// generator itself.
 #[derive(Debug)]
 pub struct Failure {
     /// The files read.
     pub sources: SourceMap,
     /// Every mistake, sorted by place.
     pub diagnostics: Diagnostics,
+    /// An output could not be made from a valid model: a bug of the generator, not of the schema.
+    pub bug: Option<String>,
 }
 
 impl Failure {
     /// rustc-style text of every mistake and a summary line.
     pub fn render(&self, color: bool) -> String {
-        self.diagnostics.render(&self.sources, color)
+        match &self.bug {
+            Some(bug) => format!(
+                "error: internal error of the generator (please report it; the schema is not at fault): {bug}\n"
+            ),
+            None => self.diagnostics.render(&self.sources, color),
+        }
     }
 
     /// One JSON object per mistake per line.
     pub fn to_json_lines(&self) -> String {
-        self.diagnostics.to_json_lines(&self.sources)
+        match &self.bug {
+            Some(bug) => format!(
+                "{}\n",
+                serde_json::json!({"severity": "error", "code": "internal", "message": bug})
+            ),
+            None => self.diagnostics.to_json_lines(&self.sources),
+        }
     }
 }
-
-/// Diagnostic codes after which a whole file (or folder) could not be read.
-const FILE_LEVEL: &[&str] = &[
-    "missing-schema-folder",
-    "empty-schema-folder",
-    "io",
-    "file-too-large",
-    "not-utf8",
-    "empty-file",
-    "yaml-syntax",
-    "yaml-too-large",
-];
 
 /// Loads and checks the schema folder into the model.
 pub fn build_model(schema_dir: &Path) -> Result<Model, Failure> {
@@ -69,7 +72,9 @@ pub fn build_model(schema_dir: &Path) -> Result<Model, Failure> {
     resolve(schema, sources, diagnostics)
 }
 
-/// Loads and checks schema files given in memory (see [`load::load_in_memory`]) into the model.
+/// Loads and checks schema files given in memory, as (path relative to the schema folder, contents)
+/// pairs: the path says what the file is (`types.yaml`, `rest.yaml`, `events/<section>.yaml`). For
+/// fuzzing and property tests, which have no folder.
 pub fn build_model_in_memory(files: &[(&str, &[u8])]) -> Result<Model, Failure> {
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
@@ -84,7 +89,7 @@ fn resolve(
 ) -> Result<Model, Failure> {
     // Resolving a schema with a whole file missing would only add follow-on errors (unknown types that
     // the unreadable file defines); mistakes inside readable files do not stop resolution.
-    let file_lost = diagnostics.0.iter().any(|d| FILE_LEVEL.contains(&d.code));
+    let file_lost = diagnostics.0.iter().any(|d| d.code.loses_a_file());
     let model = if file_lost {
         None
     } else {
@@ -97,6 +102,7 @@ fn resolve(
             Err(Failure {
                 sources,
                 diagnostics,
+                bug: None,
             })
         }
     }
@@ -105,17 +111,10 @@ fn resolve(
 /// Every generated file, by path relative to the `generated/` folder.
 pub fn generate(schema_dir: &Path) -> Result<BTreeMap<String, String>, Failure> {
     let model = build_model(schema_dir)?;
-    emit_all(&model).map_err(|message| {
-        let mut diagnostics = Diagnostics::default();
-        diagnostics.push(Diagnostic::about_path(
-            "internal",
-            schema_dir.display().to_string(),
-            message,
-        ));
-        Failure {
-            sources: SourceMap::default(),
-            diagnostics,
-        }
+    emit_all(&model).map_err(|bug| Failure {
+        sources: SourceMap::default(),
+        diagnostics: Diagnostics::default(),
+        bug: Some(bug),
     })
 }
 

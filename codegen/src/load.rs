@@ -1,7 +1,7 @@
 //! Finding and reading the schema files of a folder.
 
 use crate::ast::{Located, Schema};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::read::Reader;
 use crate::source::{SourceFile, SourceMap, Span, display_path};
 use crate::yaml;
@@ -22,7 +22,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
         };
         diags.push(
             Diagnostic::about_path(
-                "missing-schema-folder",
+                Code::MissingSchemaFolder,
                 shown.clone(),
                 format!("schema folder `{shown}` {what}"),
             )
@@ -46,7 +46,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
         if entry.is_file() && is_yaml && name != "types.yaml" && name != "rest.yaml" {
             let path = display_path(&entry, &cwd);
             let d = Diagnostic::about_path(
-                "unexpected-file",
+                Code::UnexpectedFile,
                 path,
                 format!("unexpected schema file `{name}`"),
             )
@@ -68,7 +68,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
                 files.push((entry, Kind::Section));
             } else if name.ends_with(".yml") {
                 let d = Diagnostic::about_path(
-                    "unexpected-file",
+                    Code::UnexpectedFile,
                     display_path(&entry, &cwd),
                     format!("`{name}` is not read"),
                 )
@@ -80,7 +80,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
     if files.is_empty() {
         diags.push(
             Diagnostic::about_path(
-                "empty-schema-folder",
+                Code::EmptySchemaFolder,
                 shown.clone(),
                 format!("no schema files in `{shown}`"),
             )
@@ -92,7 +92,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
         match std::fs::read(&path) {
             Ok(bytes) => add_file(&mut schema, path, shown, bytes, kind, sources, diags),
             Err(e) => diags.push(Diagnostic::about_path(
-                "io",
+                Code::Io,
                 shown,
                 format!("cannot read schema file: {e}"),
             )),
@@ -119,7 +119,7 @@ pub fn load_in_memory(
             p if p.starts_with("events/") && p.ends_with(".yaml") => Kind::Section,
             other => {
                 let d = Diagnostic::about_path(
-                    "unexpected-file",
+                    Code::UnexpectedFile,
                     other,
                     format!("unexpected schema file `{other}`"),
                 );
@@ -194,7 +194,7 @@ fn sorted_entries(dir: &Path, diags: &mut Diagnostics, cwd: &Path) -> Vec<PathBu
         }
         Err(e) => {
             diags.push(Diagnostic::about_path(
-                "io",
+                Code::Io,
                 display_path(dir, cwd),
                 format!("cannot list folder: {e}"),
             ));
@@ -213,7 +213,7 @@ fn parse_file(
 ) -> Option<(crate::source::FileId, yaml::Node)> {
     if bytes.len() > yaml::MAX_FILE_BYTES {
         let d = Diagnostic::about_path(
-            "file-too-large",
+            Code::FileTooLarge,
             shown,
             format!(
                 "schema file is {} bytes; the limit is {} bytes",
@@ -237,7 +237,7 @@ fn parse_file(
         // The lossy text has the same bytes up to the first bad one, which shows as U+FFFD (three bytes).
         let at = crate::source::to_u32(at);
         let d = Diagnostic::new(
-            "not-utf8",
+            Code::NotUtf8,
             Span {
                 file: file_id,
                 start: at,
@@ -258,7 +258,7 @@ fn parse_file(
     if !meaningful {
         diags.push(
             Diagnostic::new(
-                "empty-file",
+                Code::EmptyFile,
                 Span {
                     file: file_id,
                     start: 0,

@@ -1,5 +1,5 @@
-//! The resolved model: every name resolved, every base and `extends` flattened, every Rust name chosen,
-//! everything in a deterministic order. Emitters read only this.
+//! The resolved model: every name resolved, every base and `extends` flattened, every generated name
+//! chosen (by `naming`), everything in a deterministic order. Emitters read only this.
 
 pub use crate::ast::{AuthKind, Format};
 
@@ -38,12 +38,31 @@ pub enum Type {
 /// A reference to a named struct.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NamedRef {
-    /// Schema name.
+    /// The struct referred to.
+    pub id: TypeId,
+    /// Its name, which is also its Rust name and its component name in the documents.
     pub name: String,
-    /// Rust name.
-    pub rust_name: String,
     /// The type argument of a generic resource.
     pub arg: Option<Box<Type>>,
+}
+
+impl NamedRef {
+    /// The index of the struct in its list ([`Model::shared_types`] or [`Rest::resources`]).
+    pub fn index(&self) -> usize {
+        match self.id {
+            TypeId::Shared(i) | TypeId::Resource(i) => i,
+        }
+    }
+}
+
+/// Which named struct a reference points at. Event payloads can refer only to shared types and REST
+/// resources only to resources, so the two never mix; the id says which list to look in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TypeId {
+    /// A shared payload type: its index in [`Model::shared_types`].
+    Shared(usize),
+    /// A REST resource: its index in [`Rest::resources`].
+    Resource(usize),
 }
 
 impl Type {
@@ -256,5 +275,17 @@ impl Model {
             .binary_search_by(|t| t.name.as_str().cmp(name))
             .ok()
             .map(|i| &self.shared_types[i])
+    }
+
+    /// The struct a reference points at.
+    pub fn named(&self, id: TypeId) -> &Struct {
+        match id {
+            TypeId::Shared(i) => &self.shared_types[i],
+            TypeId::Resource(i) => match &self.rest {
+                Some(rest) => &rest.resources[i],
+                // A resource id exists only in a model with a REST API.
+                None => unreachable!("resource {i} of a model without a REST API"),
+            },
+        }
     }
 }

@@ -1,6 +1,16 @@
-//! Rust names for schema names: case conversion, keywords, and the names the generated crate reserves.
+//! Every generated name, decided and checked in one place: Rust identifiers (fields, types, enum
+//! variants), module and cargo feature names, OpenAPI and AsyncAPI component names, and the names the
+//! generated crate defines itself, which no schema name may take.
+//!
+//! The resolver builds the model with schema names only; [`assign`] then gives every item its generated
+//! names and reports, at the schema's own place, any that is invalid, reserved, or taken twice in one
+//! namespace. Emitters read the names from the model and so cannot fail on one.
 
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::model::{Model, NamedRef, Struct, Type};
+use crate::source::Span;
 use heck::{ToSnakeCase, ToUpperCamelCase};
+use std::collections::BTreeMap;
 
 /// Rust keywords of edition 2024 (strict and reserved), which need a raw identifier or another name.
 const KEYWORDS: &[&str] = &[
@@ -13,6 +23,47 @@ const KEYWORDS: &[&str] = &[
 
 /// Keywords that cannot be raw identifiers.
 const NOT_RAW: &[&str] = &["crate", "self", "Self", "super"];
+
+/// What the generated `events` module defines itself (in `events/mod.rs` and the templates it declares):
+/// event enums, payload structs and section modules, all glob-imported into it, must not take these.
+/// `reserved_names_are_what_the_crate_defines` (in `tests/`) ties this list to the generated code.
+pub const EVENTS_MODULE_ITEMS: &[&str] = &[
+    "DecodeError",
+    "EVENT_TYPES_BY_INDEX",
+    "EVENT_TYPE_NAMES",
+    "EVENT_TYPE_SLOTS",
+    "Event",
+    "EventKind",
+    "EventType",
+    "PayloadError",
+    "PayloadErrorKind",
+    "PayloadValidator",
+    "PayloadVersion",
+    "TypedEvent",
+    "UnknownEventType",
+    "decode",
+    "event_type_index",
+    "json_path_at",
+    "routing",
+];
+
+/// What the generated `rest` module defines itself, beside the resources and endpoint request types.
+pub const REST_MODULE_ITEMS: &[&str] = &["API_VERSION", "Endpoint", "ErrorResponse", "Method"];
+
+/// Cargo feature names a section may not take.
+const RESERVED_FEATURES: &[&str] = &["default"];
+
+/// Crates the generated code names in `use` paths: a section module of the same name would make
+/// `pub use <module>::*` ambiguous.
+const EXTERN_CRATES: &[&str] = &[
+    "alloc",
+    "core",
+    "energy_api_core",
+    "jiff",
+    "serde",
+    "serde_json",
+    "std",
+];
 
 /// Whether `s` is a Rust keyword.
 pub fn is_keyword(s: &str) -> bool {
@@ -46,11 +97,11 @@ pub fn event_ident(event_type: &str) -> String {
 }
 
 /// The Rust name of an endpoint's request type: `list_products` → `ListProducts`.
-pub fn type_ident(name: &str) -> String {
+pub fn endpoint_ident(name: &str) -> String {
     name.to_upper_camel_case()
 }
 
-/// The module (and feature) name of an events file stem: `account-users` → `account_users`.
+/// The module name of an events file stem: `account-users` → `account_users`.
 pub fn module_ident(stem: &str) -> String {
     stem.to_snake_case()
 }
@@ -88,18 +139,27 @@ pub fn version_key(label: &str) -> Option<(u64, u64, u64)> {
     Some((n(0)?, n(1)?, n(2)?))
 }
 
-/// Names the generated `events` module defines itself, which no event type may take.
-pub const RESERVED_EVENT_NAMES: &[&str] = &[
-    "Event",
-    "EventType",
-    "DecodeError",
-    "PayloadError",
-    "PayloadErrorKind",
-    "UnknownEventType",
-];
+/// The component name of a named type in the documents: its name, or for a generic type applied to an
+/// argument the argument's name then the type's (`Page<Product>` → `ProductPage`).
+pub fn component_name(r: &NamedRef) -> String {
+    match &r.arg {
+        None => r.name.clone(),
+        Some(arg) => format!("{}{}", argument_name(arg), r.name),
+    }
+}
 
-/// Names the generated `rest` module defines itself.
-pub const RESERVED_REST_NAMES: &[&str] = &["Endpoint", "Method", "ErrorResponse"];
+fn argument_name(ty: &Type) -> String {
+    match ty {
+        Type::Str => "String".to_owned(),
+        Type::Int => "Integer".to_owned(),
+        Type::Num => "Number".to_owned(),
+        Type::Bool => "Boolean".to_owned(),
+        Type::Obj => "Object".to_owned(),
+        Type::Array(inner) => format!("{}List", argument_name(inner)),
+        Type::Named(r) => component_name(r),
+        Type::Param(p) => p.clone(),
+    }
+}
 
 /// Whether `s` is a valid PascalCase type name as the schema writes them.
 pub fn is_type_name(s: &str) -> bool {
@@ -115,9 +175,475 @@ pub fn is_event_name(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
 }
 
+/// Whether `name` is a valid field name: ASCII letters, digits and `_`, not starting with a digit.
+pub fn is_field_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `name` is a valid endpoint name: snake_case, not a keyword.
+pub fn is_endpoint_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !is_keyword(name)
+}
+
+/// Where the schema writes what [`assign`] names: the spans it reports at.
+#[derive(Debug, Default)]
+pub(crate) struct Places {
+    /// Shared types, by name.
+    pub shared_types: BTreeMap<String, Span>,
+    /// REST resources, by name.
+    pub resources: BTreeMap<String, Span>,
+    /// Endpoints, by name.
+    pub endpoints: BTreeMap<String, Span>,
+    /// The type of error responses.
+    pub error_response: Option<Span>,
+    /// Event types, by name: where the type is named, and its `rust_name:` when it has one.
+    pub events: BTreeMap<String, (Span, Option<(String, Span)>)>,
+    /// Events files, by stem.
+    pub sections: BTreeMap<String, Span>,
+    /// Every field, by the schema name of its struct (`agreement.updated v2` for a payload) and its
+    /// JSON name: where it is written (in a base, or a version it extends, for flattened fields).
+    pub fields: BTreeMap<(String, String), Span>,
+}
+
+/// One namespace of generated names: the first claim of a name wins, a second one is reported with both
+/// places.
+struct Namespace {
+    /// Where the names live, for messages: "the `events` module".
+    label: &'static str,
+    /// What the help of a collision suggests.
+    remedy: &'static str,
+    taken: BTreeMap<String, (String, Option<Span>)>,
+}
+
+impl Namespace {
+    fn new(label: &'static str, remedy: &'static str) -> Self {
+        Namespace {
+            label,
+            remedy,
+            taken: BTreeMap::new(),
+        }
+    }
+
+    /// Names the generated code defines itself in this namespace.
+    fn reserve(mut self, names: &[&str]) -> Self {
+        for name in names {
+            self.taken.insert((*name).to_owned(), (String::new(), None));
+        }
+        self
+    }
+
+    /// Reports `name` if it is taken already, without taking it.
+    fn check(&self, name: &str, what: String, span: Span, diags: &mut Diagnostics) {
+        if let Some(d) = self.conflict(name, &what, span) {
+            diags.push(d);
+        }
+    }
+
+    /// Takes `name` for `what` (written at `span`), or reports why it cannot.
+    fn claim(&mut self, name: &str, what: String, span: Span, diags: &mut Diagnostics) -> bool {
+        match self.conflict(name, &what, span) {
+            Some(d) => {
+                diags.push(d);
+                false
+            }
+            None => {
+                self.taken.insert(name.to_owned(), (what, Some(span)));
+                true
+            }
+        }
+    }
+
+    /// Why `what` cannot take `name`, if it cannot.
+    fn conflict(&self, name: &str, what: &str, span: Span) -> Option<Diagnostic> {
+        let (other, first) = self.taken.get(name)?;
+        let d = match first {
+            None => {
+                let message = if what.ends_with(&format!("`{name}`")) {
+                    format!("`{name}` is reserved")
+                } else {
+                    format!("{what} would be named `{name}`, which is reserved")
+                };
+                Diagnostic::new(Code::ReservedName, span, message).label(format!(
+                    "the generated {} defines `{name}` itself",
+                    self.label
+                ))
+            }
+            Some(first) => Diagnostic::new(
+                Code::NameCollision,
+                span,
+                format!(
+                    "{what} and {other} are both named `{name}` in the {}",
+                    self.label
+                ),
+            )
+            .label("this one")
+            .with_secondary(*first, "collides with this one"),
+        };
+        Some(d.with_help(self.remedy))
+    }
+}
+
+/// Gives every item of `model` its generated names and checks them, reporting at `places`.
+pub(crate) fn assign(model: &mut Model, places: &Places, diags: &mut Diagnostics) {
+    let fallback = Span {
+        file: crate::source::FileId(0),
+        start: 0,
+        end: 0,
+    };
+    let field_place = |owner: &str, field: &str| {
+        places
+            .fields
+            .get(&(owner.to_owned(), field.to_owned()))
+            .copied()
+            .unwrap_or(fallback)
+    };
+    for s in &mut model.shared_types {
+        s.rust_name = s.name.clone();
+        name_fields(s, &field_place, diags);
+    }
+    if let Some(rest) = &mut model.rest {
+        for r in &mut rest.resources {
+            r.rust_name = r.name.clone();
+            name_fields(r, &field_place, diags);
+        }
+        for e in &mut rest.endpoints {
+            e.rust_name = endpoint_ident(&e.name);
+            for f in e.path_parameters.iter_mut().chain(&mut e.query) {
+                f.rust_name = field_ident(&f.name);
+            }
+        }
+    }
+    name_sections(model, places, diags);
+    check_rest(model, places, diags);
+    check_asyncapi(model, places, diags);
+}
+
+/// Rust names of a struct's fields, each unique in the struct.
+fn name_fields(s: &mut Struct, place: &dyn Fn(&str, &str) -> Span, diags: &mut Diagnostics) {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for f in &mut s.fields {
+        f.rust_name = field_ident(&f.name);
+        if let Some(first) = seen.get(&f.rust_name) {
+            diags.push(
+                Diagnostic::new(
+                    Code::FieldNameCollision,
+                    place(&s.name, &f.name),
+                    format!(
+                        "fields `{first}` and `{}` both become `{}` in Rust",
+                        f.name, f.rust_name
+                    ),
+                )
+                .label("this field")
+                .with_secondary(place(&s.name, first), "collides with this one")
+                .with_help("rename one of them: they differ only in case or separators"),
+            );
+        } else {
+            seen.insert(f.rust_name.clone(), f.name.clone());
+        }
+    }
+}
+
+/// Module and feature names of sections, Rust names of event types, their versions and payloads; then
+/// sections in module order.
+fn name_sections(model: &mut Model, places: &Places, diags: &mut Diagnostics) {
+    let place_of_section = |stem: &str| places.sections.get(stem).copied();
+    let mut modules = Namespace::new(
+        "`events` module",
+        "rename the events file: its name is the module's and the cargo feature's",
+    )
+    .reserve(EVENTS_MODULE_ITEMS)
+    .reserve(EXTERN_CRATES);
+    let mut features =
+        Namespace::new("`Cargo.toml`", "rename the events file").reserve(RESERVED_FEATURES);
+    for section in &mut model.sections {
+        section.module = module_ident(&section.stem);
+        section.feature = feature_name(&section.stem);
+        let Some(span) = place_of_section(&section.stem) else {
+            continue;
+        };
+        let valid = !section.module.is_empty()
+            && section.module.starts_with(|c: char| c.is_ascii_lowercase())
+            && section
+                .module
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !is_keyword(&section.module)
+            && section.module != "mod";
+        if !valid {
+            diags.push(
+                Diagnostic::new(
+                    Code::InvalidFileName,
+                    span,
+                    format!("events file `{}` cannot name a Rust module", section.stem),
+                )
+                .label(
+                    "file stems are lowercase words joined by `-` or `_`, and not a Rust keyword",
+                ),
+            );
+            continue;
+        }
+        let what = format!("events file `{}`", section.stem);
+        if modules.claim(&section.module, what.clone(), span, diags) {
+            features.claim(&section.feature, what, span, diags);
+        }
+    }
+    model.sections.sort_by(|a, b| a.module.cmp(&b.module));
+
+    // Event enums and payload structs are items of their section's module, glob-imported into `events`:
+    // one namespace, with what `events` defines itself.
+    let mut items = Namespace::new("`events` module", "give the event type a `rust_name:`")
+        .reserve(EVENTS_MODULE_ITEMS);
+    for section in &mut model.sections {
+        for event in &mut section.events {
+            let Some((span, rust_name)) = places.events.get(&event.name) else {
+                continue;
+            };
+            let (name, span) = match rust_name {
+                Some((name, at)) => (name.clone(), *at),
+                None => (event_ident(&event.name), *span),
+            };
+            event.rust_name = name;
+            for v in &mut event.versions {
+                // The stable id of a version, the key of its AsyncAPI message and JSON Schema file.
+                v.id = format!("{}.{}", event.name, v.label);
+                v.variant = version_variant(&v.label);
+                v.payload.rust_name = format!("{}{}", event.rust_name, v.variant);
+            }
+            if !is_type_name(&event.rust_name) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidTypeName,
+                        span,
+                        format!("`{}` is not a valid Rust type name", event.rust_name),
+                    )
+                    .label("Rust names of events are PascalCase"),
+                );
+                continue;
+            }
+            let own = format!("event type `{}`", event.name);
+            if !items.claim(&event.rust_name, own, span, diags) {
+                continue;
+            }
+            for v in &event.versions {
+                let what = format!("payload `{} {}`", event.name, v.label);
+                items.claim(&v.payload.rust_name, what, span, diags);
+            }
+            for v in &mut event.versions {
+                let owner = v.payload.name.clone();
+                name_fields(
+                    &mut v.payload,
+                    &|_, field| {
+                        places
+                            .fields
+                            .get(&(owner.clone(), field.to_owned()))
+                            .copied()
+                            .unwrap_or(span)
+                    },
+                    diags,
+                );
+            }
+        }
+    }
+}
+
+/// The `rest` module's names (resources, request types, what the module defines) and the OpenAPI
+/// document's component names (resources, and each generic resource applied to an argument).
+fn check_rest(model: &Model, places: &Places, diags: &mut Diagnostics) {
+    let Some(rest) = &model.rest else {
+        return;
+    };
+    let mut items = Namespace::new("`rest` module", "rename the resource or endpoint")
+        .reserve(REST_MODULE_ITEMS);
+    let mut components = Namespace::new(
+        "OpenAPI document's `components/schemas`",
+        "rename the resource: the document names each use of a generic resource after its argument",
+    );
+    for (r, used_at) in applied_generics(rest, places) {
+        let what = Type::Named(r.clone()).describe();
+        let name = component_name(r);
+        // The same application used in several places is one component.
+        if components.taken.get(&name).is_some_and(|(w, _)| *w == what) {
+            continue;
+        }
+        components.claim(&name, what, used_at, diags);
+    }
+    for r in &rest.resources {
+        let Some(&span) = places.resources.get(&r.name) else {
+            continue;
+        };
+        let what = format!("resource `{}`", r.name);
+        if items.claim(&r.rust_name, what.clone(), span, diags) {
+            components.claim(&r.name, what, span, diags);
+        }
+    }
+    for e in &rest.endpoints {
+        let Some(&span) = places.endpoints.get(&e.name) else {
+            continue;
+        };
+        items.claim(&e.rust_name, format!("endpoint `{}`", e.name), span, diags);
+        // Path and query parameters are the fields of one request type.
+        let mut fields = Namespace::new("request type", "rename one of the parameters");
+        for f in e.path_parameters.iter().chain(&e.query) {
+            let at = places
+                .fields
+                .get(&(e.name.clone(), f.name.clone()))
+                .copied()
+                .unwrap_or(span);
+            let what = format!("parameter `{}`", f.name);
+            fields.claim(&f.rust_name, what, at, diags);
+        }
+    }
+}
+
+/// Every generic resource applied to an argument (innermost first), with where it is used: the endpoint
+/// or resource whose type holds it.
+fn applied_generics<'m>(
+    rest: &'m crate::model::Rest,
+    places: &Places,
+) -> Vec<(&'m NamedRef, Span)> {
+    fn walk<'m>(ty: &'m Type, at: Span, out: &mut Vec<(&'m NamedRef, Span)>) {
+        match ty {
+            Type::Array(inner) => walk(inner, at, out),
+            Type::Named(r) => {
+                if let Some(arg) = &r.arg {
+                    walk(arg, at, out);
+                    out.push((r, at));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for e in &rest.endpoints {
+        if let Some(&at) = places.endpoints.get(&e.name) {
+            walk(&e.response, at, &mut out);
+        }
+    }
+    for r in &rest.resources {
+        for f in &r.fields {
+            if let Some(&at) = places.fields.get(&(r.name.clone(), f.name.clone())) {
+                walk(&f.ty, at, &mut out);
+            }
+        }
+    }
+    if let (Some(ty), Some(at)) = (&rest.error_response, places.error_response) {
+        walk(ty, at, &mut out);
+    }
+    out
+}
+
+/// The AsyncAPI document's `components/schemas`: shared types and payload structs share it, and model
+/// generators name the channels' unions (the channel keys, the event types' Rust names) beside them. (Two
+/// payloads or event types of one name already collide in the `events` module.)
+fn check_asyncapi(model: &Model, places: &Places, diags: &mut Diagnostics) {
+    let mut components = Namespace::new(
+        "AsyncAPI document's `components/schemas`",
+        "rename the shared type, or give the event type a `rust_name:`",
+    );
+    for t in &model.shared_types {
+        if let Some(&span) = places.shared_types.get(&t.name) {
+            components.claim(&t.name, format!("shared type `{}`", t.name), span, diags);
+        }
+    }
+    for (_, event) in model.events() {
+        let Some(&(span, _)) = places.events.get(&event.name) else {
+            continue;
+        };
+        for v in &event.versions {
+            let what = format!("payload `{} {}`", event.name, v.label);
+            components.check(&v.payload.rust_name, what, span, diags);
+        }
+        // The channel is keyed by the event type's Rust name, which model generators give the union of
+        // its payload versions, beside the component schemas.
+        let what = format!("the channel of `{}`", event.name);
+        components.check(&event.rust_name, what, span, diags);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
+
+    /// The names a generated module defines at its top level, but for the section modules and their
+    /// glob imports (`#[cfg(feature)]` items).
+    fn defined_names(source: &str) -> BTreeSet<String> {
+        let file = syn::parse_file(source).expect("generated Rust parses");
+        let mut names = BTreeSet::new();
+        for item in &file.items {
+            let behind_feature =
+                |attrs: &[syn::Attribute]| attrs.iter().any(|a| a.path().is_ident("cfg"));
+            let ident = match item {
+                syn::Item::Mod(m) if !behind_feature(&m.attrs) => Some(&m.ident),
+                syn::Item::Enum(e) => Some(&e.ident),
+                syn::Item::Struct(s) => Some(&s.ident),
+                syn::Item::Type(t) => Some(&t.ident),
+                syn::Item::Trait(t) => Some(&t.ident),
+                syn::Item::Const(c) => Some(&c.ident),
+                syn::Item::Static(s) => Some(&s.ident),
+                syn::Item::Fn(f) => Some(&f.sig.ident),
+                syn::Item::Use(u) if !behind_feature(&u.attrs) => {
+                    let mut leaves = Vec::new();
+                    use_leaves(&u.tree, &mut leaves);
+                    names.extend(leaves);
+                    None
+                }
+                _ => None,
+            };
+            names.extend(ident.map(ToString::to_string));
+        }
+        names
+    }
+
+    fn use_leaves(tree: &syn::UseTree, out: &mut Vec<String>) {
+        match tree {
+            syn::UseTree::Path(p) => use_leaves(&p.tree, out),
+            syn::UseTree::Name(n) => out.push(n.ident.to_string()),
+            syn::UseTree::Rename(r) => out.push(r.rename.to_string()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| use_leaves(t, out)),
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+
+    #[test]
+    fn reserved_names_are_what_the_crate_defines() {
+        let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
+        let model = crate::build_model(&schema)
+            .map_err(|f| f.render(false))
+            .expect("the real schema builds");
+        let files = crate::emit::rust::emit(&model).expect("the crate is generated");
+
+        let events = defined_names(&files["src/events/mod.rs"]);
+        let reserved: BTreeSet<String> = EVENTS_MODULE_ITEMS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(
+            events, reserved,
+            "EVENTS_MODULE_ITEMS is what `events/mod.rs` defines"
+        );
+
+        let rest = model.rest.as_ref().expect("a REST API");
+        let mut from_schema: BTreeSet<String> =
+            rest.resources.iter().map(|r| r.rust_name.clone()).collect();
+        from_schema.extend(rest.endpoints.iter().map(|e| e.rust_name.clone()));
+        let own: BTreeSet<String> = defined_names(&files["src/rest/mod.rs"])
+            .difference(&from_schema)
+            .cloned()
+            .collect();
+        let reserved: BTreeSet<String> =
+            REST_MODULE_ITEMS.iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(
+            own, reserved,
+            "REST_MODULE_ITEMS is what `rest/mod.rs` defines beside the schema's items"
+        );
+    }
 
     #[test]
     fn keywords_become_valid_identifiers() {
@@ -150,5 +676,18 @@ mod tests {
         for bad in ["V1", "v0", "v", "1.0", "v1.0", "version1", "v01", "1.0.x"] {
             assert_eq!(version_key(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn generic_components_are_named_after_their_argument() {
+        let named = |name: &str, arg: Option<Type>| NamedRef {
+            id: crate::model::TypeId::Resource(0),
+            name: name.to_owned(),
+            arg: arg.map(Box::new),
+        };
+        let product = Type::Named(named("Product", None));
+        assert_eq!(component_name(&named("Page", Some(product))), "ProductPage");
+        let list = Type::Array(Box::new(Type::Str));
+        assert_eq!(component_name(&named("Page", Some(list))), "StringListPage");
     }
 }

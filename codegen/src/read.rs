@@ -1,22 +1,12 @@
 //! Node trees to the schema AST: every key checked, every mistake recorded, nothing resolved yet.
 
 use crate::ast::*;
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::naming;
 use crate::source::{FileId, SourceMap, Span};
 use crate::yaml::{Node, NodeKind};
 
-/// Which kind of file a node tree came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    /// `types.yaml`.
-    Types,
-    /// `rest.yaml`.
-    Rest,
-    /// `events/<section>.yaml`.
-    Section,
-}
-
-/// Reads parsed files into `schema`, recording mistakes in `diags`.
+/// Reads the node trees of schema files into the AST, one file at a time, recording every mistake.
 pub struct Reader<'a> {
     sources: &'a SourceMap,
     diags: &'a mut Diagnostics,
@@ -260,7 +250,7 @@ impl<'a> Reader<'a> {
             Some("authorization-header") => AuthKind::AuthorizationHeader,
             other => {
                 let d = Diagnostic::new(
-                    "invalid-value",
+                    Code::InvalidValue,
                     kind_node.span,
                     "unknown authentication kind",
                 )
@@ -305,7 +295,7 @@ impl<'a> Reader<'a> {
                 Some("none") => AuthRequirement::None,
                 Some("required") => AuthRequirement::Required,
                 other => {
-                    let d = Diagnostic::new("invalid-value", n.span, "unknown `auth` value")
+                    let d = Diagnostic::new(Code::InvalidValue, n.span, "unknown `auth` value")
                         .label("expected `none` or `required`");
                     self.error(
                         d.suggest(other.unwrap_or(""), keys::AUTH_REQUIREMENTS.iter().copied()),
@@ -318,7 +308,7 @@ impl<'a> Reader<'a> {
             && !keys::METHODS.contains(&m.text.as_str())
         {
             let d = Diagnostic::new(
-                "invalid-value",
+                Code::InvalidValue,
                 m.span,
                 format!("unknown HTTP method `{}`", m.text),
             )
@@ -377,7 +367,7 @@ impl<'a> Reader<'a> {
             Some(n) if n.as_str() == Some("obj") => true,
             Some(n) => {
                 let d = Diagnostic::new(
-                    "invalid-value",
+                    Code::InvalidValue,
                     n.span,
                     "a resource's `type` can only be `obj`",
                 )
@@ -397,7 +387,7 @@ impl<'a> Reader<'a> {
             (Some(n), true) => {
                 self.error(
                     Diagnostic::new(
-                        "conflicting-keys",
+                        Code::ConflictingKeys,
                         n.span,
                         "a free-form resource (`type: obj`) has no `fields`",
                     )
@@ -407,7 +397,7 @@ impl<'a> Reader<'a> {
             }
             (None, false) => {
                 self.error(
-                    Diagnostic::new("missing-key", key.span, format!("{what} needs `fields`"))
+                    Diagnostic::new(Code::MissingKey, key.span, format!("{what} needs `fields`"))
                         .label(format!("`{}` has no `fields`", name.text)),
                 );
                 Vec::new()
@@ -433,7 +423,7 @@ impl<'a> Reader<'a> {
                 if names.len() < 2 {
                     self.error(
                         Diagnostic::new(
-                            "invalid-value",
+                            Code::InvalidValue,
                             list.span,
                             "`names` lists the event types sharing these versions",
                         )
@@ -446,7 +436,7 @@ impl<'a> Reader<'a> {
             (Some(_), Some(list)) => {
                 self.error(
                     Diagnostic::new(
-                        "conflicting-keys",
+                        Code::ConflictingKeys,
                         list.span,
                         "an event entry has `name` or `names`, not both",
                     )
@@ -457,7 +447,7 @@ impl<'a> Reader<'a> {
             (None, None) => {
                 self.error(
                     Diagnostic::new(
-                        "missing-key",
+                        Code::MissingKey,
                         map.span,
                         "an event entry needs `name` (or `names`)",
                     )
@@ -471,7 +461,7 @@ impl<'a> Reader<'a> {
         if let (Some(r), true) = (&rust_name, names.len() > 1) {
             self.error(
                 Diagnostic::new(
-                    "conflicting-keys",
+                    Code::ConflictingKeys,
                     r.span,
                     "`rust_name` names one event type; this entry has several",
                 )
@@ -485,7 +475,7 @@ impl<'a> Reader<'a> {
         {
             if vmap.entries.is_empty() {
                 self.error(Diagnostic::new(
-                    "missing-key",
+                    Code::MissingKey,
                     vnode.span,
                     "an event needs at least one version",
                 ));
@@ -526,7 +516,7 @@ impl<'a> Reader<'a> {
             // A misspelt `fields` is reported as an unknown key; "no fields" would only repeat it.
             (None, false) if map.unknown_keys.is_empty() => self.error(
                 Diagnostic::new(
-                    "missing-key",
+                    Code::MissingKey,
                     key.span,
                     format!("version `{}` has no fields", label.text),
                 )
@@ -534,7 +524,7 @@ impl<'a> Reader<'a> {
             ),
             (Some(p), true) => self.error(
                 Diagnostic::new(
-                    "conflicting-keys",
+                    Code::ConflictingKeys,
                     p.span,
                     "`payload` names the whole payload type",
                 )
@@ -580,7 +570,7 @@ impl<'a> Reader<'a> {
             _ => {
                 self.error(
                     Diagnostic::new(
-                        "invalid-value",
+                        Code::InvalidValue,
                         node.span,
                         "`extends` names a version: `v1`, or `<event type> v1`",
                     )
@@ -603,18 +593,18 @@ impl<'a> Reader<'a> {
                 None => (*raw, false),
             };
             let name_span = self.sub_span(key, name);
-            if !is_field_name(name) {
+            if !naming::is_field_name(name) {
                 let fixed: String = name
                     .chars()
                     .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                     .collect();
                 let mut d = Diagnostic::new(
-                    "invalid-field-name",
+                    Code::InvalidFieldName,
                     name_span,
                     format!("invalid field name `{name}`"),
                 )
                 .label("field names are ASCII letters, digits and `_`, not starting with a digit");
-                if is_field_name(&fixed) {
+                if naming::is_field_name(&fixed) {
                     d = d.with_help(format!("did you mean `{fixed}`?"));
                 }
                 self.error(d);
@@ -665,7 +655,7 @@ impl<'a> Reader<'a> {
                     if describe {
                         self.error(
                             Diagnostic::new(
-                                "missing-description",
+                                Code::MissingDescription,
                                 key.span,
                                 format!("field `{}` needs a description", name.text),
                             )
@@ -694,7 +684,7 @@ impl<'a> Reader<'a> {
             Some("date-time") => Some(Format::DateTime),
             Some("uri") => Some(Format::Uri),
             other => {
-                let d = Diagnostic::new("invalid-value", node.span, "unknown format")
+                let d = Diagnostic::new(Code::InvalidValue, node.span, "unknown format")
                     .label("expected `date-time` or `uri`");
                 self.error(d.suggest(other.unwrap_or(""), keys::FORMATS.iter().copied()));
                 None
@@ -712,7 +702,7 @@ impl<'a> Reader<'a> {
             NodeKind::Seq(_) => {
                 self.error(
                     Diagnostic::new(
-                        "invalid-type",
+                        Code::InvalidType,
                         node.span,
                         "an array type has exactly one element type",
                     )
@@ -732,8 +722,12 @@ impl<'a> Reader<'a> {
                             end: at.max(node.span.end.min(at + 1)),
                         };
                         self.error(
-                            Diagnostic::new("invalid-type", span, format!("invalid type `{text}`"))
-                                .label(message),
+                            Diagnostic::new(
+                                Code::InvalidType,
+                                span,
+                                format!("invalid type `{text}`"),
+                            )
+                            .label(message),
                         );
                         None
                     }
@@ -778,7 +772,7 @@ impl<'a> Reader<'a> {
             },
             None if required && !map.misspelt("description") => {
                 self.error(
-                    Diagnostic::new("missing-description", map.span, format!("{what} needs a description"))
+                    Diagnostic::new(Code::MissingDescription, map.span, format!("{what} needs a description"))
                         .label("no `description` here")
                         .with_help("every item is documented: the text goes into rustdoc, OpenAPI and AsyncAPI"),
                 );
@@ -792,7 +786,7 @@ impl<'a> Reader<'a> {
         let found = map.get(key);
         if found.is_none() && !map.misspelt(key) {
             self.error(
-                Diagnostic::new("missing-key", map.span, format!("{what} needs `{key}`"))
+                Diagnostic::new(Code::MissingKey, map.span, format!("{what} needs `{key}`"))
                     .label(format!("`{key}` is missing here")),
             );
         }
@@ -820,7 +814,7 @@ impl<'a> Reader<'a> {
     fn expected(&mut self, node: &Node, what: &str, expected: &str) {
         self.error(
             Diagnostic::new(
-                "invalid-value",
+                Code::InvalidValue,
                 node.span,
                 format!("{what} should be {expected}"),
             )
@@ -838,11 +832,11 @@ impl<'a> Reader<'a> {
         let NodeKind::Map(pairs) = &node.kind else {
             let found = node.kind_name();
             let d = if matches!(node.kind, NodeKind::Null) {
-                Diagnostic::new("invalid-value", node.span, format!("{what} is empty"))
+                Diagnostic::new(Code::InvalidValue, node.span, format!("{what} is empty"))
                     .label("expected a mapping here")
             } else {
                 Diagnostic::new(
-                    "invalid-value",
+                    Code::InvalidValue,
                     node.span,
                     format!("{what} should be a mapping"),
                 )
@@ -856,7 +850,7 @@ impl<'a> Reader<'a> {
         for (key, value) in pairs {
             let Some(k) = key.as_str() else {
                 self.error(
-                    Diagnostic::new("invalid-key", key.span, "mapping keys are plain names")
+                    Diagnostic::new(Code::InvalidKey, key.span, "mapping keys are plain names")
                         .label(format!("found {}", key.kind_name())),
                 );
                 continue;
@@ -864,7 +858,7 @@ impl<'a> Reader<'a> {
             if let Some((_, first, _)) = entries.iter().find(|(seen, _, _)| *seen == k) {
                 self.error(
                     Diagnostic::new(
-                        "duplicate-key",
+                        Code::DuplicateKey,
                         key.span,
                         format!("duplicate key `{k}` in {what}"),
                     )
@@ -878,7 +872,7 @@ impl<'a> Reader<'a> {
             {
                 unknown_keys.push(k);
                 let d = Diagnostic::new(
-                    "unknown-key",
+                    Code::UnknownKey,
                     key.span,
                     format!("unknown key `{k}` in {what}"),
                 )
@@ -928,11 +922,4 @@ impl<'a> Reader<'a> {
             end: start + crate::source::to_u32(part.len()),
         }
     }
-}
-
-/// ASCII letters, digits and `_`, not starting with a digit.
-pub fn is_field_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

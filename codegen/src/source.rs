@@ -110,13 +110,6 @@ impl SourceMap {
             .get(span.start as usize..span.end as usize)
             .unwrap_or("")
     }
-
-    /// `path:line:col` of the start of a span.
-    pub fn location(&self, span: Span) -> String {
-        let file = self.file(span.file);
-        let (line, col) = file.line_col(span.start);
-        format!("{}:{line}:{col}", file.display_path)
-    }
 }
 
 /// Shows `path` relative to `base` when it lies under it, with `/` separators on every platform.

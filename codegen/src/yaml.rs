@@ -3,7 +3,7 @@
 //! The schema is read into this small tree first, not straight into typed structs, so that the reader
 //! can report every mistake of a file (serde stops at the first) and point at keys as well as values.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::source::{FileId, SourceFile, Span, to_u32};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
@@ -100,7 +100,7 @@ fn yaml_error(file_id: FileId, file: &SourceFile, e: &serde_saphyr::Error) -> Di
         } else {
             "expands beyond the loader's limits"
         };
-        return Diagnostic::new("yaml-too-large", span, format!("the YAML {what}"))
+        return Diagnostic::new(Code::YamlTooLarge, span, format!("the YAML {what}"))
             .label(message)
             .with_help("schema files need neither deep nesting nor large anchors and aliases; is this hostile input?");
     }
@@ -113,7 +113,7 @@ fn yaml_error(file_id: FileId, file: &SourceFile, e: &serde_saphyr::Error) -> Di
     } else {
         None
     };
-    let d = Diagnostic::new("yaml-syntax", span, format!("invalid YAML: {message}"));
+    let d = Diagnostic::new(Code::YamlSyntax, span, format!("invalid YAML: {message}"));
     match help {
         Some(h) => d.with_help(h),
         None => d,

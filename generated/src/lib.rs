@@ -11,11 +11,10 @@
 //!
 //! Generated from 48 shared payload types, 274 event types in 288 payload versions across 20 sections, and 7 REST resources with 4 endpoints.
 #![forbid(unsafe_code)]
+
 pub mod types;
 pub mod events;
 pub mod rest;
-mod de;
-mod shape;
 mod shapes;
 pub mod documents;
 pub use events::{

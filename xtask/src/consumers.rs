@@ -20,7 +20,7 @@
 
 use crate::tools::{Job, Tools, clip, output_text, run_two_at_a_time, run_with_timeout};
 use energy_codegen::Model;
-use energy_codegen::emit::{asyncapi, jsonschema, openapi, schema::component_name};
+use energy_codegen::emit::{asyncapi, component_name, jsonschema, openapi};
 use energy_codegen::model::Type;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -22,7 +22,7 @@
 //! group channels by the names of their tags and do not follow a `$ref` there. Channels come section by
 //! section.
 
-use super::schema::{Dialect, INCOMPLETE_NOTE, Schemas};
+use super::schema::{Dialect, Schemas, version_description};
 use super::tree::{Map, Node, reference, to_yaml};
 use crate::model::{EventType, EventVersion, Model, Section};
 use crate::samples::{self, Optionals};
@@ -146,12 +146,6 @@ fn document(model: &Model) -> Result<Map, String> {
         if let Some(d) = &event.description {
             channel.set("description", d);
         }
-        if channels.get(channel_key(event)).is_some() {
-            return Err(format!(
-                "two event types have the channel key `{}`",
-                channel_key(event)
-            ));
-        }
         channels.set(
             channel_key(event),
             channel
@@ -175,16 +169,6 @@ fn document(model: &Model) -> Result<Map, String> {
                 .with("messages", operation_messages)
                 .with("tags", tags),
         );
-    }
-    // Model generators name schemas and the unions of channels in one namespace.
-    if let Some((key, _)) = channels
-        .entries()
-        .iter()
-        .find(|(key, _)| schemas.get(key).is_some())
-    {
-        return Err(format!(
-            "the channel key `{key}` is also the name of a schema; model generators would give both one name"
-        ));
     }
     Ok(Map::new()
         .with("asyncapi", ASYNCAPI_VERSION)
@@ -318,14 +302,4 @@ fn message(
         .with("tags", vec![Node::Map(tag_reference(section))])
         .with("x-event-type", &event.name)
         .with("x-payload-version", &v.label)
-}
-
-/// What a payload version is: the model's description, and whether the catalogue lists every field.
-/// Shared with the JSON Schema files.
-pub fn version_description(v: &EventVersion) -> String {
-    if v.payload.incomplete {
-        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
-    } else {
-        v.payload.doc.clone()
-    }
 }

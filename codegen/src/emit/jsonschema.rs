@@ -11,8 +11,7 @@
 //! The schemas are written as the AsyncAPI document's (`super::schema`, bare references), so the two are
 //! structurally equal: the same schema once references and identifiers are mapped.
 
-use super::asyncapi::version_description;
-use super::schema::{Dialect, Schemas};
+use super::schema::{Dialect, Schemas, version_description};
 use super::tree::{Map, to_json};
 use crate::model::{EventVersion, Model};
 use std::collections::BTreeMap;

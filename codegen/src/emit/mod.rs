@@ -3,10 +3,12 @@
 pub mod asyncapi;
 pub mod jsonschema;
 pub mod openapi;
-pub mod rust;
-pub mod schema;
+pub(crate) mod rust;
+mod schema;
 pub mod schema_format;
-pub mod tree;
+mod tree;
+
+pub use schema::{INTEGER_NOTE, component_name};
 
 /// The command that regenerates every file, named in each file's header.
 pub const REGENERATE: &str = "cargo xtask codegen";

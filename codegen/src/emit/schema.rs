@@ -14,6 +14,7 @@
 
 use super::tree::{Map, Node, reference};
 use crate::model::{EventVersion, Field, NamedRef, Struct, Type};
+pub use crate::naming::component_name;
 
 /// How a document writes a field that refers to a named type and has a description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,28 +38,6 @@ pub struct Schemas<'a> {
     pub ref_suffix: &'a str,
     /// The document's schema language.
     pub dialect: Dialect,
-}
-
-/// The component name of a named type: its name, or for a generic type applied to an argument the
-/// argument's name then the type's (`Page<Product>` → `ProductPage`).
-pub fn component_name(r: &NamedRef) -> String {
-    match &r.arg {
-        None => r.name.clone(),
-        Some(arg) => format!("{}{}", type_name(arg), r.name),
-    }
-}
-
-fn type_name(ty: &Type) -> String {
-    match ty {
-        Type::Str => "String".to_owned(),
-        Type::Int => "Integer".to_owned(),
-        Type::Num => "Number".to_owned(),
-        Type::Bool => "Boolean".to_owned(),
-        Type::Obj => "Object".to_owned(),
-        Type::Array(inner) => format!("{}List", type_name(inner)),
-        Type::Named(r) => component_name(r),
-        Type::Param(p) => p.clone(),
-    }
 }
 
 /// The description of a field as the documents show it: the schema's text, where it came from, and for
@@ -300,5 +279,14 @@ fn typed_example<'m>(
             None => Node::from(value),
         },
         _ => Node::from(value),
+    }
+}
+
+/// What a payload version is: the model's description, and whether the catalogue lists every field.
+pub(crate) fn version_description(v: &EventVersion) -> String {
+    if v.payload.incomplete {
+        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
+    } else {
+        v.payload.doc.clone()
     }
 }

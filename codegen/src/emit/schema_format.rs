@@ -9,7 +9,7 @@
 //! cycle, two names that collide, a path parameter that matches the path) only the generator checks.
 
 use super::tree::{Map, Node, reference, to_json};
-use crate::read::keys;
+pub use crate::read::keys;
 use std::collections::BTreeMap;
 
 /// The folder of the files, relative to `generated/`.

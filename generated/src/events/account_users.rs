@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Account users".
 //!
 //! Events about the users of accounts, their passwords, verification and metadata.
+
 /// Payload of `account_user.created` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
@@ -29,13 +30,21 @@ pub struct AccountUserCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
-crate::de::deserialize_struct!(
-    AccountUserCreatedV1, "struct AccountUserCreatedV1", [(0, required, user_id,
-    "user_id"), (1, required, user_email, "user_email"), (2, required, user_number,
-    "user_number"), (3, required, linked_accounts, "linked_accounts"), (4, optional,
-    user_identifiers, "user_identifiers"), (5, optional, initiator_type,
-    "initiator_type"), (6, optional, is_customer_initiated, "is_customer_initiated")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserCreatedV1,
+    "struct AccountUserCreatedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, user_email, "user_email"),
+        (2, required, user_number, "user_number"),
+        (3, required, linked_accounts, "linked_accounts"),
+        (4, optional, user_identifiers, "user_identifiers"),
+        (5, optional, initiator_type, "initiator_type"),
+        (6, optional, is_customer_initiated, "is_customer_initiated"),
+    ],
 );
+
 /// Event type `account_user.created` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -43,22 +52,27 @@ pub enum AccountUserCreated {
     /// Payload version `v1`.
     V1(AccountUserCreatedV1),
 }
+
 impl AccountUserCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -69,6 +83,7 @@ impl AccountUserCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -79,13 +94,16 @@ impl ::serde::Serialize for AccountUserCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserCreatedV1> for AccountUserCreated {
     fn from(payload: AccountUserCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -95,13 +113,16 @@ impl crate::events::TypedEvent for AccountUserCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserCreated> for crate::events::Event {
     fn from(event: AccountUserCreated) -> Self {
         Self::AccountUserCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserCreated> for AccountUserCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserCreated,
     ) -> ::std::result::Result<Self, AccountUserCreated> {
@@ -109,16 +130,22 @@ impl crate::events::PayloadVersion<AccountUserCreated> for AccountUserCreatedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.password_changed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPasswordChangedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
 }
-crate::de::deserialize_struct!(
-    AccountUserPasswordChangedV1, "struct AccountUserPasswordChangedV1", [(0, required,
-    user_id, "user_id")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserPasswordChangedV1,
+    "struct AccountUserPasswordChangedV1",
+    [
+        (0, required, user_id, "user_id"),
+    ],
 );
+
 /// Event type `account_user.password_changed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -126,22 +153,27 @@ pub enum AccountUserPasswordChanged {
     /// Payload version `v1`.
     V1(AccountUserPasswordChangedV1),
 }
+
 impl AccountUserPasswordChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.password_changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserPasswordChangedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -152,6 +184,7 @@ impl AccountUserPasswordChanged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserPasswordChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -162,13 +195,16 @@ impl ::serde::Serialize for AccountUserPasswordChanged {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserPasswordChangedV1> for AccountUserPasswordChanged {
     fn from(payload: AccountUserPasswordChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserPasswordChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -180,14 +216,17 @@ impl crate::events::TypedEvent for AccountUserPasswordChanged {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserPasswordChanged> for crate::events::Event {
     fn from(event: AccountUserPasswordChanged) -> Self {
         Self::AccountUserPasswordChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserPasswordChanged>
 for AccountUserPasswordChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserPasswordChanged,
     ) -> ::std::result::Result<Self, AccountUserPasswordChanged> {
@@ -195,6 +234,7 @@ for AccountUserPasswordChangedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.password_reset_requested` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPasswordResetRequestedV1 {
@@ -203,11 +243,16 @@ pub struct AccountUserPasswordResetRequestedV1 {
     /// `account_user_number` (string).
     pub account_user_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountUserPasswordResetRequestedV1, "struct AccountUserPasswordResetRequestedV1",
-    [(0, required, account_user_id, "account_user_id"), (1, required,
-    account_user_number, "account_user_number")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserPasswordResetRequestedV1,
+    "struct AccountUserPasswordResetRequestedV1",
+    [
+        (0, required, account_user_id, "account_user_id"),
+        (1, required, account_user_number, "account_user_number"),
+    ],
 );
+
 /// Event type `account_user.password_reset_requested` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -215,22 +260,27 @@ pub enum AccountUserPasswordResetRequested {
     /// Payload version `v1`.
     V1(AccountUserPasswordResetRequestedV1),
 }
+
 impl AccountUserPasswordResetRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.password_reset_requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserPasswordResetRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -243,6 +293,7 @@ impl AccountUserPasswordResetRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserPasswordResetRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -253,14 +304,17 @@ impl ::serde::Serialize for AccountUserPasswordResetRequested {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserPasswordResetRequestedV1>
 for AccountUserPasswordResetRequested {
     fn from(payload: AccountUserPasswordResetRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserPasswordResetRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordResetRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -272,14 +326,17 @@ impl crate::events::TypedEvent for AccountUserPasswordResetRequested {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserPasswordResetRequested> for crate::events::Event {
     fn from(event: AccountUserPasswordResetRequested) -> Self {
         Self::AccountUserPasswordResetRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserPasswordResetRequested>
 for AccountUserPasswordResetRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserPasswordResetRequested,
     ) -> ::std::result::Result<Self, AccountUserPasswordResetRequested> {
@@ -287,6 +344,7 @@ for AccountUserPasswordResetRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.psr_records_updated` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserPsrRecordsUpdatedV1 {
@@ -299,12 +357,18 @@ pub struct AccountUserPsrRecordsUpdatedV1 {
     /// `deleted_records` (array of `PsrRecord`).
     pub deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
 }
-crate::de::deserialize_struct!(
-    AccountUserPsrRecordsUpdatedV1, "struct AccountUserPsrRecordsUpdatedV1", [(0,
-    required, user_id, "user_id"), (1, required, created_records, "created_records"), (2,
-    required, updated_records, "updated_records"), (3, required, deleted_records,
-    "deleted_records")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserPsrRecordsUpdatedV1,
+    "struct AccountUserPsrRecordsUpdatedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, created_records, "created_records"),
+        (2, required, updated_records, "updated_records"),
+        (3, required, deleted_records, "deleted_records"),
+    ],
 );
+
 /// Event type `account_user.psr_records_updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -312,22 +376,27 @@ pub enum AccountUserPsrRecordsUpdated {
     /// Payload version `v1`.
     V1(AccountUserPsrRecordsUpdatedV1),
 }
+
 impl AccountUserPsrRecordsUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.psr_records_updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserPsrRecordsUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -340,6 +409,7 @@ impl AccountUserPsrRecordsUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserPsrRecordsUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -350,14 +420,17 @@ impl ::serde::Serialize for AccountUserPsrRecordsUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserPsrRecordsUpdatedV1>
 for AccountUserPsrRecordsUpdated {
     fn from(payload: AccountUserPsrRecordsUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserPsrRecordsUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPsrRecordsUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -369,14 +442,17 @@ impl crate::events::TypedEvent for AccountUserPsrRecordsUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserPsrRecordsUpdated> for crate::events::Event {
     fn from(event: AccountUserPsrRecordsUpdated) -> Self {
         Self::AccountUserPsrRecordsUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserPsrRecordsUpdated>
 for AccountUserPsrRecordsUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserPsrRecordsUpdated,
     ) -> ::std::result::Result<Self, AccountUserPsrRecordsUpdated> {
@@ -384,6 +460,7 @@ for AccountUserPsrRecordsUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.removed` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
@@ -411,13 +488,21 @@ pub struct AccountUserRemovedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
-crate::de::deserialize_struct!(
-    AccountUserRemovedV1, "struct AccountUserRemovedV1", [(0, required, user_id,
-    "user_id"), (1, required, user_email, "user_email"), (2, required, user_number,
-    "user_number"), (3, required, linked_accounts, "linked_accounts"), (4, optional,
-    user_identifiers, "user_identifiers"), (5, optional, initiator_type,
-    "initiator_type"), (6, optional, is_customer_initiated, "is_customer_initiated")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserRemovedV1,
+    "struct AccountUserRemovedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, user_email, "user_email"),
+        (2, required, user_number, "user_number"),
+        (3, required, linked_accounts, "linked_accounts"),
+        (4, optional, user_identifiers, "user_identifiers"),
+        (5, optional, initiator_type, "initiator_type"),
+        (6, optional, is_customer_initiated, "is_customer_initiated"),
+    ],
 );
+
 /// Event type `account_user.removed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -425,22 +510,27 @@ pub enum AccountUserRemoved {
     /// Payload version `v1`.
     V1(AccountUserRemovedV1),
 }
+
 impl AccountUserRemoved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.removed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserRemovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -451,6 +541,7 @@ impl AccountUserRemoved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserRemoved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -461,13 +552,16 @@ impl ::serde::Serialize for AccountUserRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserRemovedV1> for AccountUserRemoved {
     fn from(payload: AccountUserRemovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserRemoved {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserRemoved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -477,13 +571,16 @@ impl crate::events::TypedEvent for AccountUserRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserRemoved> for crate::events::Event {
     fn from(event: AccountUserRemoved) -> Self {
         Self::AccountUserRemoved(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserRemoved> for AccountUserRemovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserRemoved,
     ) -> ::std::result::Result<Self, AccountUserRemoved> {
@@ -491,6 +588,7 @@ impl crate::events::PayloadVersion<AccountUserRemoved> for AccountUserRemovedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.updated` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
@@ -523,14 +621,23 @@ pub struct AccountUserUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
-crate::de::deserialize_struct!(
-    AccountUserUpdatedV1, "struct AccountUserUpdatedV1", [(0, required, user_id,
-    "user_id"), (1, required, user_email, "user_email"), (2, required, user_number,
-    "user_number"), (3, required, linked_accounts, "linked_accounts"), (4, optional,
-    user_identifiers, "user_identifiers"), (5, optional, initiator_type,
-    "initiator_type"), (6, optional, is_customer_initiated, "is_customer_initiated"), (7,
-    required, changes, "changes"), (8, optional, is_override, "is_override")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserUpdatedV1,
+    "struct AccountUserUpdatedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, user_email, "user_email"),
+        (2, required, user_number, "user_number"),
+        (3, required, linked_accounts, "linked_accounts"),
+        (4, optional, user_identifiers, "user_identifiers"),
+        (5, optional, initiator_type, "initiator_type"),
+        (6, optional, is_customer_initiated, "is_customer_initiated"),
+        (7, required, changes, "changes"),
+        (8, optional, is_override, "is_override"),
+    ],
 );
+
 /// Event type `account_user.updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -538,22 +645,27 @@ pub enum AccountUserUpdated {
     /// Payload version `v1`.
     V1(AccountUserUpdatedV1),
 }
+
 impl AccountUserUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -564,6 +676,7 @@ impl AccountUserUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -574,13 +687,16 @@ impl ::serde::Serialize for AccountUserUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserUpdatedV1> for AccountUserUpdated {
     fn from(payload: AccountUserUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -590,13 +706,16 @@ impl crate::events::TypedEvent for AccountUserUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserUpdated> for crate::events::Event {
     fn from(event: AccountUserUpdated) -> Self {
         Self::AccountUserUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserUpdated> for AccountUserUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserUpdated,
     ) -> ::std::result::Result<Self, AccountUserUpdated> {
@@ -604,6 +723,7 @@ impl crate::events::PayloadVersion<AccountUserUpdated> for AccountUserUpdatedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.verification_completed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserVerificationCompletedV1 {
@@ -614,11 +734,17 @@ pub struct AccountUserVerificationCompletedV1 {
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountUserVerificationCompletedV1, "struct AccountUserVerificationCompletedV1", [(0,
-    required, user_number, "user_number"), (1, required, verification_id,
-    "verification_id"), (2, required, verification_type, "verification_type")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserVerificationCompletedV1,
+    "struct AccountUserVerificationCompletedV1",
+    [
+        (0, required, user_number, "user_number"),
+        (1, required, verification_id, "verification_id"),
+        (2, required, verification_type, "verification_type"),
+    ],
 );
+
 /// Event type `account_user.verification_completed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -626,22 +752,27 @@ pub enum AccountUserVerificationCompleted {
     /// Payload version `v1`.
     V1(AccountUserVerificationCompletedV1),
 }
+
 impl AccountUserVerificationCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.verification_completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserVerificationCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -654,6 +785,7 @@ impl AccountUserVerificationCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserVerificationCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -664,14 +796,17 @@ impl ::serde::Serialize for AccountUserVerificationCompleted {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserVerificationCompletedV1>
 for AccountUserVerificationCompleted {
     fn from(payload: AccountUserVerificationCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserVerificationCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -683,14 +818,17 @@ impl crate::events::TypedEvent for AccountUserVerificationCompleted {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserVerificationCompleted> for crate::events::Event {
     fn from(event: AccountUserVerificationCompleted) -> Self {
         Self::AccountUserVerificationCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserVerificationCompleted>
 for AccountUserVerificationCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserVerificationCompleted,
     ) -> ::std::result::Result<Self, AccountUserVerificationCompleted> {
@@ -698,6 +836,7 @@ for AccountUserVerificationCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user.verification_started` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserVerificationStartedV1 {
@@ -708,11 +847,17 @@ pub struct AccountUserVerificationStartedV1 {
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountUserVerificationStartedV1, "struct AccountUserVerificationStartedV1", [(0,
-    required, user_number, "user_number"), (1, required, verification_id,
-    "verification_id"), (2, required, verification_type, "verification_type")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserVerificationStartedV1,
+    "struct AccountUserVerificationStartedV1",
+    [
+        (0, required, user_number, "user_number"),
+        (1, required, verification_id, "verification_id"),
+        (2, required, verification_type, "verification_type"),
+    ],
 );
+
 /// Event type `account_user.verification_started` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -720,22 +865,27 @@ pub enum AccountUserVerificationStarted {
     /// Payload version `v1`.
     V1(AccountUserVerificationStartedV1),
 }
+
 impl AccountUserVerificationStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user.verification_started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserVerificationStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -748,6 +898,7 @@ impl AccountUserVerificationStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserVerificationStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -758,14 +909,17 @@ impl ::serde::Serialize for AccountUserVerificationStarted {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserVerificationStartedV1>
 for AccountUserVerificationStarted {
     fn from(payload: AccountUserVerificationStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserVerificationStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -777,14 +931,17 @@ impl crate::events::TypedEvent for AccountUserVerificationStarted {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserVerificationStarted> for crate::events::Event {
     fn from(event: AccountUserVerificationStarted) -> Self {
         Self::AccountUserVerificationStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserVerificationStarted>
 for AccountUserVerificationStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserVerificationStarted,
     ) -> ::std::result::Result<Self, AccountUserVerificationStarted> {
@@ -792,6 +949,7 @@ for AccountUserVerificationStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user_metadata.created` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataCreatedV1 {
@@ -802,10 +960,17 @@ pub struct AccountUserMetadataCreatedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountUserMetadataCreatedV1, "struct AccountUserMetadataCreatedV1", [(0, required,
-    user_id, "user_id"), (1, required, key, "key"), (2, required, value, "value")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserMetadataCreatedV1,
+    "struct AccountUserMetadataCreatedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, key, "key"),
+        (2, required, value, "value"),
+    ],
 );
+
 /// Event type `account_user_metadata.created` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -813,22 +978,27 @@ pub enum AccountUserMetadataCreated {
     /// Payload version `v1`.
     V1(AccountUserMetadataCreatedV1),
 }
+
 impl AccountUserMetadataCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user_metadata.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserMetadataCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -839,6 +1009,7 @@ impl AccountUserMetadataCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserMetadataCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -849,13 +1020,16 @@ impl ::serde::Serialize for AccountUserMetadataCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserMetadataCreatedV1> for AccountUserMetadataCreated {
     fn from(payload: AccountUserMetadataCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserMetadataCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -867,14 +1041,17 @@ impl crate::events::TypedEvent for AccountUserMetadataCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserMetadataCreated> for crate::events::Event {
     fn from(event: AccountUserMetadataCreated) -> Self {
         Self::AccountUserMetadataCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserMetadataCreated>
 for AccountUserMetadataCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserMetadataCreated,
     ) -> ::std::result::Result<Self, AccountUserMetadataCreated> {
@@ -882,6 +1059,7 @@ for AccountUserMetadataCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user_metadata.removed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataRemovedV1 {
@@ -892,10 +1070,17 @@ pub struct AccountUserMetadataRemovedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountUserMetadataRemovedV1, "struct AccountUserMetadataRemovedV1", [(0, required,
-    user_id, "user_id"), (1, required, key, "key"), (2, required, value, "value")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserMetadataRemovedV1,
+    "struct AccountUserMetadataRemovedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, key, "key"),
+        (2, required, value, "value"),
+    ],
 );
+
 /// Event type `account_user_metadata.removed` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -903,22 +1088,27 @@ pub enum AccountUserMetadataRemoved {
     /// Payload version `v1`.
     V1(AccountUserMetadataRemovedV1),
 }
+
 impl AccountUserMetadataRemoved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user_metadata.removed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserMetadataRemovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -929,6 +1119,7 @@ impl AccountUserMetadataRemoved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserMetadataRemoved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -939,13 +1130,16 @@ impl ::serde::Serialize for AccountUserMetadataRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserMetadataRemovedV1> for AccountUserMetadataRemoved {
     fn from(payload: AccountUserMetadataRemovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserMetadataRemoved {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataRemoved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -957,14 +1151,17 @@ impl crate::events::TypedEvent for AccountUserMetadataRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserMetadataRemoved> for crate::events::Event {
     fn from(event: AccountUserMetadataRemoved) -> Self {
         Self::AccountUserMetadataRemoved(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserMetadataRemoved>
 for AccountUserMetadataRemovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserMetadataRemoved,
     ) -> ::std::result::Result<Self, AccountUserMetadataRemoved> {
@@ -972,6 +1169,7 @@ for AccountUserMetadataRemovedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_user_metadata.updated` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUserMetadataUpdatedV1 {
@@ -980,10 +1178,16 @@ pub struct AccountUserMetadataUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    AccountUserMetadataUpdatedV1, "struct AccountUserMetadataUpdatedV1", [(0, required,
-    user_id, "user_id"), (1, required, changes, "changes")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUserMetadataUpdatedV1,
+    "struct AccountUserMetadataUpdatedV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, changes, "changes"),
+    ],
 );
+
 /// Event type `account_user_metadata.updated` (Account users), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -991,22 +1195,27 @@ pub enum AccountUserMetadataUpdated {
     /// Payload version `v1`.
     V1(AccountUserMetadataUpdatedV1),
 }
+
 impl AccountUserMetadataUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_user_metadata.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUserMetadataUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1017,6 +1226,7 @@ impl AccountUserMetadataUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUserMetadataUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1027,13 +1237,16 @@ impl ::serde::Serialize for AccountUserMetadataUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserMetadataUpdatedV1> for AccountUserMetadataUpdated {
     fn from(payload: AccountUserMetadataUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUserMetadataUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1045,14 +1258,17 @@ impl crate::events::TypedEvent for AccountUserMetadataUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUserMetadataUpdated> for crate::events::Event {
     fn from(event: AccountUserMetadataUpdated) -> Self {
         Self::AccountUserMetadataUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUserMetadataUpdated>
 for AccountUserMetadataUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUserMetadataUpdated,
     ) -> ::std::result::Result<Self, AccountUserMetadataUpdated> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Accounts".
 //!
 //! Events about customer accounts, their metadata and their campaigns.
+
 /// Payload of `account.communications_preferences_updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountCommunicationsPreferencesUpdatedV1 {
@@ -10,11 +11,16 @@ pub struct AccountCommunicationsPreferencesUpdatedV1 {
     /// `changes` (`CommsPreferencesChanges`).
     pub changes: crate::types::CommsPreferencesChanges,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AccountCommunicationsPreferencesUpdatedV1,
-    "struct AccountCommunicationsPreferencesUpdatedV1", [(0, required, account_number,
-    "account_number"), (1, required, changes, "changes")]
+    "struct AccountCommunicationsPreferencesUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, changes, "changes"),
+    ],
 );
+
 /// Event type `account.communications_preferences_updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -22,22 +28,27 @@ pub enum AccountCommunicationsPreferencesUpdated {
     /// Payload version `v1`.
     V1(AccountCommunicationsPreferencesUpdatedV1),
 }
+
 impl AccountCommunicationsPreferencesUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account.communications_preferences_updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountCommunicationsPreferencesUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -50,6 +61,7 @@ impl AccountCommunicationsPreferencesUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountCommunicationsPreferencesUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -60,14 +72,17 @@ impl ::serde::Serialize for AccountCommunicationsPreferencesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountCommunicationsPreferencesUpdatedV1>
 for AccountCommunicationsPreferencesUpdated {
     fn from(payload: AccountCommunicationsPreferencesUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountCommunicationsPreferencesUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountCommunicationsPreferencesUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -79,15 +94,18 @@ impl crate::events::TypedEvent for AccountCommunicationsPreferencesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountCommunicationsPreferencesUpdated>
 for crate::events::Event {
     fn from(event: AccountCommunicationsPreferencesUpdated) -> Self {
         Self::AccountCommunicationsPreferencesUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountCommunicationsPreferencesUpdated>
 for AccountCommunicationsPreferencesUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountCommunicationsPreferencesUpdated,
     ) -> ::std::result::Result<Self, AccountCommunicationsPreferencesUpdated> {
@@ -95,6 +113,7 @@ for AccountCommunicationsPreferencesUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountCreatedV1 {
@@ -106,11 +125,17 @@ pub struct AccountCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_imported: ::std::option::Option<bool>,
 }
-crate::de::deserialize_struct!(
-    AccountCreatedV1, "struct AccountCreatedV1", [(0, required, account_number,
-    "account_number"), (1, required, account_user_emails, "account_user_emails"), (2,
-    optional, is_imported, "is_imported")]
+
+::energy_api_core::deserialize_struct!(
+    AccountCreatedV1,
+    "struct AccountCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, account_user_emails, "account_user_emails"),
+        (2, optional, is_imported, "is_imported"),
+    ],
 );
+
 /// Event type `account.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -118,22 +143,27 @@ pub enum AccountCreated {
     /// Payload version `v1`.
     V1(AccountCreatedV1),
 }
+
 impl AccountCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -144,6 +174,7 @@ impl AccountCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -154,13 +185,16 @@ impl ::serde::Serialize for AccountCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountCreatedV1> for AccountCreated {
     fn from(payload: AccountCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -170,13 +204,16 @@ impl crate::events::TypedEvent for AccountCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountCreated> for crate::events::Event {
     fn from(event: AccountCreated) -> Self {
         Self::AccountCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountCreated> for AccountCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountCreated,
     ) -> ::std::result::Result<Self, AccountCreated> {
@@ -184,16 +221,22 @@ impl crate::events::PayloadVersion<AccountCreated> for AccountCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account.occupied` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountOccupiedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountOccupiedV1, "struct AccountOccupiedV1", [(0, required, account_number,
-    "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    AccountOccupiedV1,
+    "struct AccountOccupiedV1",
+    [
+        (0, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `account.occupied` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -201,22 +244,27 @@ pub enum AccountOccupied {
     /// Payload version `v1`.
     V1(AccountOccupiedV1),
 }
+
 impl AccountOccupied {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account.occupied";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountOccupiedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -227,6 +275,7 @@ impl AccountOccupied {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountOccupied {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -237,13 +286,16 @@ impl ::serde::Serialize for AccountOccupied {
         }
     }
 }
+
 impl ::std::convert::From<AccountOccupiedV1> for AccountOccupied {
     fn from(payload: AccountOccupiedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountOccupied {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountOccupied;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -253,13 +305,16 @@ impl crate::events::TypedEvent for AccountOccupied {
         }
     }
 }
+
 impl ::std::convert::From<AccountOccupied> for crate::events::Event {
     fn from(event: AccountOccupied) -> Self {
         Self::AccountOccupied(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountOccupied> for AccountOccupiedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountOccupied,
     ) -> ::std::result::Result<Self, AccountOccupied> {
@@ -267,6 +322,7 @@ impl crate::events::PayloadVersion<AccountOccupied> for AccountOccupiedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account.reactivated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountReactivatedV1 {
@@ -277,11 +333,17 @@ pub struct AccountReactivatedV1 {
     /// `reactivation_source` (string).
     pub reactivation_source: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountReactivatedV1, "struct AccountReactivatedV1", [(0, required, account_number,
-    "account_number"), (1, required, previous_status, "previous_status"), (2, required,
-    reactivation_source, "reactivation_source")]
+
+::energy_api_core::deserialize_struct!(
+    AccountReactivatedV1,
+    "struct AccountReactivatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, previous_status, "previous_status"),
+        (2, required, reactivation_source, "reactivation_source"),
+    ],
 );
+
 /// Event type `account.reactivated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -289,22 +351,27 @@ pub enum AccountReactivated {
     /// Payload version `v1`.
     V1(AccountReactivatedV1),
 }
+
 impl AccountReactivated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account.reactivated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountReactivatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -315,6 +382,7 @@ impl AccountReactivated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountReactivated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -325,13 +393,16 @@ impl ::serde::Serialize for AccountReactivated {
         }
     }
 }
+
 impl ::std::convert::From<AccountReactivatedV1> for AccountReactivated {
     fn from(payload: AccountReactivatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountReactivated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountReactivated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -341,13 +412,16 @@ impl crate::events::TypedEvent for AccountReactivated {
         }
     }
 }
+
 impl ::std::convert::From<AccountReactivated> for crate::events::Event {
     fn from(event: AccountReactivated) -> Self {
         Self::AccountReactivated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountReactivated> for AccountReactivatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountReactivated,
     ) -> ::std::result::Result<Self, AccountReactivated> {
@@ -355,6 +429,7 @@ impl crate::events::PayloadVersion<AccountReactivated> for AccountReactivatedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account.smart-meter-read-permission-changed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountSmartMeterReadPermissionChangedV1 {
@@ -371,14 +446,20 @@ pub struct AccountSmartMeterReadPermissionChangedV1 {
     /// `changed_by_type` (string).
     pub changed_by_type: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AccountSmartMeterReadPermissionChangedV1,
-    "struct AccountSmartMeterReadPermissionChangedV1", [(0, required, account_number,
-    "account_number"), (1, required, old_permission, "old_permission"), (2, required,
-    new_permission, "new_permission"), (3, required, effective_from, "effective_from"),
-    (4, required, changed_by_id, "changed_by_id"), (5, required, changed_by_type,
-    "changed_by_type")]
+    "struct AccountSmartMeterReadPermissionChangedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, old_permission, "old_permission"),
+        (2, required, new_permission, "new_permission"),
+        (3, required, effective_from, "effective_from"),
+        (4, required, changed_by_id, "changed_by_id"),
+        (5, required, changed_by_type, "changed_by_type"),
+    ],
 );
+
 /// Event type `account.smart-meter-read-permission-changed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -386,22 +467,27 @@ pub enum AccountSmartMeterReadPermissionChanged {
     /// Payload version `v1`.
     V1(AccountSmartMeterReadPermissionChangedV1),
 }
+
 impl AccountSmartMeterReadPermissionChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account.smart-meter-read-permission-changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountSmartMeterReadPermissionChangedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -414,6 +500,7 @@ impl AccountSmartMeterReadPermissionChanged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountSmartMeterReadPermissionChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -424,14 +511,17 @@ impl ::serde::Serialize for AccountSmartMeterReadPermissionChanged {
         }
     }
 }
+
 impl ::std::convert::From<AccountSmartMeterReadPermissionChangedV1>
 for AccountSmartMeterReadPermissionChanged {
     fn from(payload: AccountSmartMeterReadPermissionChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountSmartMeterReadPermissionChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountSmartMeterReadPermissionChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -443,15 +533,18 @@ impl crate::events::TypedEvent for AccountSmartMeterReadPermissionChanged {
         }
     }
 }
+
 impl ::std::convert::From<AccountSmartMeterReadPermissionChanged>
 for crate::events::Event {
     fn from(event: AccountSmartMeterReadPermissionChanged) -> Self {
         Self::AccountSmartMeterReadPermissionChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountSmartMeterReadPermissionChanged>
 for AccountSmartMeterReadPermissionChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountSmartMeterReadPermissionChanged,
     ) -> ::std::result::Result<Self, AccountSmartMeterReadPermissionChanged> {
@@ -459,6 +552,7 @@ for AccountSmartMeterReadPermissionChangedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountUpdatedV1 {
@@ -472,11 +566,18 @@ pub struct AccountUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
-crate::de::deserialize_struct!(
-    AccountUpdatedV1, "struct AccountUpdatedV1", [(0, required, account_number,
-    "account_number"), (1, required, account_user_emails, "account_user_emails"), (2,
-    required, changes, "changes"), (3, optional, is_override, "is_override")]
+
+::energy_api_core::deserialize_struct!(
+    AccountUpdatedV1,
+    "struct AccountUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, account_user_emails, "account_user_emails"),
+        (2, required, changes, "changes"),
+        (3, optional, is_override, "is_override"),
+    ],
 );
+
 /// Event type `account.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -484,22 +585,27 @@ pub enum AccountUpdated {
     /// Payload version `v1`.
     V1(AccountUpdatedV1),
 }
+
 impl AccountUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -510,6 +616,7 @@ impl AccountUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -520,13 +627,16 @@ impl ::serde::Serialize for AccountUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUpdatedV1> for AccountUpdated {
     fn from(payload: AccountUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -536,13 +646,16 @@ impl crate::events::TypedEvent for AccountUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountUpdated> for crate::events::Event {
     fn from(event: AccountUpdated) -> Self {
         Self::AccountUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountUpdated> for AccountUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountUpdated,
     ) -> ::std::result::Result<Self, AccountUpdated> {
@@ -550,6 +663,7 @@ impl crate::events::PayloadVersion<AccountUpdated> for AccountUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_metadata.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataCreatedV1 {
@@ -560,11 +674,17 @@ pub struct AccountMetadataCreatedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountMetadataCreatedV1, "struct AccountMetadataCreatedV1", [(0, required,
-    account_number, "account_number"), (1, required, key, "key"), (2, required, value,
-    "value")]
+
+::energy_api_core::deserialize_struct!(
+    AccountMetadataCreatedV1,
+    "struct AccountMetadataCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, key, "key"),
+        (2, required, value, "value"),
+    ],
 );
+
 /// Event type `account_metadata.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -572,22 +692,27 @@ pub enum AccountMetadataCreated {
     /// Payload version `v1`.
     V1(AccountMetadataCreatedV1),
 }
+
 impl AccountMetadataCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_metadata.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountMetadataCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -598,6 +723,7 @@ impl AccountMetadataCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountMetadataCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -608,13 +734,16 @@ impl ::serde::Serialize for AccountMetadataCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountMetadataCreatedV1> for AccountMetadataCreated {
     fn from(payload: AccountMetadataCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountMetadataCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -626,13 +755,16 @@ impl crate::events::TypedEvent for AccountMetadataCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountMetadataCreated> for crate::events::Event {
     fn from(event: AccountMetadataCreated) -> Self {
         Self::AccountMetadataCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountMetadataCreated> for AccountMetadataCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountMetadataCreated,
     ) -> ::std::result::Result<Self, AccountMetadataCreated> {
@@ -640,6 +772,7 @@ impl crate::events::PayloadVersion<AccountMetadataCreated> for AccountMetadataCr
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataRemovedV1 {
@@ -650,11 +783,17 @@ pub struct AccountMetadataRemovedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AccountMetadataRemovedV1, "struct AccountMetadataRemovedV1", [(0, required,
-    account_number, "account_number"), (1, required, key, "key"), (2, required, value,
-    "value")]
+
+::energy_api_core::deserialize_struct!(
+    AccountMetadataRemovedV1,
+    "struct AccountMetadataRemovedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, key, "key"),
+        (2, required, value, "value"),
+    ],
 );
+
 /// Event type `account_metadata.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -662,22 +801,27 @@ pub enum AccountMetadataRemoved {
     /// Payload version `v1`.
     V1(AccountMetadataRemovedV1),
 }
+
 impl AccountMetadataRemoved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_metadata.removed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountMetadataRemovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -688,6 +832,7 @@ impl AccountMetadataRemoved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountMetadataRemoved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -698,13 +843,16 @@ impl ::serde::Serialize for AccountMetadataRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountMetadataRemovedV1> for AccountMetadataRemoved {
     fn from(payload: AccountMetadataRemovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountMetadataRemoved {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataRemoved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -716,13 +864,16 @@ impl crate::events::TypedEvent for AccountMetadataRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountMetadataRemoved> for crate::events::Event {
     fn from(event: AccountMetadataRemoved) -> Self {
         Self::AccountMetadataRemoved(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountMetadataRemoved> for AccountMetadataRemovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountMetadataRemoved,
     ) -> ::std::result::Result<Self, AccountMetadataRemoved> {
@@ -730,6 +881,7 @@ impl crate::events::PayloadVersion<AccountMetadataRemoved> for AccountMetadataRe
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_metadata.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountMetadataUpdatedV1 {
@@ -738,10 +890,16 @@ pub struct AccountMetadataUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    AccountMetadataUpdatedV1, "struct AccountMetadataUpdatedV1", [(0, required,
-    account_number, "account_number"), (1, required, changes, "changes")]
+
+::energy_api_core::deserialize_struct!(
+    AccountMetadataUpdatedV1,
+    "struct AccountMetadataUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, changes, "changes"),
+    ],
 );
+
 /// Event type `account_metadata.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -749,22 +907,27 @@ pub enum AccountMetadataUpdated {
     /// Payload version `v1`.
     V1(AccountMetadataUpdatedV1),
 }
+
 impl AccountMetadataUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_metadata.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountMetadataUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -775,6 +938,7 @@ impl AccountMetadataUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountMetadataUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -785,13 +949,16 @@ impl ::serde::Serialize for AccountMetadataUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountMetadataUpdatedV1> for AccountMetadataUpdated {
     fn from(payload: AccountMetadataUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountMetadataUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -803,13 +970,16 @@ impl crate::events::TypedEvent for AccountMetadataUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountMetadataUpdated> for crate::events::Event {
     fn from(event: AccountMetadataUpdated) -> Self {
         Self::AccountMetadataUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountMetadataUpdated> for AccountMetadataUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountMetadataUpdated,
     ) -> ::std::result::Result<Self, AccountMetadataUpdated> {
@@ -817,6 +987,7 @@ impl crate::events::PayloadVersion<AccountMetadataUpdated> for AccountMetadataUp
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_property_effective_period_metadata.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
@@ -827,12 +998,17 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1,
-    "struct AccountPropertyEffectivePeriodMetadataCreatedV1", [(0, required,
-    account_property_effective_period_id, "account_property_effective_period_id"), (1,
-    required, key, "key"), (2, required, value, "value")]
+    "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
+    [
+        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
+        (1, required, key, "key"),
+        (2, required, value, "value"),
+    ],
 );
+
 /// Event type `account_property_effective_period_metadata.created` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -840,22 +1016,27 @@ pub enum AccountPropertyEffectivePeriodMetadataCreated {
     /// Payload version `v1`.
     V1(AccountPropertyEffectivePeriodMetadataCreatedV1),
 }
+
 impl AccountPropertyEffectivePeriodMetadataCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_property_effective_period_metadata.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -868,6 +1049,7 @@ impl AccountPropertyEffectivePeriodMetadataCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -878,14 +1060,17 @@ impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataCreated {
         }
     }
 }
+
 impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataCreatedV1>
 for AccountPropertyEffectivePeriodMetadataCreated {
     fn from(payload: AccountPropertyEffectivePeriodMetadataCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -897,15 +1082,18 @@ impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataCreated
         }
     }
 }
+
 impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataCreated>
 for crate::events::Event {
     fn from(event: AccountPropertyEffectivePeriodMetadataCreated) -> Self {
         Self::AccountPropertyEffectivePeriodMetadataCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataCreated>
 for AccountPropertyEffectivePeriodMetadataCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountPropertyEffectivePeriodMetadataCreated,
     ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataCreated> {
@@ -913,6 +1101,7 @@ for AccountPropertyEffectivePeriodMetadataCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_property_effective_period_metadata.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
@@ -923,12 +1112,17 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     /// `value` (string).
     pub value: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1,
-    "struct AccountPropertyEffectivePeriodMetadataRemovedV1", [(0, required,
-    account_property_effective_period_id, "account_property_effective_period_id"), (1,
-    required, key, "key"), (2, required, value, "value")]
+    "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
+    [
+        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
+        (1, required, key, "key"),
+        (2, required, value, "value"),
+    ],
 );
+
 /// Event type `account_property_effective_period_metadata.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -936,22 +1130,27 @@ pub enum AccountPropertyEffectivePeriodMetadataRemoved {
     /// Payload version `v1`.
     V1(AccountPropertyEffectivePeriodMetadataRemovedV1),
 }
+
 impl AccountPropertyEffectivePeriodMetadataRemoved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_property_effective_period_metadata.removed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -964,6 +1163,7 @@ impl AccountPropertyEffectivePeriodMetadataRemoved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataRemoved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -974,14 +1174,17 @@ impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataRemoved {
         }
     }
 }
+
 impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataRemovedV1>
 for AccountPropertyEffectivePeriodMetadataRemoved {
     fn from(payload: AccountPropertyEffectivePeriodMetadataRemovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataRemoved {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataRemoved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -993,15 +1196,18 @@ impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataRemoved
         }
     }
 }
+
 impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataRemoved>
 for crate::events::Event {
     fn from(event: AccountPropertyEffectivePeriodMetadataRemoved) -> Self {
         Self::AccountPropertyEffectivePeriodMetadataRemoved(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataRemoved>
 for AccountPropertyEffectivePeriodMetadataRemovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountPropertyEffectivePeriodMetadataRemoved,
     ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataRemoved> {
@@ -1009,6 +1215,7 @@ for AccountPropertyEffectivePeriodMetadataRemovedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `account_property_effective_period_metadata.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
@@ -1017,12 +1224,16 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1,
-    "struct AccountPropertyEffectivePeriodMetadataUpdatedV1", [(0, required,
-    account_property_effective_period_id, "account_property_effective_period_id"), (1,
-    required, changes, "changes")]
+    "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
+    [
+        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
+        (1, required, changes, "changes"),
+    ],
 );
+
 /// Event type `account_property_effective_period_metadata.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1030,22 +1241,27 @@ pub enum AccountPropertyEffectivePeriodMetadataUpdated {
     /// Payload version `v1`.
     V1(AccountPropertyEffectivePeriodMetadataUpdatedV1),
 }
+
 impl AccountPropertyEffectivePeriodMetadataUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "account_property_effective_period_metadata.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1058,6 +1274,7 @@ impl AccountPropertyEffectivePeriodMetadataUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1068,14 +1285,17 @@ impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataUpdatedV1>
 for AccountPropertyEffectivePeriodMetadataUpdated {
     fn from(payload: AccountPropertyEffectivePeriodMetadataUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1087,15 +1307,18 @@ impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataUpdated
         }
     }
 }
+
 impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataUpdated>
 for crate::events::Event {
     fn from(event: AccountPropertyEffectivePeriodMetadataUpdated) -> Self {
         Self::AccountPropertyEffectivePeriodMetadataUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataUpdated>
 for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AccountPropertyEffectivePeriodMetadataUpdated,
     ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataUpdated> {
@@ -1103,6 +1326,7 @@ for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `campaign_account.added` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountAddedV1 {
@@ -1120,13 +1344,19 @@ pub struct CampaignAccountAddedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_account_expiry_date: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    CampaignAccountAddedV1, "struct CampaignAccountAddedV1", [(0, required,
-    account_number, "account_number"), (1, required, campaign_name, "campaign_name"), (2,
-    optional, campaign_slug, "campaign_slug"), (3, optional, campaign_expiry_date,
-    "campaign_expiry_date"), (4, optional, campaign_account_expiry_date,
-    "campaign_account_expiry_date")]
+
+::energy_api_core::deserialize_struct!(
+    CampaignAccountAddedV1,
+    "struct CampaignAccountAddedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, campaign_name, "campaign_name"),
+        (2, optional, campaign_slug, "campaign_slug"),
+        (3, optional, campaign_expiry_date, "campaign_expiry_date"),
+        (4, optional, campaign_account_expiry_date, "campaign_account_expiry_date"),
+    ],
 );
+
 /// Event type `campaign_account.added` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1134,22 +1364,27 @@ pub enum CampaignAccountAdded {
     /// Payload version `v1`.
     V1(CampaignAccountAddedV1),
 }
+
 impl CampaignAccountAdded {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "campaign_account.added";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CampaignAccountAddedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1160,6 +1395,7 @@ impl CampaignAccountAdded {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CampaignAccountAdded {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1170,13 +1406,16 @@ impl ::serde::Serialize for CampaignAccountAdded {
         }
     }
 }
+
 impl ::std::convert::From<CampaignAccountAddedV1> for CampaignAccountAdded {
     fn from(payload: CampaignAccountAddedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CampaignAccountAdded {
     const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountAdded;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1186,13 +1425,16 @@ impl crate::events::TypedEvent for CampaignAccountAdded {
         }
     }
 }
+
 impl ::std::convert::From<CampaignAccountAdded> for crate::events::Event {
     fn from(event: CampaignAccountAdded) -> Self {
         Self::CampaignAccountAdded(event)
     }
 }
+
 impl crate::events::PayloadVersion<CampaignAccountAdded> for CampaignAccountAddedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CampaignAccountAdded,
     ) -> ::std::result::Result<Self, CampaignAccountAdded> {
@@ -1200,6 +1442,7 @@ impl crate::events::PayloadVersion<CampaignAccountAdded> for CampaignAccountAdde
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `campaign_account.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountRemovedV1 {
@@ -1211,11 +1454,17 @@ pub struct CampaignAccountRemovedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    CampaignAccountRemovedV1, "struct CampaignAccountRemovedV1", [(0, required,
-    account_number, "account_number"), (1, required, campaign_name, "campaign_name"), (2,
-    optional, campaign_slug, "campaign_slug")]
+
+::energy_api_core::deserialize_struct!(
+    CampaignAccountRemovedV1,
+    "struct CampaignAccountRemovedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, campaign_name, "campaign_name"),
+        (2, optional, campaign_slug, "campaign_slug"),
+    ],
 );
+
 /// Event type `campaign_account.removed` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1223,22 +1472,27 @@ pub enum CampaignAccountRemoved {
     /// Payload version `v1`.
     V1(CampaignAccountRemovedV1),
 }
+
 impl CampaignAccountRemoved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "campaign_account.removed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CampaignAccountRemovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1249,6 +1503,7 @@ impl CampaignAccountRemoved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CampaignAccountRemoved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1259,13 +1514,16 @@ impl ::serde::Serialize for CampaignAccountRemoved {
         }
     }
 }
+
 impl ::std::convert::From<CampaignAccountRemovedV1> for CampaignAccountRemoved {
     fn from(payload: CampaignAccountRemovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CampaignAccountRemoved {
     const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountRemoved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1277,13 +1535,16 @@ impl crate::events::TypedEvent for CampaignAccountRemoved {
         }
     }
 }
+
 impl ::std::convert::From<CampaignAccountRemoved> for crate::events::Event {
     fn from(event: CampaignAccountRemoved) -> Self {
         Self::CampaignAccountRemoved(event)
     }
 }
+
 impl crate::events::PayloadVersion<CampaignAccountRemoved> for CampaignAccountRemovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CampaignAccountRemoved,
     ) -> ::std::result::Result<Self, CampaignAccountRemoved> {
@@ -1291,6 +1552,7 @@ impl crate::events::PayloadVersion<CampaignAccountRemoved> for CampaignAccountRe
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `campaign_account.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CampaignAccountUpdatedV1 {
@@ -1304,11 +1566,18 @@ pub struct CampaignAccountUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    CampaignAccountUpdatedV1, "struct CampaignAccountUpdatedV1", [(0, required,
-    account_number, "account_number"), (1, required, campaign_name, "campaign_name"), (2,
-    optional, campaign_slug, "campaign_slug"), (3, required, changes, "changes")]
+
+::energy_api_core::deserialize_struct!(
+    CampaignAccountUpdatedV1,
+    "struct CampaignAccountUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, campaign_name, "campaign_name"),
+        (2, optional, campaign_slug, "campaign_slug"),
+        (3, required, changes, "changes"),
+    ],
 );
+
 /// Event type `campaign_account.updated` (Accounts), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1316,22 +1585,27 @@ pub enum CampaignAccountUpdated {
     /// Payload version `v1`.
     V1(CampaignAccountUpdatedV1),
 }
+
 impl CampaignAccountUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "campaign_account.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CampaignAccountUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1342,6 +1616,7 @@ impl CampaignAccountUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CampaignAccountUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1352,13 +1627,16 @@ impl ::serde::Serialize for CampaignAccountUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CampaignAccountUpdatedV1> for CampaignAccountUpdated {
     fn from(payload: CampaignAccountUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CampaignAccountUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1370,13 +1648,16 @@ impl crate::events::TypedEvent for CampaignAccountUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CampaignAccountUpdated> for crate::events::Event {
     fn from(event: CampaignAccountUpdated) -> Self {
         Self::CampaignAccountUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CampaignAccountUpdated> for CampaignAccountUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CampaignAccountUpdated,
     ) -> ::std::result::Result<Self, CampaignAccountUpdated> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Agreements and approvals".
 //!
 //! Events about agreements (created, revoked, terminated, updated, rolled over) and approval processes.
+
 /// Payload of `actual.intervals.received` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ActualIntervalsReceivedV1 {
@@ -10,10 +11,16 @@ pub struct ActualIntervalsReceivedV1 {
     /// `rebill_from` (string).
     pub rebill_from: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ActualIntervalsReceivedV1, "struct ActualIntervalsReceivedV1", [(0, required, mpan,
-    "mpan"), (1, required, rebill_from, "rebill_from")]
+
+::energy_api_core::deserialize_struct!(
+    ActualIntervalsReceivedV1,
+    "struct ActualIntervalsReceivedV1",
+    [
+        (0, required, mpan, "mpan"),
+        (1, required, rebill_from, "rebill_from"),
+    ],
 );
+
 /// Event type `actual.intervals.received` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -21,22 +28,27 @@ pub enum ActualIntervalsReceived {
     /// Payload version `v1`.
     V1(ActualIntervalsReceivedV1),
 }
+
 impl ActualIntervalsReceived {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "actual.intervals.received";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ActualIntervalsReceivedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -47,6 +59,7 @@ impl ActualIntervalsReceived {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ActualIntervalsReceived {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -57,13 +70,16 @@ impl ::serde::Serialize for ActualIntervalsReceived {
         }
     }
 }
+
 impl ::std::convert::From<ActualIntervalsReceivedV1> for ActualIntervalsReceived {
     fn from(payload: ActualIntervalsReceivedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ActualIntervalsReceived {
     const TYPE: crate::events::EventType = crate::events::EventType::ActualIntervalsReceived;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -75,14 +91,17 @@ impl crate::events::TypedEvent for ActualIntervalsReceived {
         }
     }
 }
+
 impl ::std::convert::From<ActualIntervalsReceived> for crate::events::Event {
     fn from(event: ActualIntervalsReceived) -> Self {
         Self::ActualIntervalsReceived(event)
     }
 }
+
 impl crate::events::PayloadVersion<ActualIntervalsReceived>
 for ActualIntervalsReceivedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ActualIntervalsReceived,
     ) -> ::std::result::Result<Self, ActualIntervalsReceived> {
@@ -90,6 +109,7 @@ for ActualIntervalsReceivedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `affiliates.affiliate-account-contract-created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AffiliatesAffiliateAccountContractCreatedV1 {
@@ -102,13 +122,18 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     /// `fuel` (string).
     pub fuel: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AffiliatesAffiliateAccountContractCreatedV1,
-    "struct AffiliatesAffiliateAccountContractCreatedV1", [(0, required,
-    affiliate_account_contract_id, "affiliate_account_contract_id"), (1, required,
-    affiliate_contract_id, "affiliate_contract_id"), (2, required, account_number,
-    "account_number"), (3, required, fuel, "fuel")]
+    "struct AffiliatesAffiliateAccountContractCreatedV1",
+    [
+        (0, required, affiliate_account_contract_id, "affiliate_account_contract_id"),
+        (1, required, affiliate_contract_id, "affiliate_contract_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, fuel, "fuel"),
+    ],
 );
+
 /// Event type `affiliates.affiliate-account-contract-created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -116,22 +141,27 @@ pub enum AffiliatesAffiliateAccountContractCreated {
     /// Payload version `v1`.
     V1(AffiliatesAffiliateAccountContractCreatedV1),
 }
+
 impl AffiliatesAffiliateAccountContractCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "affiliates.affiliate-account-contract-created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AffiliatesAffiliateAccountContractCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -144,6 +174,7 @@ impl AffiliatesAffiliateAccountContractCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AffiliatesAffiliateAccountContractCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -154,14 +185,17 @@ impl ::serde::Serialize for AffiliatesAffiliateAccountContractCreated {
         }
     }
 }
+
 impl ::std::convert::From<AffiliatesAffiliateAccountContractCreatedV1>
 for AffiliatesAffiliateAccountContractCreated {
     fn from(payload: AffiliatesAffiliateAccountContractCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AffiliatesAffiliateAccountContractCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AffiliatesAffiliateAccountContractCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -173,15 +207,18 @@ impl crate::events::TypedEvent for AffiliatesAffiliateAccountContractCreated {
         }
     }
 }
+
 impl ::std::convert::From<AffiliatesAffiliateAccountContractCreated>
 for crate::events::Event {
     fn from(event: AffiliatesAffiliateAccountContractCreated) -> Self {
         Self::AffiliatesAffiliateAccountContractCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AffiliatesAffiliateAccountContractCreated>
 for AffiliatesAffiliateAccountContractCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AffiliatesAffiliateAccountContractCreated,
     ) -> ::std::result::Result<Self, AffiliatesAffiliateAccountContractCreated> {
@@ -189,6 +226,7 @@ for AffiliatesAffiliateAccountContractCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `agreement.created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementCreatedV1 {
@@ -207,13 +245,20 @@ pub struct AgreementCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    AgreementCreatedV1, "struct AgreementCreatedV1", [(0, required, agreement_id,
-    "agreement_id"), (1, required, account_number, "account_number"), (2, required,
-    valid_from, "valid_from"), (3, required, product_code, "product_code"), (4, optional,
-    account_contract_identifier, "account_contract_identifier"), (5, optional,
-    business_contract_identifier, "business_contract_identifier")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementCreatedV1,
+    "struct AgreementCreatedV1",
+    [
+        (0, required, agreement_id, "agreement_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, valid_from, "valid_from"),
+        (3, required, product_code, "product_code"),
+        (4, optional, account_contract_identifier, "account_contract_identifier"),
+        (5, optional, business_contract_identifier, "business_contract_identifier"),
+    ],
 );
+
 /// Event type `agreement.created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -221,22 +266,27 @@ pub enum AgreementCreated {
     /// Payload version `v1`.
     V1(AgreementCreatedV1),
 }
+
 impl AgreementCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "agreement.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AgreementCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -247,6 +297,7 @@ impl AgreementCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AgreementCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -257,13 +308,16 @@ impl ::serde::Serialize for AgreementCreated {
         }
     }
 }
+
 impl ::std::convert::From<AgreementCreatedV1> for AgreementCreated {
     fn from(payload: AgreementCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AgreementCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::AgreementCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -273,13 +327,16 @@ impl crate::events::TypedEvent for AgreementCreated {
         }
     }
 }
+
 impl ::std::convert::From<AgreementCreated> for crate::events::Event {
     fn from(event: AgreementCreated) -> Self {
         Self::AgreementCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AgreementCreated> for AgreementCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AgreementCreated,
     ) -> ::std::result::Result<Self, AgreementCreated> {
@@ -287,16 +344,22 @@ impl crate::events::PayloadVersion<AgreementCreated> for AgreementCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `agreement.revoked` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementRevokedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
 }
-crate::de::deserialize_struct!(
-    AgreementRevokedV1, "struct AgreementRevokedV1", [(0, required, agreement_id,
-    "agreement_id")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementRevokedV1,
+    "struct AgreementRevokedV1",
+    [
+        (0, required, agreement_id, "agreement_id"),
+    ],
 );
+
 /// Payload of `agreement.revoked` version `v2` (Agreements and approvals).
 ///
 /// Adds the account number.
@@ -309,10 +372,16 @@ pub struct AgreementRevokedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AgreementRevokedV2, "struct AgreementRevokedV2", [(0, required, agreement_id,
-    "agreement_id"), (1, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementRevokedV2,
+    "struct AgreementRevokedV2",
+    [
+        (0, required, agreement_id, "agreement_id"),
+        (1, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `agreement.revoked` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -322,11 +391,14 @@ pub enum AgreementRevoked {
     /// Payload version `v2`.
     V2(AgreementRevokedV2),
 }
+
 impl AgreementRevoked {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "agreement.revoked";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -334,13 +406,15 @@ impl AgreementRevoked {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::AgreementRevokedV1,
             _ => &crate::shapes::AgreementRevokedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -358,6 +432,7 @@ impl AgreementRevoked {
         }
     }
 }
+
 impl ::serde::Serialize for AgreementRevoked {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -369,18 +444,22 @@ impl ::serde::Serialize for AgreementRevoked {
         }
     }
 }
+
 impl ::std::convert::From<AgreementRevokedV1> for AgreementRevoked {
     fn from(payload: AgreementRevokedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<AgreementRevokedV2> for AgreementRevoked {
     fn from(payload: AgreementRevokedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for AgreementRevoked {
     const TYPE: crate::events::EventType = crate::events::EventType::AgreementRevoked;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -390,13 +469,16 @@ impl crate::events::TypedEvent for AgreementRevoked {
         }
     }
 }
+
 impl ::std::convert::From<AgreementRevoked> for crate::events::Event {
     fn from(event: AgreementRevoked) -> Self {
         Self::AgreementRevoked(event)
     }
 }
+
 impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AgreementRevoked,
     ) -> ::std::result::Result<Self, AgreementRevoked> {
@@ -405,6 +487,7 @@ impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: AgreementRevoked,
     ) -> ::std::result::Result<Self, AgreementRevoked> {
@@ -414,8 +497,10 @@ impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: AgreementRevoked,
     ) -> ::std::result::Result<Self, AgreementRevoked> {
@@ -425,6 +510,7 @@ impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV2 {
         }
     }
 }
+
 /// Version view: `agreement.revoked` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<AgreementRevokedV2> for AgreementRevokedV1 {
     fn from(newer: AgreementRevokedV2) -> Self {
@@ -433,6 +519,7 @@ impl ::std::convert::From<AgreementRevokedV2> for AgreementRevokedV1 {
         }
     }
 }
+
 /// Payload of `agreement.rollover.completed` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementRolloverCompletedV1 {
@@ -451,15 +538,21 @@ pub struct AgreementRolloverCompletedV1 {
     /// `rolled_on_to_agreement_valid_to` (string).
     pub rolled_on_to_agreement_valid_to: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AgreementRolloverCompletedV1, "struct AgreementRolloverCompletedV1", [(0, required,
-    account_number, "account_number"), (1, required, supply_point_id, "supply_point_id"),
-    (2, required, expiring_agreement_id, "expiring_agreement_id"), (3, required,
-    rolled_on_to_agreement_id, "rolled_on_to_agreement_id"), (4, required, new_product,
-    "new_product"), (5, required, rolled_on_to_agreement_valid_from,
-    "rolled_on_to_agreement_valid_from"), (6, required, rolled_on_to_agreement_valid_to,
-    "rolled_on_to_agreement_valid_to")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementRolloverCompletedV1,
+    "struct AgreementRolloverCompletedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, supply_point_id, "supply_point_id"),
+        (2, required, expiring_agreement_id, "expiring_agreement_id"),
+        (3, required, rolled_on_to_agreement_id, "rolled_on_to_agreement_id"),
+        (4, required, new_product, "new_product"),
+        (5, required, rolled_on_to_agreement_valid_from, "rolled_on_to_agreement_valid_from"),
+        (6, required, rolled_on_to_agreement_valid_to, "rolled_on_to_agreement_valid_to"),
+    ],
 );
+
 /// Event type `agreement.rollover.completed` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -467,22 +560,27 @@ pub enum AgreementRolloverCompleted {
     /// Payload version `v1`.
     V1(AgreementRolloverCompletedV1),
 }
+
 impl AgreementRolloverCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "agreement.rollover.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AgreementRolloverCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -493,6 +591,7 @@ impl AgreementRolloverCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AgreementRolloverCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -503,13 +602,16 @@ impl ::serde::Serialize for AgreementRolloverCompleted {
         }
     }
 }
+
 impl ::std::convert::From<AgreementRolloverCompletedV1> for AgreementRolloverCompleted {
     fn from(payload: AgreementRolloverCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AgreementRolloverCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::AgreementRolloverCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -521,14 +623,17 @@ impl crate::events::TypedEvent for AgreementRolloverCompleted {
         }
     }
 }
+
 impl ::std::convert::From<AgreementRolloverCompleted> for crate::events::Event {
     fn from(event: AgreementRolloverCompleted) -> Self {
         Self::AgreementRolloverCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<AgreementRolloverCompleted>
 for AgreementRolloverCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AgreementRolloverCompleted,
     ) -> ::std::result::Result<Self, AgreementRolloverCompleted> {
@@ -536,16 +641,22 @@ for AgreementRolloverCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `agreement.terminated` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementTerminatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
 }
-crate::de::deserialize_struct!(
-    AgreementTerminatedV1, "struct AgreementTerminatedV1", [(0, required, agreement_id,
-    "agreement_id")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementTerminatedV1,
+    "struct AgreementTerminatedV1",
+    [
+        (0, required, agreement_id, "agreement_id"),
+    ],
 );
+
 /// Payload of `agreement.terminated` version `v2` (Agreements and approvals).
 ///
 /// Adds the account number.
@@ -558,10 +669,16 @@ pub struct AgreementTerminatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AgreementTerminatedV2, "struct AgreementTerminatedV2", [(0, required, agreement_id,
-    "agreement_id"), (1, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementTerminatedV2,
+    "struct AgreementTerminatedV2",
+    [
+        (0, required, agreement_id, "agreement_id"),
+        (1, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `agreement.terminated` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -571,11 +688,14 @@ pub enum AgreementTerminated {
     /// Payload version `v2`.
     V2(AgreementTerminatedV2),
 }
+
 impl AgreementTerminated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "agreement.terminated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -583,13 +703,15 @@ impl AgreementTerminated {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::AgreementTerminatedV1,
             _ => &crate::shapes::AgreementTerminatedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -611,6 +733,7 @@ impl AgreementTerminated {
         }
     }
 }
+
 impl ::serde::Serialize for AgreementTerminated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -622,18 +745,22 @@ impl ::serde::Serialize for AgreementTerminated {
         }
     }
 }
+
 impl ::std::convert::From<AgreementTerminatedV1> for AgreementTerminated {
     fn from(payload: AgreementTerminatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminated {
     fn from(payload: AgreementTerminatedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for AgreementTerminated {
     const TYPE: crate::events::EventType = crate::events::EventType::AgreementTerminated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -643,13 +770,16 @@ impl crate::events::TypedEvent for AgreementTerminated {
         }
     }
 }
+
 impl ::std::convert::From<AgreementTerminated> for crate::events::Event {
     fn from(event: AgreementTerminated) -> Self {
         Self::AgreementTerminated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AgreementTerminated,
     ) -> ::std::result::Result<Self, AgreementTerminated> {
@@ -658,6 +788,7 @@ impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: AgreementTerminated,
     ) -> ::std::result::Result<Self, AgreementTerminated> {
@@ -667,8 +798,10 @@ impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV
         }
     }
 }
+
 impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: AgreementTerminated,
     ) -> ::std::result::Result<Self, AgreementTerminated> {
@@ -678,6 +811,7 @@ impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV
         }
     }
 }
+
 /// Version view: `agreement.terminated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminatedV1 {
     fn from(newer: AgreementTerminatedV2) -> Self {
@@ -686,6 +820,7 @@ impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminatedV1 {
         }
     }
 }
+
 /// Payload of `agreement.updated` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AgreementUpdatedV1 {
@@ -697,11 +832,17 @@ pub struct AgreementUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
-crate::de::deserialize_struct!(
-    AgreementUpdatedV1, "struct AgreementUpdatedV1", [(0, required, agreement_id,
-    "agreement_id"), (1, required, changes, "changes"), (2, optional, is_override,
-    "is_override")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementUpdatedV1,
+    "struct AgreementUpdatedV1",
+    [
+        (0, required, agreement_id, "agreement_id"),
+        (1, required, changes, "changes"),
+        (2, optional, is_override, "is_override"),
+    ],
 );
+
 /// Payload of `agreement.updated` version `v2` (Agreements and approvals).
 ///
 /// The v1 fields plus the account number (required).
@@ -719,11 +860,18 @@ pub struct AgreementUpdatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AgreementUpdatedV2, "struct AgreementUpdatedV2", [(0, required, agreement_id,
-    "agreement_id"), (1, required, changes, "changes"), (2, optional, is_override,
-    "is_override"), (3, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    AgreementUpdatedV2,
+    "struct AgreementUpdatedV2",
+    [
+        (0, required, agreement_id, "agreement_id"),
+        (1, required, changes, "changes"),
+        (2, optional, is_override, "is_override"),
+        (3, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `agreement.updated` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -733,11 +881,14 @@ pub enum AgreementUpdated {
     /// Payload version `v2`.
     V2(AgreementUpdatedV2),
 }
+
 impl AgreementUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "agreement.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -745,13 +896,15 @@ impl AgreementUpdated {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::AgreementUpdatedV1,
             _ => &crate::shapes::AgreementUpdatedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -769,6 +922,7 @@ impl AgreementUpdated {
         }
     }
 }
+
 impl ::serde::Serialize for AgreementUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -780,18 +934,22 @@ impl ::serde::Serialize for AgreementUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AgreementUpdatedV1> for AgreementUpdated {
     fn from(payload: AgreementUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdated {
     fn from(payload: AgreementUpdatedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for AgreementUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::AgreementUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -801,13 +959,16 @@ impl crate::events::TypedEvent for AgreementUpdated {
         }
     }
 }
+
 impl ::std::convert::From<AgreementUpdated> for crate::events::Event {
     fn from(event: AgreementUpdated) -> Self {
         Self::AgreementUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AgreementUpdated,
     ) -> ::std::result::Result<Self, AgreementUpdated> {
@@ -816,6 +977,7 @@ impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: AgreementUpdated,
     ) -> ::std::result::Result<Self, AgreementUpdated> {
@@ -825,8 +987,10 @@ impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: AgreementUpdated,
     ) -> ::std::result::Result<Self, AgreementUpdated> {
@@ -836,6 +1000,7 @@ impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV2 {
         }
     }
 }
+
 /// Version view: `agreement.updated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdatedV1 {
     fn from(newer: AgreementUpdatedV2) -> Self {
@@ -846,6 +1011,7 @@ impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdatedV1 {
         }
     }
 }
+
 /// Payload of `approvals.approval.approved` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalApprovedV1 {
@@ -858,11 +1024,18 @@ pub struct ApprovalsApprovalApprovedV1 {
     /// `approved_at` (string).
     pub approved_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ApprovalsApprovalApprovedV1, "struct ApprovalsApprovalApprovedV1", [(0, required,
-    approval_id, "approval_id"), (1, required, process_type, "process_type"), (2,
-    required, process_data, "process_data"), (3, required, approved_at, "approved_at")]
+
+::energy_api_core::deserialize_struct!(
+    ApprovalsApprovalApprovedV1,
+    "struct ApprovalsApprovalApprovedV1",
+    [
+        (0, required, approval_id, "approval_id"),
+        (1, required, process_type, "process_type"),
+        (2, required, process_data, "process_data"),
+        (3, required, approved_at, "approved_at"),
+    ],
 );
+
 /// Event type `approvals.approval.approved` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -870,22 +1043,27 @@ pub enum ApprovalsApprovalApproved {
     /// Payload version `v1`.
     V1(ApprovalsApprovalApprovedV1),
 }
+
 impl ApprovalsApprovalApproved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "approvals.approval.approved";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalApprovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -896,6 +1074,7 @@ impl ApprovalsApprovalApproved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ApprovalsApprovalApproved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -906,13 +1085,16 @@ impl ::serde::Serialize for ApprovalsApprovalApproved {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalApprovedV1> for ApprovalsApprovalApproved {
     fn from(payload: ApprovalsApprovalApprovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ApprovalsApprovalApproved {
     const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalApproved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -924,14 +1106,17 @@ impl crate::events::TypedEvent for ApprovalsApprovalApproved {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalApproved> for crate::events::Event {
     fn from(event: ApprovalsApprovalApproved) -> Self {
         Self::ApprovalsApprovalApproved(event)
     }
 }
+
 impl crate::events::PayloadVersion<ApprovalsApprovalApproved>
 for ApprovalsApprovalApprovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ApprovalsApprovalApproved,
     ) -> ::std::result::Result<Self, ApprovalsApprovalApproved> {
@@ -939,6 +1124,7 @@ for ApprovalsApprovalApprovedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `approvals.approval.created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalCreatedV1 {
@@ -953,12 +1139,19 @@ pub struct ApprovalsApprovalCreatedV1 {
     /// `requested_by_id` (integer).
     pub requested_by_id: i64,
 }
-crate::de::deserialize_struct!(
-    ApprovalsApprovalCreatedV1, "struct ApprovalsApprovalCreatedV1", [(0, required,
-    approval_id, "approval_id"), (1, required, process_type, "process_type"), (2,
-    required, requested_at, "requested_at"), (3, required, assigned_to_id,
-    "assigned_to_id"), (4, required, requested_by_id, "requested_by_id")]
+
+::energy_api_core::deserialize_struct!(
+    ApprovalsApprovalCreatedV1,
+    "struct ApprovalsApprovalCreatedV1",
+    [
+        (0, required, approval_id, "approval_id"),
+        (1, required, process_type, "process_type"),
+        (2, required, requested_at, "requested_at"),
+        (3, required, assigned_to_id, "assigned_to_id"),
+        (4, required, requested_by_id, "requested_by_id"),
+    ],
 );
+
 /// Event type `approvals.approval.created` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -966,22 +1159,27 @@ pub enum ApprovalsApprovalCreated {
     /// Payload version `v1`.
     V1(ApprovalsApprovalCreatedV1),
 }
+
 impl ApprovalsApprovalCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "approvals.approval.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -992,6 +1190,7 @@ impl ApprovalsApprovalCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ApprovalsApprovalCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1002,13 +1201,16 @@ impl ::serde::Serialize for ApprovalsApprovalCreated {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalCreatedV1> for ApprovalsApprovalCreated {
     fn from(payload: ApprovalsApprovalCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ApprovalsApprovalCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1020,14 +1222,17 @@ impl crate::events::TypedEvent for ApprovalsApprovalCreated {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalCreated> for crate::events::Event {
     fn from(event: ApprovalsApprovalCreated) -> Self {
         Self::ApprovalsApprovalCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ApprovalsApprovalCreated>
 for ApprovalsApprovalCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ApprovalsApprovalCreated,
     ) -> ::std::result::Result<Self, ApprovalsApprovalCreated> {
@@ -1035,6 +1240,7 @@ for ApprovalsApprovalCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `approvals.approval.rejected` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRejectedV1 {
@@ -1047,11 +1253,18 @@ pub struct ApprovalsApprovalRejectedV1 {
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ApprovalsApprovalRejectedV1, "struct ApprovalsApprovalRejectedV1", [(0, required,
-    approval_id, "approval_id"), (1, required, process_type, "process_type"), (2,
-    required, process_data, "process_data"), (3, required, rejected_at, "rejected_at")]
+
+::energy_api_core::deserialize_struct!(
+    ApprovalsApprovalRejectedV1,
+    "struct ApprovalsApprovalRejectedV1",
+    [
+        (0, required, approval_id, "approval_id"),
+        (1, required, process_type, "process_type"),
+        (2, required, process_data, "process_data"),
+        (3, required, rejected_at, "rejected_at"),
+    ],
 );
+
 /// Event type `approvals.approval.rejected` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1059,22 +1272,27 @@ pub enum ApprovalsApprovalRejected {
     /// Payload version `v1`.
     V1(ApprovalsApprovalRejectedV1),
 }
+
 impl ApprovalsApprovalRejected {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "approvals.approval.rejected";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRejectedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1085,6 +1303,7 @@ impl ApprovalsApprovalRejected {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ApprovalsApprovalRejected {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1095,13 +1314,16 @@ impl ::serde::Serialize for ApprovalsApprovalRejected {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRejectedV1> for ApprovalsApprovalRejected {
     fn from(payload: ApprovalsApprovalRejectedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ApprovalsApprovalRejected {
     const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRejected;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1113,14 +1335,17 @@ impl crate::events::TypedEvent for ApprovalsApprovalRejected {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRejected> for crate::events::Event {
     fn from(event: ApprovalsApprovalRejected) -> Self {
         Self::ApprovalsApprovalRejected(event)
     }
 }
+
 impl crate::events::PayloadVersion<ApprovalsApprovalRejected>
 for ApprovalsApprovalRejectedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ApprovalsApprovalRejected,
     ) -> ::std::result::Result<Self, ApprovalsApprovalRejected> {
@@ -1128,6 +1353,7 @@ for ApprovalsApprovalRejectedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `approvals.approval_request.approved` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestApprovedV1 {
@@ -1144,13 +1370,20 @@ pub struct ApprovalsApprovalRequestApprovedV1 {
     /// `approval_reason` (string).
     pub approval_reason: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ApprovalsApprovalRequestApprovedV1, "struct ApprovalsApprovalRequestApprovedV1", [(0,
-    required, approval_id, "approval_id"), (1, required, process_type, "process_type"),
-    (2, required, request_id, "request_id"), (3, required, approved_by_id,
-    "approved_by_id"), (4, required, approved_at, "approved_at"), (5, required,
-    approval_reason, "approval_reason")]
+
+::energy_api_core::deserialize_struct!(
+    ApprovalsApprovalRequestApprovedV1,
+    "struct ApprovalsApprovalRequestApprovedV1",
+    [
+        (0, required, approval_id, "approval_id"),
+        (1, required, process_type, "process_type"),
+        (2, required, request_id, "request_id"),
+        (3, required, approved_by_id, "approved_by_id"),
+        (4, required, approved_at, "approved_at"),
+        (5, required, approval_reason, "approval_reason"),
+    ],
 );
+
 /// Event type `approvals.approval_request.approved` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1158,22 +1391,27 @@ pub enum ApprovalsApprovalRequestApproved {
     /// Payload version `v1`.
     V1(ApprovalsApprovalRequestApprovedV1),
 }
+
 impl ApprovalsApprovalRequestApproved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "approvals.approval_request.approved";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRequestApprovedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1186,6 +1424,7 @@ impl ApprovalsApprovalRequestApproved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ApprovalsApprovalRequestApproved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1196,14 +1435,17 @@ impl ::serde::Serialize for ApprovalsApprovalRequestApproved {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRequestApprovedV1>
 for ApprovalsApprovalRequestApproved {
     fn from(payload: ApprovalsApprovalRequestApprovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ApprovalsApprovalRequestApproved {
     const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestApproved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1215,14 +1457,17 @@ impl crate::events::TypedEvent for ApprovalsApprovalRequestApproved {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRequestApproved> for crate::events::Event {
     fn from(event: ApprovalsApprovalRequestApproved) -> Self {
         Self::ApprovalsApprovalRequestApproved(event)
     }
 }
+
 impl crate::events::PayloadVersion<ApprovalsApprovalRequestApproved>
 for ApprovalsApprovalRequestApprovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ApprovalsApprovalRequestApproved,
     ) -> ::std::result::Result<Self, ApprovalsApprovalRequestApproved> {
@@ -1230,6 +1475,7 @@ for ApprovalsApprovalRequestApprovedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `approvals.approval_request.assigned` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestAssignedV1 {
@@ -1244,12 +1490,19 @@ pub struct ApprovalsApprovalRequestAssignedV1 {
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ApprovalsApprovalRequestAssignedV1, "struct ApprovalsApprovalRequestAssignedV1", [(0,
-    required, approval_id, "approval_id"), (1, required, process_type, "process_type"),
-    (2, required, request_id, "request_id"), (3, required, assigned_to_id,
-    "assigned_to_id"), (4, required, assigned_at, "assigned_at")]
+
+::energy_api_core::deserialize_struct!(
+    ApprovalsApprovalRequestAssignedV1,
+    "struct ApprovalsApprovalRequestAssignedV1",
+    [
+        (0, required, approval_id, "approval_id"),
+        (1, required, process_type, "process_type"),
+        (2, required, request_id, "request_id"),
+        (3, required, assigned_to_id, "assigned_to_id"),
+        (4, required, assigned_at, "assigned_at"),
+    ],
 );
+
 /// Event type `approvals.approval_request.assigned` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1257,22 +1510,27 @@ pub enum ApprovalsApprovalRequestAssigned {
     /// Payload version `v1`.
     V1(ApprovalsApprovalRequestAssignedV1),
 }
+
 impl ApprovalsApprovalRequestAssigned {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "approvals.approval_request.assigned";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRequestAssignedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1285,6 +1543,7 @@ impl ApprovalsApprovalRequestAssigned {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ApprovalsApprovalRequestAssigned {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1295,14 +1554,17 @@ impl ::serde::Serialize for ApprovalsApprovalRequestAssigned {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRequestAssignedV1>
 for ApprovalsApprovalRequestAssigned {
     fn from(payload: ApprovalsApprovalRequestAssignedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ApprovalsApprovalRequestAssigned {
     const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestAssigned;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1314,14 +1576,17 @@ impl crate::events::TypedEvent for ApprovalsApprovalRequestAssigned {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRequestAssigned> for crate::events::Event {
     fn from(event: ApprovalsApprovalRequestAssigned) -> Self {
         Self::ApprovalsApprovalRequestAssigned(event)
     }
 }
+
 impl crate::events::PayloadVersion<ApprovalsApprovalRequestAssigned>
 for ApprovalsApprovalRequestAssignedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ApprovalsApprovalRequestAssigned,
     ) -> ::std::result::Result<Self, ApprovalsApprovalRequestAssigned> {
@@ -1329,6 +1594,7 @@ for ApprovalsApprovalRequestAssignedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `approvals.approval_request.rejected` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ApprovalsApprovalRequestRejectedV1 {
@@ -1345,13 +1611,20 @@ pub struct ApprovalsApprovalRequestRejectedV1 {
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ApprovalsApprovalRequestRejectedV1, "struct ApprovalsApprovalRequestRejectedV1", [(0,
-    required, approval_id, "approval_id"), (1, required, process_type, "process_type"),
-    (2, required, request_id, "request_id"), (3, required, rejected_by_id,
-    "rejected_by_id"), (4, required, rejection_reason, "rejection_reason"), (5, required,
-    rejected_at, "rejected_at")]
+
+::energy_api_core::deserialize_struct!(
+    ApprovalsApprovalRequestRejectedV1,
+    "struct ApprovalsApprovalRequestRejectedV1",
+    [
+        (0, required, approval_id, "approval_id"),
+        (1, required, process_type, "process_type"),
+        (2, required, request_id, "request_id"),
+        (3, required, rejected_by_id, "rejected_by_id"),
+        (4, required, rejection_reason, "rejection_reason"),
+        (5, required, rejected_at, "rejected_at"),
+    ],
 );
+
 /// Event type `approvals.approval_request.rejected` (Agreements and approvals), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1359,22 +1632,27 @@ pub enum ApprovalsApprovalRequestRejected {
     /// Payload version `v1`.
     V1(ApprovalsApprovalRequestRejectedV1),
 }
+
 impl ApprovalsApprovalRequestRejected {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "approvals.approval_request.rejected";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRequestRejectedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1387,6 +1665,7 @@ impl ApprovalsApprovalRequestRejected {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ApprovalsApprovalRequestRejected {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1397,14 +1676,17 @@ impl ::serde::Serialize for ApprovalsApprovalRequestRejected {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRequestRejectedV1>
 for ApprovalsApprovalRequestRejected {
     fn from(payload: ApprovalsApprovalRequestRejectedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ApprovalsApprovalRequestRejected {
     const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestRejected;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1416,14 +1698,17 @@ impl crate::events::TypedEvent for ApprovalsApprovalRequestRejected {
         }
     }
 }
+
 impl ::std::convert::From<ApprovalsApprovalRequestRejected> for crate::events::Event {
     fn from(event: ApprovalsApprovalRequestRejected) -> Self {
         Self::ApprovalsApprovalRequestRejected(event)
     }
 }
+
 impl crate::events::PayloadVersion<ApprovalsApprovalRequestRejected>
 for ApprovalsApprovalRequestRejectedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ApprovalsApprovalRequestRejected,
     ) -> ::std::result::Result<Self, ApprovalsApprovalRequestRejected> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Authentication server".
 //!
 //! Events of the authentication server about tokens, logins and multi-factor challenges.
+
 /// Payload of `auth-server.access-token.issued` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccessTokenIssuedV1 {
@@ -12,11 +13,17 @@ pub struct AuthServerAccessTokenIssuedV1 {
     /// `viewer_id` (integer).
     pub viewer_id: i64,
 }
-crate::de::deserialize_struct!(
-    AuthServerAccessTokenIssuedV1, "struct AuthServerAccessTokenIssuedV1", [(0, required,
-    delegate, "delegate"), (1, required, viewer, "viewer"), (2, required, viewer_id,
-    "viewer_id")]
+
+::energy_api_core::deserialize_struct!(
+    AuthServerAccessTokenIssuedV1,
+    "struct AuthServerAccessTokenIssuedV1",
+    [
+        (0, required, delegate, "delegate"),
+        (1, required, viewer, "viewer"),
+        (2, required, viewer_id, "viewer_id"),
+    ],
 );
+
 /// Event type `auth-server.access-token.issued` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -24,22 +31,27 @@ pub enum AuthServerAccessTokenIssued {
     /// Payload version `v1`.
     V1(AuthServerAccessTokenIssuedV1),
 }
+
 impl AuthServerAccessTokenIssued {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "auth-server.access-token.issued";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccessTokenIssuedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -52,6 +64,7 @@ impl AuthServerAccessTokenIssued {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AuthServerAccessTokenIssued {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -62,14 +75,17 @@ impl ::serde::Serialize for AuthServerAccessTokenIssued {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccessTokenIssuedV1>
 for AuthServerAccessTokenIssued {
     fn from(payload: AuthServerAccessTokenIssuedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AuthServerAccessTokenIssued {
     const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccessTokenIssued;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -81,14 +97,17 @@ impl crate::events::TypedEvent for AuthServerAccessTokenIssued {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccessTokenIssued> for crate::events::Event {
     fn from(event: AuthServerAccessTokenIssued) -> Self {
         Self::AuthServerAccessTokenIssued(event)
     }
 }
+
 impl crate::events::PayloadVersion<AuthServerAccessTokenIssued>
 for AuthServerAccessTokenIssuedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AuthServerAccessTokenIssued,
     ) -> ::std::result::Result<Self, AuthServerAccessTokenIssued> {
@@ -96,6 +115,7 @@ for AuthServerAccessTokenIssuedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
@@ -106,12 +126,17 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `device` (string).
     pub device: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1,
-    "struct AuthServerAccountUserGenerateMfaChallengeErrorV1", [(0, required,
-    account_user_id, "account_user_id"), (1, required, account_user_number,
-    "account_user_number"), (2, required, device, "device")]
+    "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
+    [
+        (0, required, account_user_id, "account_user_id"),
+        (1, required, account_user_number, "account_user_number"),
+        (2, required, device, "device"),
+    ],
 );
+
 /// Event type `auth_server.account_user.generate_mfa_challenge_error` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -119,22 +144,27 @@ pub enum AuthServerAccountUserGenerateMfaChallengeError {
     /// Payload version `v1`.
     V1(AuthServerAccountUserGenerateMfaChallengeErrorV1),
 }
+
 impl AuthServerAccountUserGenerateMfaChallengeError {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "auth_server.account_user.generate_mfa_challenge_error";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -147,6 +177,7 @@ impl AuthServerAccountUserGenerateMfaChallengeError {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AuthServerAccountUserGenerateMfaChallengeError {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -157,14 +188,17 @@ impl ::serde::Serialize for AuthServerAccountUserGenerateMfaChallengeError {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserGenerateMfaChallengeErrorV1>
 for AuthServerAccountUserGenerateMfaChallengeError {
     fn from(payload: AuthServerAccountUserGenerateMfaChallengeErrorV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AuthServerAccountUserGenerateMfaChallengeError {
     const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserGenerateMfaChallengeError;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -176,15 +210,18 @@ impl crate::events::TypedEvent for AuthServerAccountUserGenerateMfaChallengeErro
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserGenerateMfaChallengeError>
 for crate::events::Event {
     fn from(event: AuthServerAccountUserGenerateMfaChallengeError) -> Self {
         Self::AuthServerAccountUserGenerateMfaChallengeError(event)
     }
 }
+
 impl crate::events::PayloadVersion<AuthServerAccountUserGenerateMfaChallengeError>
 for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AuthServerAccountUserGenerateMfaChallengeError,
     ) -> ::std::result::Result<Self, AuthServerAccountUserGenerateMfaChallengeError> {
@@ -192,6 +229,7 @@ for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `auth_server.account_user.logged_in` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoggedInV1 {
@@ -204,12 +242,18 @@ pub struct AuthServerAccountUserLoggedInV1 {
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    AuthServerAccountUserLoggedInV1, "struct AuthServerAccountUserLoggedInV1", [(0,
-    required, account_user_id, "account_user_id"), (1, required, account_user_number,
-    "account_user_number"), (2, required, login_method, "login_method"), (3, required,
-    mfa_device_type, "mfa_device_type")]
+
+::energy_api_core::deserialize_struct!(
+    AuthServerAccountUserLoggedInV1,
+    "struct AuthServerAccountUserLoggedInV1",
+    [
+        (0, required, account_user_id, "account_user_id"),
+        (1, required, account_user_number, "account_user_number"),
+        (2, required, login_method, "login_method"),
+        (3, required, mfa_device_type, "mfa_device_type"),
+    ],
 );
+
 /// Event type `auth_server.account_user.logged_in` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -217,22 +261,27 @@ pub enum AuthServerAccountUserLoggedIn {
     /// Payload version `v1`.
     V1(AuthServerAccountUserLoggedInV1),
 }
+
 impl AuthServerAccountUserLoggedIn {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "auth_server.account_user.logged_in";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoggedInV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -245,6 +294,7 @@ impl AuthServerAccountUserLoggedIn {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AuthServerAccountUserLoggedIn {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -255,14 +305,17 @@ impl ::serde::Serialize for AuthServerAccountUserLoggedIn {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoggedInV1>
 for AuthServerAccountUserLoggedIn {
     fn from(payload: AuthServerAccountUserLoggedInV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AuthServerAccountUserLoggedIn {
     const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoggedIn;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -274,14 +327,17 @@ impl crate::events::TypedEvent for AuthServerAccountUserLoggedIn {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoggedIn> for crate::events::Event {
     fn from(event: AuthServerAccountUserLoggedIn) -> Self {
         Self::AuthServerAccountUserLoggedIn(event)
     }
 }
+
 impl crate::events::PayloadVersion<AuthServerAccountUserLoggedIn>
 for AuthServerAccountUserLoggedInV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AuthServerAccountUserLoggedIn,
     ) -> ::std::result::Result<Self, AuthServerAccountUserLoggedIn> {
@@ -289,6 +345,7 @@ for AuthServerAccountUserLoggedInV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `auth_server.account_user.login_denied` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginDeniedV1 {
@@ -299,12 +356,17 @@ pub struct AuthServerAccountUserLoginDeniedV1 {
     /// `enforced_security_rule_ids` (array of integer).
     pub enforced_security_rule_ids: ::std::vec::Vec<i64>,
 }
-crate::de::deserialize_struct!(
-    AuthServerAccountUserLoginDeniedV1, "struct AuthServerAccountUserLoginDeniedV1", [(0,
-    required, account_user_id, "account_user_id"), (1, required, account_user_number,
-    "account_user_number"), (2, required, enforced_security_rule_ids,
-    "enforced_security_rule_ids")]
+
+::energy_api_core::deserialize_struct!(
+    AuthServerAccountUserLoginDeniedV1,
+    "struct AuthServerAccountUserLoginDeniedV1",
+    [
+        (0, required, account_user_id, "account_user_id"),
+        (1, required, account_user_number, "account_user_number"),
+        (2, required, enforced_security_rule_ids, "enforced_security_rule_ids"),
+    ],
 );
+
 /// Event type `auth_server.account_user.login_denied` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -312,22 +374,27 @@ pub enum AuthServerAccountUserLoginDenied {
     /// Payload version `v1`.
     V1(AuthServerAccountUserLoginDeniedV1),
 }
+
 impl AuthServerAccountUserLoginDenied {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "auth_server.account_user.login_denied";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoginDeniedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -340,6 +407,7 @@ impl AuthServerAccountUserLoginDenied {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AuthServerAccountUserLoginDenied {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -350,14 +418,17 @@ impl ::serde::Serialize for AuthServerAccountUserLoginDenied {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoginDeniedV1>
 for AuthServerAccountUserLoginDenied {
     fn from(payload: AuthServerAccountUserLoginDeniedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AuthServerAccountUserLoginDenied {
     const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginDenied;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -369,14 +440,17 @@ impl crate::events::TypedEvent for AuthServerAccountUserLoginDenied {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoginDenied> for crate::events::Event {
     fn from(event: AuthServerAccountUserLoginDenied) -> Self {
         Self::AuthServerAccountUserLoginDenied(event)
     }
 }
+
 impl crate::events::PayloadVersion<AuthServerAccountUserLoginDenied>
 for AuthServerAccountUserLoginDeniedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AuthServerAccountUserLoginDenied,
     ) -> ::std::result::Result<Self, AuthServerAccountUserLoginDenied> {
@@ -384,6 +458,7 @@ for AuthServerAccountUserLoginDeniedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `auth_server.account_user.login_failed` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginFailedV1 {
@@ -400,13 +475,20 @@ pub struct AuthServerAccountUserLoginFailedV1 {
     /// `user_brands` (array of string).
     pub user_brands: ::std::vec::Vec<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    AuthServerAccountUserLoginFailedV1, "struct AuthServerAccountUserLoginFailedV1", [(0,
-    required, account_user_id, "account_user_id"), (1, required, account_user_number,
-    "account_user_number"), (2, required, step, "step"), (3, required, failure_reason,
-    "failure_reason"), (4, required, brand, "brand"), (5, required, user_brands,
-    "user_brands")]
+
+::energy_api_core::deserialize_struct!(
+    AuthServerAccountUserLoginFailedV1,
+    "struct AuthServerAccountUserLoginFailedV1",
+    [
+        (0, required, account_user_id, "account_user_id"),
+        (1, required, account_user_number, "account_user_number"),
+        (2, required, step, "step"),
+        (3, required, failure_reason, "failure_reason"),
+        (4, required, brand, "brand"),
+        (5, required, user_brands, "user_brands"),
+    ],
 );
+
 /// Event type `auth_server.account_user.login_failed` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -414,22 +496,27 @@ pub enum AuthServerAccountUserLoginFailed {
     /// Payload version `v1`.
     V1(AuthServerAccountUserLoginFailedV1),
 }
+
 impl AuthServerAccountUserLoginFailed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "auth_server.account_user.login_failed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoginFailedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -442,6 +529,7 @@ impl AuthServerAccountUserLoginFailed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AuthServerAccountUserLoginFailed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -452,14 +540,17 @@ impl ::serde::Serialize for AuthServerAccountUserLoginFailed {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoginFailedV1>
 for AuthServerAccountUserLoginFailed {
     fn from(payload: AuthServerAccountUserLoginFailedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AuthServerAccountUserLoginFailed {
     const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginFailed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -471,14 +562,17 @@ impl crate::events::TypedEvent for AuthServerAccountUserLoginFailed {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoginFailed> for crate::events::Event {
     fn from(event: AuthServerAccountUserLoginFailed) -> Self {
         Self::AuthServerAccountUserLoginFailed(event)
     }
 }
+
 impl crate::events::PayloadVersion<AuthServerAccountUserLoginFailed>
 for AuthServerAccountUserLoginFailedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AuthServerAccountUserLoginFailed,
     ) -> ::std::result::Result<Self, AuthServerAccountUserLoginFailed> {
@@ -486,6 +580,7 @@ for AuthServerAccountUserLoginFailedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `auth_server.account_user.login_step_completed` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AuthServerAccountUserLoginStepCompletedV1 {
@@ -498,12 +593,18 @@ pub struct AuthServerAccountUserLoginStepCompletedV1 {
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     AuthServerAccountUserLoginStepCompletedV1,
-    "struct AuthServerAccountUserLoginStepCompletedV1", [(0, required, account_user_id,
-    "account_user_id"), (1, required, account_user_number, "account_user_number"), (2,
-    required, step, "step"), (3, required, mfa_device_type, "mfa_device_type")]
+    "struct AuthServerAccountUserLoginStepCompletedV1",
+    [
+        (0, required, account_user_id, "account_user_id"),
+        (1, required, account_user_number, "account_user_number"),
+        (2, required, step, "step"),
+        (3, required, mfa_device_type, "mfa_device_type"),
+    ],
 );
+
 /// Event type `auth_server.account_user.login_step_completed` (Authentication server), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -511,22 +612,27 @@ pub enum AuthServerAccountUserLoginStepCompleted {
     /// Payload version `v1`.
     V1(AuthServerAccountUserLoginStepCompletedV1),
 }
+
 impl AuthServerAccountUserLoginStepCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "auth_server.account_user.login_step_completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoginStepCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -539,6 +645,7 @@ impl AuthServerAccountUserLoginStepCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for AuthServerAccountUserLoginStepCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -549,14 +656,17 @@ impl ::serde::Serialize for AuthServerAccountUserLoginStepCompleted {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoginStepCompletedV1>
 for AuthServerAccountUserLoginStepCompleted {
     fn from(payload: AuthServerAccountUserLoginStepCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for AuthServerAccountUserLoginStepCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginStepCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -568,15 +678,18 @@ impl crate::events::TypedEvent for AuthServerAccountUserLoginStepCompleted {
         }
     }
 }
+
 impl ::std::convert::From<AuthServerAccountUserLoginStepCompleted>
 for crate::events::Event {
     fn from(event: AuthServerAccountUserLoginStepCompleted) -> Self {
         Self::AuthServerAccountUserLoginStepCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<AuthServerAccountUserLoginStepCompleted>
 for AuthServerAccountUserLoginStepCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: AuthServerAccountUserLoginStepCompleted,
     ) -> ::std::result::Result<Self, AuthServerAccountUserLoginStepCompleted> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Billing".
 //!
 //! Events of billing: billing documents, billing options, ledgers, pathway traversals, rebates, charging, and late payment fees.
+
 /// Payload of `billing.billing_document.held` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentHeldV1 {
@@ -24,14 +25,23 @@ pub struct BillingBillingDocumentHeldV1 {
     /// `held_by_id` (integer).
     pub held_by_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingBillingDocumentHeldV1, "struct BillingBillingDocumentHeldV1", [(0, required,
-    account_number, "account_number"), (1, required, document_type, "document_type"), (2,
-    required, document_id, "document_id"), (3, required, document_identifier,
-    "document_identifier"), (4, required, document_uuid, "document_uuid"), (5, required,
-    hold_code, "hold_code"), (6, required, is_strict, "is_strict"), (7, required,
-    held_at, "held_at"), (8, required, held_by_id, "held_by_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingBillingDocumentHeldV1,
+    "struct BillingBillingDocumentHeldV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, document_type, "document_type"),
+        (2, required, document_id, "document_id"),
+        (3, required, document_identifier, "document_identifier"),
+        (4, required, document_uuid, "document_uuid"),
+        (5, required, hold_code, "hold_code"),
+        (6, required, is_strict, "is_strict"),
+        (7, required, held_at, "held_at"),
+        (8, required, held_by_id, "held_by_id"),
+    ],
 );
+
 /// Event type `billing.billing_document.held` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -39,22 +49,27 @@ pub enum BillingBillingDocumentHeld {
     /// Payload version `v1`.
     V1(BillingBillingDocumentHeldV1),
 }
+
 impl BillingBillingDocumentHeld {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.billing_document.held";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingBillingDocumentHeldV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -65,6 +80,7 @@ impl BillingBillingDocumentHeld {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingBillingDocumentHeld {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -75,13 +91,16 @@ impl ::serde::Serialize for BillingBillingDocumentHeld {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentHeldV1> for BillingBillingDocumentHeld {
     fn from(payload: BillingBillingDocumentHeldV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingBillingDocumentHeld {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentHeld;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -93,14 +112,17 @@ impl crate::events::TypedEvent for BillingBillingDocumentHeld {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentHeld> for crate::events::Event {
     fn from(event: BillingBillingDocumentHeld) -> Self {
         Self::BillingBillingDocumentHeld(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingDocumentHeld>
 for BillingBillingDocumentHeldV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingBillingDocumentHeld,
     ) -> ::std::result::Result<Self, BillingBillingDocumentHeld> {
@@ -108,6 +130,7 @@ for BillingBillingDocumentHeldV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.billing_document.issued` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentIssuedV1 {
@@ -118,12 +141,17 @@ pub struct BillingBillingDocumentIssuedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    BillingBillingDocumentIssuedV1, "struct BillingBillingDocumentIssuedV1", [(0,
-    required, account_number, "account_number"), (1, required, billing_document_id,
-    "billing_document_id"), (2, required, billing_document_identifier,
-    "billing_document_identifier")]
+
+::energy_api_core::deserialize_struct!(
+    BillingBillingDocumentIssuedV1,
+    "struct BillingBillingDocumentIssuedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, billing_document_id, "billing_document_id"),
+        (2, required, billing_document_identifier, "billing_document_identifier"),
+    ],
 );
+
 /// Payload of `billing.billing_document.issued` version `v2` (Billing).
 ///
 /// The v1 fields plus the billing document's UUID.
@@ -140,13 +168,18 @@ pub struct BillingBillingDocumentIssuedV2 {
     /// `billing_document_uuid` (string).
     pub billing_document_uuid: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    BillingBillingDocumentIssuedV2, "struct BillingBillingDocumentIssuedV2", [(0,
-    required, account_number, "account_number"), (1, required, billing_document_id,
-    "billing_document_id"), (2, required, billing_document_identifier,
-    "billing_document_identifier"), (3, required, billing_document_uuid,
-    "billing_document_uuid")]
+
+::energy_api_core::deserialize_struct!(
+    BillingBillingDocumentIssuedV2,
+    "struct BillingBillingDocumentIssuedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, billing_document_id, "billing_document_id"),
+        (2, required, billing_document_identifier, "billing_document_identifier"),
+        (3, required, billing_document_uuid, "billing_document_uuid"),
+    ],
 );
+
 /// Event type `billing.billing_document.issued` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -156,11 +189,14 @@ pub enum BillingBillingDocumentIssued {
     /// Payload version `v2`.
     V2(BillingBillingDocumentIssuedV2),
 }
+
 impl BillingBillingDocumentIssued {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.billing_document.issued";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -168,13 +204,15 @@ impl BillingBillingDocumentIssued {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::BillingBillingDocumentIssuedV1,
             _ => &crate::shapes::BillingBillingDocumentIssuedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -196,6 +234,7 @@ impl BillingBillingDocumentIssued {
         }
     }
 }
+
 impl ::serde::Serialize for BillingBillingDocumentIssued {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -207,20 +246,24 @@ impl ::serde::Serialize for BillingBillingDocumentIssued {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentIssuedV1>
 for BillingBillingDocumentIssued {
     fn from(payload: BillingBillingDocumentIssuedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentIssuedV2>
 for BillingBillingDocumentIssued {
     fn from(payload: BillingBillingDocumentIssuedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingBillingDocumentIssued {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentIssued;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -232,14 +275,17 @@ impl crate::events::TypedEvent for BillingBillingDocumentIssued {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentIssued> for crate::events::Event {
     fn from(event: BillingBillingDocumentIssued) -> Self {
         Self::BillingBillingDocumentIssued(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingDocumentIssued>
 for BillingBillingDocumentIssuedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingBillingDocumentIssued,
     ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
@@ -250,6 +296,7 @@ for BillingBillingDocumentIssuedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: BillingBillingDocumentIssued,
     ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
@@ -263,9 +310,11 @@ for BillingBillingDocumentIssuedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingDocumentIssued>
 for BillingBillingDocumentIssuedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: BillingBillingDocumentIssued,
     ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
@@ -277,6 +326,7 @@ for BillingBillingDocumentIssuedV2 {
         }
     }
 }
+
 /// Version view: `billing.billing_document.issued` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentIssuedV2>
 for BillingBillingDocumentIssuedV1 {
@@ -288,6 +338,7 @@ for BillingBillingDocumentIssuedV1 {
         }
     }
 }
+
 /// Payload of `billing.billing_document_representation.dispatched` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingDocumentRepresentationDispatchedV1 {
@@ -298,13 +349,17 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingBillingDocumentRepresentationDispatchedV1,
-    "struct BillingBillingDocumentRepresentationDispatchedV1", [(0, required,
-    account_number, "account_number"), (1, required, billing_document_id,
-    "billing_document_id"), (2, required, billing_document_identifier,
-    "billing_document_identifier")]
+    "struct BillingBillingDocumentRepresentationDispatchedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, billing_document_id, "billing_document_id"),
+        (2, required, billing_document_identifier, "billing_document_identifier"),
+    ],
 );
+
 /// Payload of `billing.billing_document_representation.dispatched` version `v2` (Billing).
 ///
 /// The v1 fields plus the dispatch and the representations dispatched.
@@ -323,16 +378,19 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     /// `billing_document_representations_id` (array of integer).
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingBillingDocumentRepresentationDispatchedV2,
-    "struct BillingBillingDocumentRepresentationDispatchedV2", [(0, required,
-    account_number, "account_number"), (1, required, billing_document_id,
-    "billing_document_id"), (2, required, billing_document_identifier,
-    "billing_document_identifier"), (3, required,
-    billing_document_representation_dispatch_id,
-    "billing_document_representation_dispatch_id"), (4, required,
-    billing_document_representations_id, "billing_document_representations_id")]
+    "struct BillingBillingDocumentRepresentationDispatchedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, billing_document_id, "billing_document_id"),
+        (2, required, billing_document_identifier, "billing_document_identifier"),
+        (3, required, billing_document_representation_dispatch_id, "billing_document_representation_dispatch_id"),
+        (4, required, billing_document_representations_id, "billing_document_representations_id"),
+    ],
 );
+
 /// Payload of `billing.billing_document_representation.dispatched` version `v3` (Billing).
 ///
 /// The v2 fields plus the support user.
@@ -353,17 +411,20 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingBillingDocumentRepresentationDispatchedV3,
-    "struct BillingBillingDocumentRepresentationDispatchedV3", [(0, required,
-    account_number, "account_number"), (1, required, billing_document_id,
-    "billing_document_id"), (2, required, billing_document_identifier,
-    "billing_document_identifier"), (3, required,
-    billing_document_representation_dispatch_id,
-    "billing_document_representation_dispatch_id"), (4, required,
-    billing_document_representations_id, "billing_document_representations_id"), (5,
-    required, support_user_id, "support_user_id")]
+    "struct BillingBillingDocumentRepresentationDispatchedV3",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, billing_document_id, "billing_document_id"),
+        (2, required, billing_document_identifier, "billing_document_identifier"),
+        (3, required, billing_document_representation_dispatch_id, "billing_document_representation_dispatch_id"),
+        (4, required, billing_document_representations_id, "billing_document_representations_id"),
+        (5, required, support_user_id, "support_user_id"),
+    ],
 );
+
 /// Event type `billing.billing_document_representation.dispatched` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -375,11 +436,14 @@ pub enum BillingBillingDocumentRepresentationDispatched {
     /// Payload version `v3`.
     V3(BillingBillingDocumentRepresentationDispatchedV3),
 }
+
 impl BillingBillingDocumentRepresentationDispatched {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.billing_document_representation.dispatched";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2", "v3"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -388,14 +452,16 @@ impl BillingBillingDocumentRepresentationDispatched {
             Self::V3(_) => "v3",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
             1u8 => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
             _ => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV3,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -423,6 +489,7 @@ impl BillingBillingDocumentRepresentationDispatched {
         }
     }
 }
+
 impl ::serde::Serialize for BillingBillingDocumentRepresentationDispatched {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -435,26 +502,31 @@ impl ::serde::Serialize for BillingBillingDocumentRepresentationDispatched {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV1>
 for BillingBillingDocumentRepresentationDispatched {
     fn from(payload: BillingBillingDocumentRepresentationDispatchedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV2>
 for BillingBillingDocumentRepresentationDispatched {
     fn from(payload: BillingBillingDocumentRepresentationDispatchedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
 for BillingBillingDocumentRepresentationDispatched {
     fn from(payload: BillingBillingDocumentRepresentationDispatchedV3) -> Self {
         Self::V3(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingBillingDocumentRepresentationDispatched {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentRepresentationDispatched;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -466,15 +538,18 @@ impl crate::events::TypedEvent for BillingBillingDocumentRepresentationDispatche
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatched>
 for crate::events::Event {
     fn from(event: BillingBillingDocumentRepresentationDispatched) -> Self {
         Self::BillingBillingDocumentRepresentationDispatched(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
 for BillingBillingDocumentRepresentationDispatchedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingBillingDocumentRepresentationDispatched,
     ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
@@ -485,6 +560,7 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: BillingBillingDocumentRepresentationDispatched,
     ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
@@ -501,9 +577,11 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
 for BillingBillingDocumentRepresentationDispatchedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: BillingBillingDocumentRepresentationDispatched,
     ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
@@ -514,6 +592,7 @@ for BillingBillingDocumentRepresentationDispatchedV2 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: BillingBillingDocumentRepresentationDispatched,
     ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
@@ -528,9 +607,11 @@ for BillingBillingDocumentRepresentationDispatchedV2 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
 for BillingBillingDocumentRepresentationDispatchedV3 {
     const VERSION: &'static str = "v3";
+
     fn from_versions(
         event: BillingBillingDocumentRepresentationDispatched,
     ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
@@ -542,6 +623,7 @@ for BillingBillingDocumentRepresentationDispatchedV3 {
         }
     }
 }
+
 /// Version view: `billing.billing_document_representation.dispatched` v3 read as v2 (every field of v2 is in v3; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
 for BillingBillingDocumentRepresentationDispatchedV2 {
@@ -557,6 +639,7 @@ for BillingBillingDocumentRepresentationDispatchedV2 {
         }
     }
 }
+
 /// Version view: `billing.billing_document_representation.dispatched` v3 read as v1 (every field of v1 is in v3; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
 for BillingBillingDocumentRepresentationDispatchedV1 {
@@ -568,6 +651,7 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
         }
     }
 }
+
 /// Version view: `billing.billing_document_representation.dispatched` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV2>
 for BillingBillingDocumentRepresentationDispatchedV1 {
@@ -579,6 +663,7 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
         }
     }
 }
+
 /// Payload of `billing.billing_options.updated` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingBillingOptionsUpdatedV1 {
@@ -591,13 +676,18 @@ pub struct BillingBillingOptionsUpdatedV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingBillingOptionsUpdatedV1, "struct BillingBillingOptionsUpdatedV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    previous_billing_options_id, "previous_billing_options_id"), (2, required,
-    new_billing_options_id, "new_billing_options_id"), (3, required, support_user_id,
-    "support_user_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingBillingOptionsUpdatedV1,
+    "struct BillingBillingOptionsUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, previous_billing_options_id, "previous_billing_options_id"),
+        (2, required, new_billing_options_id, "new_billing_options_id"),
+        (3, required, support_user_id, "support_user_id"),
+    ],
 );
+
 /// Event type `billing.billing_options.updated` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -605,22 +695,27 @@ pub enum BillingBillingOptionsUpdated {
     /// Payload version `v1`.
     V1(BillingBillingOptionsUpdatedV1),
 }
+
 impl BillingBillingOptionsUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.billing_options.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingBillingOptionsUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -633,6 +728,7 @@ impl BillingBillingOptionsUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingBillingOptionsUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -643,14 +739,17 @@ impl ::serde::Serialize for BillingBillingOptionsUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingOptionsUpdatedV1>
 for BillingBillingOptionsUpdated {
     fn from(payload: BillingBillingOptionsUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingBillingOptionsUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingOptionsUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -662,14 +761,17 @@ impl crate::events::TypedEvent for BillingBillingOptionsUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BillingBillingOptionsUpdated> for crate::events::Event {
     fn from(event: BillingBillingOptionsUpdated) -> Self {
         Self::BillingBillingOptionsUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingBillingOptionsUpdated>
 for BillingBillingOptionsUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingBillingOptionsUpdated,
     ) -> ::std::result::Result<Self, BillingBillingOptionsUpdated> {
@@ -677,6 +779,7 @@ for BillingBillingOptionsUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.charging-ledger.assigned-to-agreement` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingChargingLedgerAssignedToAgreementV1 {
@@ -687,12 +790,17 @@ pub struct BillingChargingLedgerAssignedToAgreementV1 {
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingChargingLedgerAssignedToAgreementV1,
-    "struct BillingChargingLedgerAssignedToAgreementV1", [(0, required, ledger_number,
-    "ledger_number"), (1, required, agreement_id, "agreement_id"), (2, required,
-    assigned_at, "assigned_at")]
+    "struct BillingChargingLedgerAssignedToAgreementV1",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, agreement_id, "agreement_id"),
+        (2, required, assigned_at, "assigned_at"),
+    ],
 );
+
 /// Event type `billing.charging-ledger.assigned-to-agreement` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -700,22 +808,27 @@ pub enum BillingChargingLedgerAssignedToAgreement {
     /// Payload version `v1`.
     V1(BillingChargingLedgerAssignedToAgreementV1),
 }
+
 impl BillingChargingLedgerAssignedToAgreement {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.charging-ledger.assigned-to-agreement";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingChargingLedgerAssignedToAgreementV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -728,6 +841,7 @@ impl BillingChargingLedgerAssignedToAgreement {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingChargingLedgerAssignedToAgreement {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -738,14 +852,17 @@ impl ::serde::Serialize for BillingChargingLedgerAssignedToAgreement {
         }
     }
 }
+
 impl ::std::convert::From<BillingChargingLedgerAssignedToAgreementV1>
 for BillingChargingLedgerAssignedToAgreement {
     fn from(payload: BillingChargingLedgerAssignedToAgreementV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingChargingLedgerAssignedToAgreement {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingLedgerAssignedToAgreement;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -757,15 +874,18 @@ impl crate::events::TypedEvent for BillingChargingLedgerAssignedToAgreement {
         }
     }
 }
+
 impl ::std::convert::From<BillingChargingLedgerAssignedToAgreement>
 for crate::events::Event {
     fn from(event: BillingChargingLedgerAssignedToAgreement) -> Self {
         Self::BillingChargingLedgerAssignedToAgreement(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingChargingLedgerAssignedToAgreement>
 for BillingChargingLedgerAssignedToAgreementV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingChargingLedgerAssignedToAgreement,
     ) -> ::std::result::Result<Self, BillingChargingLedgerAssignedToAgreement> {
@@ -773,6 +893,7 @@ for BillingChargingLedgerAssignedToAgreementV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.charging.supply-point.triggered` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingChargingSupplyPointTriggeredV1 {
@@ -781,11 +902,16 @@ pub struct BillingChargingSupplyPointTriggeredV1 {
     /// `charge_period` (`ChargePeriod`).
     pub charge_period: crate::types::ChargePeriod,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingChargingSupplyPointTriggeredV1,
-    "struct BillingChargingSupplyPointTriggeredV1", [(0, required, supply_point_id,
-    "supply_point_id"), (1, required, charge_period, "charge_period")]
+    "struct BillingChargingSupplyPointTriggeredV1",
+    [
+        (0, required, supply_point_id, "supply_point_id"),
+        (1, required, charge_period, "charge_period"),
+    ],
 );
+
 /// Event type `billing.charging.supply-point.triggered` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -793,22 +919,27 @@ pub enum BillingChargingSupplyPointTriggered {
     /// Payload version `v1`.
     V1(BillingChargingSupplyPointTriggeredV1),
 }
+
 impl BillingChargingSupplyPointTriggered {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.charging.supply-point.triggered";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingChargingSupplyPointTriggeredV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -821,6 +952,7 @@ impl BillingChargingSupplyPointTriggered {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingChargingSupplyPointTriggered {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -831,14 +963,17 @@ impl ::serde::Serialize for BillingChargingSupplyPointTriggered {
         }
     }
 }
+
 impl ::std::convert::From<BillingChargingSupplyPointTriggeredV1>
 for BillingChargingSupplyPointTriggered {
     fn from(payload: BillingChargingSupplyPointTriggeredV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingChargingSupplyPointTriggered {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingSupplyPointTriggered;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -850,14 +985,17 @@ impl crate::events::TypedEvent for BillingChargingSupplyPointTriggered {
         }
     }
 }
+
 impl ::std::convert::From<BillingChargingSupplyPointTriggered> for crate::events::Event {
     fn from(event: BillingChargingSupplyPointTriggered) -> Self {
         Self::BillingChargingSupplyPointTriggered(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingChargingSupplyPointTriggered>
 for BillingChargingSupplyPointTriggeredV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingChargingSupplyPointTriggered,
     ) -> ::std::result::Result<Self, BillingChargingSupplyPointTriggered> {
@@ -865,16 +1003,22 @@ for BillingChargingSupplyPointTriggeredV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.duos_invoice.cancel` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceCancelV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingDuosInvoiceCancelV1, "struct BillingDuosInvoiceCancelV1", [(0, required,
-    invoice_event_id, "invoice_event_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingDuosInvoiceCancelV1,
+    "struct BillingDuosInvoiceCancelV1",
+    [
+        (0, required, invoice_event_id, "invoice_event_id"),
+    ],
 );
+
 /// Event type `billing.duos_invoice.cancel` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -882,22 +1026,27 @@ pub enum BillingDuosInvoiceCancel {
     /// Payload version `v1`.
     V1(BillingDuosInvoiceCancelV1),
 }
+
 impl BillingDuosInvoiceCancel {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.duos_invoice.cancel";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingDuosInvoiceCancelV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -908,6 +1057,7 @@ impl BillingDuosInvoiceCancel {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingDuosInvoiceCancel {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -918,13 +1068,16 @@ impl ::serde::Serialize for BillingDuosInvoiceCancel {
         }
     }
 }
+
 impl ::std::convert::From<BillingDuosInvoiceCancelV1> for BillingDuosInvoiceCancel {
     fn from(payload: BillingDuosInvoiceCancelV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingDuosInvoiceCancel {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceCancel;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -936,14 +1089,17 @@ impl crate::events::TypedEvent for BillingDuosInvoiceCancel {
         }
     }
 }
+
 impl ::std::convert::From<BillingDuosInvoiceCancel> for crate::events::Event {
     fn from(event: BillingDuosInvoiceCancel) -> Self {
         Self::BillingDuosInvoiceCancel(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingDuosInvoiceCancel>
 for BillingDuosInvoiceCancelV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingDuosInvoiceCancel,
     ) -> ::std::result::Result<Self, BillingDuosInvoiceCancel> {
@@ -951,16 +1107,22 @@ for BillingDuosInvoiceCancelV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.duos_invoice.new` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceNewV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingDuosInvoiceNewV1, "struct BillingDuosInvoiceNewV1", [(0, required,
-    invoice_event_id, "invoice_event_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingDuosInvoiceNewV1,
+    "struct BillingDuosInvoiceNewV1",
+    [
+        (0, required, invoice_event_id, "invoice_event_id"),
+    ],
 );
+
 /// Event type `billing.duos_invoice.new` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -968,22 +1130,27 @@ pub enum BillingDuosInvoiceNew {
     /// Payload version `v1`.
     V1(BillingDuosInvoiceNewV1),
 }
+
 impl BillingDuosInvoiceNew {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.duos_invoice.new";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingDuosInvoiceNewV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -994,6 +1161,7 @@ impl BillingDuosInvoiceNew {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingDuosInvoiceNew {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1004,13 +1172,16 @@ impl ::serde::Serialize for BillingDuosInvoiceNew {
         }
     }
 }
+
 impl ::std::convert::From<BillingDuosInvoiceNewV1> for BillingDuosInvoiceNew {
     fn from(payload: BillingDuosInvoiceNewV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingDuosInvoiceNew {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceNew;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1022,13 +1193,16 @@ impl crate::events::TypedEvent for BillingDuosInvoiceNew {
         }
     }
 }
+
 impl ::std::convert::From<BillingDuosInvoiceNew> for crate::events::Event {
     fn from(event: BillingDuosInvoiceNew) -> Self {
         Self::BillingDuosInvoiceNew(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingDuosInvoiceNew> for BillingDuosInvoiceNewV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingDuosInvoiceNew,
     ) -> ::std::result::Result<Self, BillingDuosInvoiceNew> {
@@ -1036,16 +1210,22 @@ impl crate::events::PayloadVersion<BillingDuosInvoiceNew> for BillingDuosInvoice
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.duos_invoice.replace` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingDuosInvoiceReplaceV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingDuosInvoiceReplaceV1, "struct BillingDuosInvoiceReplaceV1", [(0, required,
-    invoice_event_id, "invoice_event_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingDuosInvoiceReplaceV1,
+    "struct BillingDuosInvoiceReplaceV1",
+    [
+        (0, required, invoice_event_id, "invoice_event_id"),
+    ],
 );
+
 /// Event type `billing.duos_invoice.replace` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1053,22 +1233,27 @@ pub enum BillingDuosInvoiceReplace {
     /// Payload version `v1`.
     V1(BillingDuosInvoiceReplaceV1),
 }
+
 impl BillingDuosInvoiceReplace {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.duos_invoice.replace";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingDuosInvoiceReplaceV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1079,6 +1264,7 @@ impl BillingDuosInvoiceReplace {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingDuosInvoiceReplace {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1089,13 +1275,16 @@ impl ::serde::Serialize for BillingDuosInvoiceReplace {
         }
     }
 }
+
 impl ::std::convert::From<BillingDuosInvoiceReplaceV1> for BillingDuosInvoiceReplace {
     fn from(payload: BillingDuosInvoiceReplaceV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingDuosInvoiceReplace {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceReplace;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1107,14 +1296,17 @@ impl crate::events::TypedEvent for BillingDuosInvoiceReplace {
         }
     }
 }
+
 impl ::std::convert::From<BillingDuosInvoiceReplace> for crate::events::Event {
     fn from(event: BillingDuosInvoiceReplace) -> Self {
         Self::BillingDuosInvoiceReplace(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingDuosInvoiceReplace>
 for BillingDuosInvoiceReplaceV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingDuosInvoiceReplace,
     ) -> ::std::result::Result<Self, BillingDuosInvoiceReplace> {
@@ -1122,6 +1314,7 @@ for BillingDuosInvoiceReplaceV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.final_bill` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingFinalBillV1 {
@@ -1132,11 +1325,17 @@ pub struct BillingFinalBillV1 {
     /// `statement_id` (integer).
     pub statement_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingFinalBillV1, "struct BillingFinalBillV1", [(0, required, account_number,
-    "account_number"), (1, required, account_user_emails, "account_user_emails"), (2,
-    required, statement_id, "statement_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingFinalBillV1,
+    "struct BillingFinalBillV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, account_user_emails, "account_user_emails"),
+        (2, required, statement_id, "statement_id"),
+    ],
 );
+
 /// Event type `billing.final_bill` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1144,22 +1343,27 @@ pub enum BillingFinalBill {
     /// Payload version `v1`.
     V1(BillingFinalBillV1),
 }
+
 impl BillingFinalBill {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.final_bill";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingFinalBillV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1170,6 +1374,7 @@ impl BillingFinalBill {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingFinalBill {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1180,13 +1385,16 @@ impl ::serde::Serialize for BillingFinalBill {
         }
     }
 }
+
 impl ::std::convert::From<BillingFinalBillV1> for BillingFinalBill {
     fn from(payload: BillingFinalBillV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingFinalBill {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingFinalBill;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1196,13 +1404,16 @@ impl crate::events::TypedEvent for BillingFinalBill {
         }
     }
 }
+
 impl ::std::convert::From<BillingFinalBill> for crate::events::Event {
     fn from(event: BillingFinalBill) -> Self {
         Self::BillingFinalBill(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingFinalBill> for BillingFinalBillV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingFinalBill,
     ) -> ::std::result::Result<Self, BillingFinalBill> {
@@ -1210,6 +1421,7 @@ impl crate::events::PayloadVersion<BillingFinalBill> for BillingFinalBillV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.issuance.external_status.created` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingIssuanceExternalStatusCreatedV1 {
@@ -1222,13 +1434,18 @@ pub struct BillingIssuanceExternalStatusCreatedV1 {
     /// `external_status_id` (integer).
     pub external_status_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingIssuanceExternalStatusCreatedV1,
-    "struct BillingIssuanceExternalStatusCreatedV1", [(0, required,
-    billing_document_identifier, "billing_document_identifier"), (1, required, status,
-    "status"), (2, required, status_code, "status_code"), (3, required,
-    external_status_id, "external_status_id")]
+    "struct BillingIssuanceExternalStatusCreatedV1",
+    [
+        (0, required, billing_document_identifier, "billing_document_identifier"),
+        (1, required, status, "status"),
+        (2, required, status_code, "status_code"),
+        (3, required, external_status_id, "external_status_id"),
+    ],
 );
+
 /// Event type `billing.issuance.external_status.created` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1236,22 +1453,27 @@ pub enum BillingIssuanceExternalStatusCreated {
     /// Payload version `v1`.
     V1(BillingIssuanceExternalStatusCreatedV1),
 }
+
 impl BillingIssuanceExternalStatusCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.issuance.external_status.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingIssuanceExternalStatusCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1264,6 +1486,7 @@ impl BillingIssuanceExternalStatusCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingIssuanceExternalStatusCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1274,14 +1497,17 @@ impl ::serde::Serialize for BillingIssuanceExternalStatusCreated {
         }
     }
 }
+
 impl ::std::convert::From<BillingIssuanceExternalStatusCreatedV1>
 for BillingIssuanceExternalStatusCreated {
     fn from(payload: BillingIssuanceExternalStatusCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingIssuanceExternalStatusCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuanceExternalStatusCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1293,15 +1519,18 @@ impl crate::events::TypedEvent for BillingIssuanceExternalStatusCreated {
         }
     }
 }
+
 impl ::std::convert::From<BillingIssuanceExternalStatusCreated>
 for crate::events::Event {
     fn from(event: BillingIssuanceExternalStatusCreated) -> Self {
         Self::BillingIssuanceExternalStatusCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingIssuanceExternalStatusCreated>
 for BillingIssuanceExternalStatusCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingIssuanceExternalStatusCreated,
     ) -> ::std::result::Result<Self, BillingIssuanceExternalStatusCreated> {
@@ -1309,6 +1538,7 @@ for BillingIssuanceExternalStatusCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.issued_bill` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingIssuedBillV1 {
@@ -1317,10 +1547,16 @@ pub struct BillingIssuedBillV1 {
     /// `statement_id` (integer).
     pub statement_id: i64,
 }
-crate::de::deserialize_struct!(
-    BillingIssuedBillV1, "struct BillingIssuedBillV1", [(0, required, account_number,
-    "account_number"), (1, required, statement_id, "statement_id")]
+
+::energy_api_core::deserialize_struct!(
+    BillingIssuedBillV1,
+    "struct BillingIssuedBillV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, statement_id, "statement_id"),
+    ],
 );
+
 /// Event type `billing.issued_bill` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1328,22 +1564,27 @@ pub enum BillingIssuedBill {
     /// Payload version `v1`.
     V1(BillingIssuedBillV1),
 }
+
 impl BillingIssuedBill {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.issued_bill";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingIssuedBillV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1354,6 +1595,7 @@ impl BillingIssuedBill {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingIssuedBill {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1364,13 +1606,16 @@ impl ::serde::Serialize for BillingIssuedBill {
         }
     }
 }
+
 impl ::std::convert::From<BillingIssuedBillV1> for BillingIssuedBill {
     fn from(payload: BillingIssuedBillV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingIssuedBill {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuedBill;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1380,13 +1625,16 @@ impl crate::events::TypedEvent for BillingIssuedBill {
         }
     }
 }
+
 impl ::std::convert::From<BillingIssuedBill> for crate::events::Event {
     fn from(event: BillingIssuedBill) -> Self {
         Self::BillingIssuedBill(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingIssuedBill> for BillingIssuedBillV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingIssuedBill,
     ) -> ::std::result::Result<Self, BillingIssuedBill> {
@@ -1394,16 +1642,22 @@ impl crate::events::PayloadVersion<BillingIssuedBill> for BillingIssuedBillV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.ledger.entry_posted` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryPostedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
 }
-crate::de::deserialize_struct!(
-    BillingLedgerEntryPostedV1, "struct BillingLedgerEntryPostedV1", [(0, required,
-    ledger, "ledger")]
+
+::energy_api_core::deserialize_struct!(
+    BillingLedgerEntryPostedV1,
+    "struct BillingLedgerEntryPostedV1",
+    [
+        (0, required, ledger, "ledger"),
+    ],
 );
+
 /// Payload of `billing.ledger.entry_posted` version `v2` (Billing).
 ///
 /// Adds the entry posted.
@@ -1416,10 +1670,16 @@ pub struct BillingLedgerEntryPostedV2 {
     /// `entry` (`LedgerEntry`).
     pub entry: crate::types::LedgerEntry,
 }
-crate::de::deserialize_struct!(
-    BillingLedgerEntryPostedV2, "struct BillingLedgerEntryPostedV2", [(0, required,
-    ledger, "ledger"), (1, required, entry, "entry")]
+
+::energy_api_core::deserialize_struct!(
+    BillingLedgerEntryPostedV2,
+    "struct BillingLedgerEntryPostedV2",
+    [
+        (0, required, ledger, "ledger"),
+        (1, required, entry, "entry"),
+    ],
 );
+
 /// Event type `billing.ledger.entry_posted` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1429,11 +1689,14 @@ pub enum BillingLedgerEntryPosted {
     /// Payload version `v2`.
     V2(BillingLedgerEntryPostedV2),
 }
+
 impl BillingLedgerEntryPosted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.ledger.entry_posted";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -1441,13 +1704,15 @@ impl BillingLedgerEntryPosted {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::BillingLedgerEntryPostedV1,
             _ => &crate::shapes::BillingLedgerEntryPostedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1469,6 +1734,7 @@ impl BillingLedgerEntryPosted {
         }
     }
 }
+
 impl ::serde::Serialize for BillingLedgerEntryPosted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1480,18 +1746,22 @@ impl ::serde::Serialize for BillingLedgerEntryPosted {
         }
     }
 }
+
 impl ::std::convert::From<BillingLedgerEntryPostedV1> for BillingLedgerEntryPosted {
     fn from(payload: BillingLedgerEntryPostedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPosted {
     fn from(payload: BillingLedgerEntryPostedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingLedgerEntryPosted {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryPosted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1503,14 +1773,17 @@ impl crate::events::TypedEvent for BillingLedgerEntryPosted {
         }
     }
 }
+
 impl ::std::convert::From<BillingLedgerEntryPosted> for crate::events::Event {
     fn from(event: BillingLedgerEntryPosted) -> Self {
         Self::BillingLedgerEntryPosted(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingLedgerEntryPosted>
 for BillingLedgerEntryPostedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingLedgerEntryPosted,
     ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
@@ -1519,6 +1792,7 @@ for BillingLedgerEntryPostedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: BillingLedgerEntryPosted,
     ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
@@ -1530,9 +1804,11 @@ for BillingLedgerEntryPostedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<BillingLedgerEntryPosted>
 for BillingLedgerEntryPostedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: BillingLedgerEntryPosted,
     ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
@@ -1542,22 +1818,29 @@ for BillingLedgerEntryPostedV2 {
         }
     }
 }
+
 /// Version view: `billing.ledger.entry_posted` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPostedV1 {
     fn from(newer: BillingLedgerEntryPostedV2) -> Self {
         Self { ledger: newer.ledger }
     }
 }
+
 /// Payload of `billing.ledger.entry_removed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingLedgerEntryRemovedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
 }
-crate::de::deserialize_struct!(
-    BillingLedgerEntryRemovedV1, "struct BillingLedgerEntryRemovedV1", [(0, required,
-    ledger, "ledger")]
+
+::energy_api_core::deserialize_struct!(
+    BillingLedgerEntryRemovedV1,
+    "struct BillingLedgerEntryRemovedV1",
+    [
+        (0, required, ledger, "ledger"),
+    ],
 );
+
 /// Payload of `billing.ledger.entry_removed` version `v2` (Billing).
 ///
 /// Adds the entry removed.
@@ -1570,10 +1853,16 @@ pub struct BillingLedgerEntryRemovedV2 {
     /// `entry` (`LedgerEntryRemoval`).
     pub entry: crate::types::LedgerEntryRemoval,
 }
-crate::de::deserialize_struct!(
-    BillingLedgerEntryRemovedV2, "struct BillingLedgerEntryRemovedV2", [(0, required,
-    ledger, "ledger"), (1, required, entry, "entry")]
+
+::energy_api_core::deserialize_struct!(
+    BillingLedgerEntryRemovedV2,
+    "struct BillingLedgerEntryRemovedV2",
+    [
+        (0, required, ledger, "ledger"),
+        (1, required, entry, "entry"),
+    ],
 );
+
 /// Event type `billing.ledger.entry_removed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1583,11 +1872,14 @@ pub enum BillingLedgerEntryRemoved {
     /// Payload version `v2`.
     V2(BillingLedgerEntryRemovedV2),
 }
+
 impl BillingLedgerEntryRemoved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.ledger.entry_removed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -1595,13 +1887,15 @@ impl BillingLedgerEntryRemoved {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::BillingLedgerEntryRemovedV1,
             _ => &crate::shapes::BillingLedgerEntryRemovedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1623,6 +1917,7 @@ impl BillingLedgerEntryRemoved {
         }
     }
 }
+
 impl ::serde::Serialize for BillingLedgerEntryRemoved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1634,18 +1929,22 @@ impl ::serde::Serialize for BillingLedgerEntryRemoved {
         }
     }
 }
+
 impl ::std::convert::From<BillingLedgerEntryRemovedV1> for BillingLedgerEntryRemoved {
     fn from(payload: BillingLedgerEntryRemovedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRemoved {
     fn from(payload: BillingLedgerEntryRemovedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingLedgerEntryRemoved {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryRemoved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1657,14 +1956,17 @@ impl crate::events::TypedEvent for BillingLedgerEntryRemoved {
         }
     }
 }
+
 impl ::std::convert::From<BillingLedgerEntryRemoved> for crate::events::Event {
     fn from(event: BillingLedgerEntryRemoved) -> Self {
         Self::BillingLedgerEntryRemoved(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingLedgerEntryRemoved>
 for BillingLedgerEntryRemovedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingLedgerEntryRemoved,
     ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
@@ -1673,6 +1975,7 @@ for BillingLedgerEntryRemovedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: BillingLedgerEntryRemoved,
     ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
@@ -1684,9 +1987,11 @@ for BillingLedgerEntryRemovedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<BillingLedgerEntryRemoved>
 for BillingLedgerEntryRemovedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: BillingLedgerEntryRemoved,
     ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
@@ -1696,12 +2001,14 @@ for BillingLedgerEntryRemovedV2 {
         }
     }
 }
+
 /// Version view: `billing.ledger.entry_removed` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRemovedV1 {
     fn from(newer: BillingLedgerEntryRemovedV2) -> Self {
         Self { ledger: newer.ledger }
     }
 }
+
 /// Payload of `billing.pathway_traversal.failed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPathwayTraversalFailedV1 {
@@ -1723,14 +2030,21 @@ pub struct BillingPathwayTraversalFailedV1 {
     /// `failed_at` (string).
     pub failed_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    BillingPathwayTraversalFailedV1, "struct BillingPathwayTraversalFailedV1", [(0,
-    required, pathway_id, "pathway_id"), (1, required, traversal_attempt_id,
-    "traversal_attempt_id"), (2, required, traversal_attempt_context,
-    "traversal_attempt_context"), (3, required, trigger_id, "trigger_id"), (4, required,
-    failed_action_name, "failed_action_name"), (5, required, failed_action_error,
-    "failed_action_error"), (6, required, failed_at, "failed_at")]
+
+::energy_api_core::deserialize_struct!(
+    BillingPathwayTraversalFailedV1,
+    "struct BillingPathwayTraversalFailedV1",
+    [
+        (0, required, pathway_id, "pathway_id"),
+        (1, required, traversal_attempt_id, "traversal_attempt_id"),
+        (2, required, traversal_attempt_context, "traversal_attempt_context"),
+        (3, required, trigger_id, "trigger_id"),
+        (4, required, failed_action_name, "failed_action_name"),
+        (5, required, failed_action_error, "failed_action_error"),
+        (6, required, failed_at, "failed_at"),
+    ],
 );
+
 /// Event type `billing.pathway_traversal.failed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1738,22 +2052,27 @@ pub enum BillingPathwayTraversalFailed {
     /// Payload version `v1`.
     V1(BillingPathwayTraversalFailedV1),
 }
+
 impl BillingPathwayTraversalFailed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.pathway_traversal.failed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingPathwayTraversalFailedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1766,6 +2085,7 @@ impl BillingPathwayTraversalFailed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingPathwayTraversalFailed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1776,14 +2096,17 @@ impl ::serde::Serialize for BillingPathwayTraversalFailed {
         }
     }
 }
+
 impl ::std::convert::From<BillingPathwayTraversalFailedV1>
 for BillingPathwayTraversalFailed {
     fn from(payload: BillingPathwayTraversalFailedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingPathwayTraversalFailed {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalFailed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1795,14 +2118,17 @@ impl crate::events::TypedEvent for BillingPathwayTraversalFailed {
         }
     }
 }
+
 impl ::std::convert::From<BillingPathwayTraversalFailed> for crate::events::Event {
     fn from(event: BillingPathwayTraversalFailed) -> Self {
         Self::BillingPathwayTraversalFailed(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingPathwayTraversalFailed>
 for BillingPathwayTraversalFailedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingPathwayTraversalFailed,
     ) -> ::std::result::Result<Self, BillingPathwayTraversalFailed> {
@@ -1810,6 +2136,7 @@ for BillingPathwayTraversalFailedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.pathway_traversal.succeeded` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPathwayTraversalSucceededV1 {
@@ -1822,12 +2149,18 @@ pub struct BillingPathwayTraversalSucceededV1 {
     /// `succeeded_at` (string).
     pub succeeded_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    BillingPathwayTraversalSucceededV1, "struct BillingPathwayTraversalSucceededV1", [(0,
-    required, pathway_id, "pathway_id"), (1, required, traversal_attempt_id,
-    "traversal_attempt_id"), (2, required, trigger_id, "trigger_id"), (3, required,
-    succeeded_at, "succeeded_at")]
+
+::energy_api_core::deserialize_struct!(
+    BillingPathwayTraversalSucceededV1,
+    "struct BillingPathwayTraversalSucceededV1",
+    [
+        (0, required, pathway_id, "pathway_id"),
+        (1, required, traversal_attempt_id, "traversal_attempt_id"),
+        (2, required, trigger_id, "trigger_id"),
+        (3, required, succeeded_at, "succeeded_at"),
+    ],
 );
+
 /// Event type `billing.pathway_traversal.succeeded` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1835,22 +2168,27 @@ pub enum BillingPathwayTraversalSucceeded {
     /// Payload version `v1`.
     V1(BillingPathwayTraversalSucceededV1),
 }
+
 impl BillingPathwayTraversalSucceeded {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.pathway_traversal.succeeded";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingPathwayTraversalSucceededV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1863,6 +2201,7 @@ impl BillingPathwayTraversalSucceeded {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingPathwayTraversalSucceeded {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1873,14 +2212,17 @@ impl ::serde::Serialize for BillingPathwayTraversalSucceeded {
         }
     }
 }
+
 impl ::std::convert::From<BillingPathwayTraversalSucceededV1>
 for BillingPathwayTraversalSucceeded {
     fn from(payload: BillingPathwayTraversalSucceededV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingPathwayTraversalSucceeded {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalSucceeded;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1892,14 +2234,17 @@ impl crate::events::TypedEvent for BillingPathwayTraversalSucceeded {
         }
     }
 }
+
 impl ::std::convert::From<BillingPathwayTraversalSucceeded> for crate::events::Event {
     fn from(event: BillingPathwayTraversalSucceeded) -> Self {
         Self::BillingPathwayTraversalSucceeded(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingPathwayTraversalSucceeded>
 for BillingPathwayTraversalSucceededV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingPathwayTraversalSucceeded,
     ) -> ::std::result::Result<Self, BillingPathwayTraversalSucceeded> {
@@ -1907,6 +2252,7 @@ for BillingPathwayTraversalSucceededV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.portfolio_invoice_summary.completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
@@ -1919,13 +2265,18 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     /// `summary_count` (integer).
     pub summary_count: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1,
-    "struct BillingPortfolioInvoiceSummaryCompletedV1", [(0, required, run_identifier,
-    "run_identifier"), (1, required, storage_bucket, "storage_bucket"), (2, required,
-    storage_key_prefix, "storage_key_prefix"), (3, required, summary_count,
-    "summary_count")]
+    "struct BillingPortfolioInvoiceSummaryCompletedV1",
+    [
+        (0, required, run_identifier, "run_identifier"),
+        (1, required, storage_bucket, "storage_bucket"),
+        (2, required, storage_key_prefix, "storage_key_prefix"),
+        (3, required, summary_count, "summary_count"),
+    ],
 );
+
 /// Event type `billing.portfolio_invoice_summary.completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1933,22 +2284,27 @@ pub enum BillingPortfolioInvoiceSummaryCompleted {
     /// Payload version `v1`.
     V1(BillingPortfolioInvoiceSummaryCompletedV1),
 }
+
 impl BillingPortfolioInvoiceSummaryCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.portfolio_invoice_summary.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1961,6 +2317,7 @@ impl BillingPortfolioInvoiceSummaryCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingPortfolioInvoiceSummaryCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1971,14 +2328,17 @@ impl ::serde::Serialize for BillingPortfolioInvoiceSummaryCompleted {
         }
     }
 }
+
 impl ::std::convert::From<BillingPortfolioInvoiceSummaryCompletedV1>
 for BillingPortfolioInvoiceSummaryCompleted {
     fn from(payload: BillingPortfolioInvoiceSummaryCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingPortfolioInvoiceSummaryCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingPortfolioInvoiceSummaryCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1990,15 +2350,18 @@ impl crate::events::TypedEvent for BillingPortfolioInvoiceSummaryCompleted {
         }
     }
 }
+
 impl ::std::convert::From<BillingPortfolioInvoiceSummaryCompleted>
 for crate::events::Event {
     fn from(event: BillingPortfolioInvoiceSummaryCompleted) -> Self {
         Self::BillingPortfolioInvoiceSummaryCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingPortfolioInvoiceSummaryCompleted>
 for BillingPortfolioInvoiceSummaryCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingPortfolioInvoiceSummaryCompleted,
     ) -> ::std::result::Result<Self, BillingPortfolioInvoiceSummaryCompleted> {
@@ -2006,6 +2369,7 @@ for BillingPortfolioInvoiceSummaryCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.rebate.accepted` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingRebateAcceptedV1 {
@@ -2020,12 +2384,19 @@ pub struct BillingRebateAcceptedV1 {
     /// `effective_to` (string).
     pub effective_to: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    BillingRebateAcceptedV1, "struct BillingRebateAcceptedV1", [(0, required,
-    account_number, "account_number"), (1, required, rebate_period_id,
-    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
-    effective_from, "effective_from"), (4, required, effective_to, "effective_to")]
+
+::energy_api_core::deserialize_struct!(
+    BillingRebateAcceptedV1,
+    "struct BillingRebateAcceptedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, rebate_period_id, "rebate_period_id"),
+        (2, required, rebate_type, "rebate_type"),
+        (3, required, effective_from, "effective_from"),
+        (4, required, effective_to, "effective_to"),
+    ],
 );
+
 /// Event type `billing.rebate.accepted` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2033,22 +2404,27 @@ pub enum BillingRebateAccepted {
     /// Payload version `v1`.
     V1(BillingRebateAcceptedV1),
 }
+
 impl BillingRebateAccepted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.rebate.accepted";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateAcceptedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2059,6 +2435,7 @@ impl BillingRebateAccepted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingRebateAccepted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2069,13 +2446,16 @@ impl ::serde::Serialize for BillingRebateAccepted {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateAcceptedV1> for BillingRebateAccepted {
     fn from(payload: BillingRebateAcceptedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingRebateAccepted {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateAccepted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2087,13 +2467,16 @@ impl crate::events::TypedEvent for BillingRebateAccepted {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateAccepted> for crate::events::Event {
     fn from(event: BillingRebateAccepted) -> Self {
         Self::BillingRebateAccepted(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingRebateAccepted> for BillingRebateAcceptedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingRebateAccepted,
     ) -> ::std::result::Result<Self, BillingRebateAccepted> {
@@ -2101,6 +2484,7 @@ impl crate::events::PayloadVersion<BillingRebateAccepted> for BillingRebateAccep
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.rebate.created` version `v1` (Billing).
 ///
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
@@ -2121,13 +2505,20 @@ pub struct BillingRebateCreatedV1 {
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
 }
-crate::de::deserialize_struct!(
-    BillingRebateCreatedV1, "struct BillingRebateCreatedV1", [(0, required,
-    account_number, "account_number"), (1, required, rebate_period_id,
-    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
-    effective_from, "effective_from"), (4, required, effective_to, "effective_to"), (5,
-    required, is_application_accepted, "is_application_accepted")]
+
+::energy_api_core::deserialize_struct!(
+    BillingRebateCreatedV1,
+    "struct BillingRebateCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, rebate_period_id, "rebate_period_id"),
+        (2, required, rebate_type, "rebate_type"),
+        (3, required, effective_from, "effective_from"),
+        (4, required, effective_to, "effective_to"),
+        (5, required, is_application_accepted, "is_application_accepted"),
+    ],
 );
+
 /// Event type `billing.rebate.created` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2135,22 +2526,27 @@ pub enum BillingRebateCreated {
     /// Payload version `v1`.
     V1(BillingRebateCreatedV1),
 }
+
 impl BillingRebateCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.rebate.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2161,6 +2557,7 @@ impl BillingRebateCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingRebateCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2171,13 +2568,16 @@ impl ::serde::Serialize for BillingRebateCreated {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateCreatedV1> for BillingRebateCreated {
     fn from(payload: BillingRebateCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingRebateCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2187,13 +2587,16 @@ impl crate::events::TypedEvent for BillingRebateCreated {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateCreated> for crate::events::Event {
     fn from(event: BillingRebateCreated) -> Self {
         Self::BillingRebateCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingRebateCreated> for BillingRebateCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingRebateCreated,
     ) -> ::std::result::Result<Self, BillingRebateCreated> {
@@ -2201,6 +2604,7 @@ impl crate::events::PayloadVersion<BillingRebateCreated> for BillingRebateCreate
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.rebate.declined` version `v1` (Billing).
 ///
 /// The fields of `billing.rebate.accepted` plus the reason it was declined.
@@ -2221,13 +2625,20 @@ pub struct BillingRebateDeclinedV1 {
     /// `decline_reason` (string).
     pub decline_reason: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    BillingRebateDeclinedV1, "struct BillingRebateDeclinedV1", [(0, required,
-    account_number, "account_number"), (1, required, rebate_period_id,
-    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
-    effective_from, "effective_from"), (4, required, effective_to, "effective_to"), (5,
-    required, decline_reason, "decline_reason")]
+
+::energy_api_core::deserialize_struct!(
+    BillingRebateDeclinedV1,
+    "struct BillingRebateDeclinedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, rebate_period_id, "rebate_period_id"),
+        (2, required, rebate_type, "rebate_type"),
+        (3, required, effective_from, "effective_from"),
+        (4, required, effective_to, "effective_to"),
+        (5, required, decline_reason, "decline_reason"),
+    ],
 );
+
 /// Event type `billing.rebate.declined` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2235,22 +2646,27 @@ pub enum BillingRebateDeclined {
     /// Payload version `v1`.
     V1(BillingRebateDeclinedV1),
 }
+
 impl BillingRebateDeclined {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.rebate.declined";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateDeclinedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2261,6 +2677,7 @@ impl BillingRebateDeclined {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingRebateDeclined {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2271,13 +2688,16 @@ impl ::serde::Serialize for BillingRebateDeclined {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateDeclinedV1> for BillingRebateDeclined {
     fn from(payload: BillingRebateDeclinedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingRebateDeclined {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateDeclined;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2289,13 +2709,16 @@ impl crate::events::TypedEvent for BillingRebateDeclined {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateDeclined> for crate::events::Event {
     fn from(event: BillingRebateDeclined) -> Self {
         Self::BillingRebateDeclined(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingRebateDeclined> for BillingRebateDeclinedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingRebateDeclined,
     ) -> ::std::result::Result<Self, BillingRebateDeclined> {
@@ -2303,6 +2726,7 @@ impl crate::events::PayloadVersion<BillingRebateDeclined> for BillingRebateDecli
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `billing.rebate.updated` version `v1` (Billing).
 ///
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
@@ -2323,13 +2747,20 @@ pub struct BillingRebateUpdatedV1 {
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
 }
-crate::de::deserialize_struct!(
-    BillingRebateUpdatedV1, "struct BillingRebateUpdatedV1", [(0, required,
-    account_number, "account_number"), (1, required, rebate_period_id,
-    "rebate_period_id"), (2, required, rebate_type, "rebate_type"), (3, required,
-    effective_from, "effective_from"), (4, required, effective_to, "effective_to"), (5,
-    required, is_application_accepted, "is_application_accepted")]
+
+::energy_api_core::deserialize_struct!(
+    BillingRebateUpdatedV1,
+    "struct BillingRebateUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, rebate_period_id, "rebate_period_id"),
+        (2, required, rebate_type, "rebate_type"),
+        (3, required, effective_from, "effective_from"),
+        (4, required, effective_to, "effective_to"),
+        (5, required, is_application_accepted, "is_application_accepted"),
+    ],
 );
+
 /// Event type `billing.rebate.updated` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2337,22 +2768,27 @@ pub enum BillingRebateUpdated {
     /// Payload version `v1`.
     V1(BillingRebateUpdatedV1),
 }
+
 impl BillingRebateUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "billing.rebate.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2363,6 +2799,7 @@ impl BillingRebateUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BillingRebateUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2373,13 +2810,16 @@ impl ::serde::Serialize for BillingRebateUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateUpdatedV1> for BillingRebateUpdated {
     fn from(payload: BillingRebateUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BillingRebateUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2389,13 +2829,16 @@ impl crate::events::TypedEvent for BillingRebateUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BillingRebateUpdated> for crate::events::Event {
     fn from(event: BillingRebateUpdated) -> Self {
         Self::BillingRebateUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BillingRebateUpdated> for BillingRebateUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BillingRebateUpdated,
     ) -> ::std::result::Result<Self, BillingRebateUpdated> {
@@ -2403,6 +2846,7 @@ impl crate::events::PayloadVersion<BillingRebateUpdated> for BillingRebateUpdate
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `charging.priming.errored` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargingPrimingErroredV1 {
@@ -2415,11 +2859,18 @@ pub struct ChargingPrimingErroredV1 {
     /// `period_end` (string).
     pub period_end: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ChargingPrimingErroredV1, "struct ChargingPrimingErroredV1", [(0, required, errors,
-    "errors"), (1, required, supply_point_id, "supply_point_id"), (2, required,
-    period_start, "period_start"), (3, required, period_end, "period_end")]
+
+::energy_api_core::deserialize_struct!(
+    ChargingPrimingErroredV1,
+    "struct ChargingPrimingErroredV1",
+    [
+        (0, required, errors, "errors"),
+        (1, required, supply_point_id, "supply_point_id"),
+        (2, required, period_start, "period_start"),
+        (3, required, period_end, "period_end"),
+    ],
 );
+
 /// Event type `charging.priming.errored` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2427,22 +2878,27 @@ pub enum ChargingPrimingErrored {
     /// Payload version `v1`.
     V1(ChargingPrimingErroredV1),
 }
+
 impl ChargingPrimingErrored {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "charging.priming.errored";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ChargingPrimingErroredV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2453,6 +2909,7 @@ impl ChargingPrimingErrored {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ChargingPrimingErrored {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2463,13 +2920,16 @@ impl ::serde::Serialize for ChargingPrimingErrored {
         }
     }
 }
+
 impl ::std::convert::From<ChargingPrimingErroredV1> for ChargingPrimingErrored {
     fn from(payload: ChargingPrimingErroredV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ChargingPrimingErrored {
     const TYPE: crate::events::EventType = crate::events::EventType::ChargingPrimingErrored;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2481,13 +2941,16 @@ impl crate::events::TypedEvent for ChargingPrimingErrored {
         }
     }
 }
+
 impl ::std::convert::From<ChargingPrimingErrored> for crate::events::Event {
     fn from(event: ChargingPrimingErrored) -> Self {
         Self::ChargingPrimingErrored(event)
     }
 }
+
 impl crate::events::PayloadVersion<ChargingPrimingErrored> for ChargingPrimingErroredV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ChargingPrimingErrored,
     ) -> ::std::result::Result<Self, ChargingPrimingErrored> {
@@ -2495,6 +2958,7 @@ impl crate::events::PayloadVersion<ChargingPrimingErrored> for ChargingPrimingEr
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_application_service_completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceCompletedV1 {
@@ -2507,13 +2971,18 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LatePaymentFeeApplicationServiceCompletedV1,
-    "struct LatePaymentFeeApplicationServiceCompletedV1", [(0, required, run_id,
-    "run_id"), (1, required, account_number, "account_number"), (2, required,
-    fees_applied_count, "fees_applied_count"), (3, required, fees_unapplied_count,
-    "fees_unapplied_count")]
+    "struct LatePaymentFeeApplicationServiceCompletedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, fees_applied_count, "fees_applied_count"),
+        (3, required, fees_unapplied_count, "fees_unapplied_count"),
+    ],
 );
+
 /// Event type `late_payment_fee_application_service_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2521,22 +2990,27 @@ pub enum LatePaymentFeeApplicationServiceCompleted {
     /// Payload version `v1`.
     V1(LatePaymentFeeApplicationServiceCompletedV1),
 }
+
 impl LatePaymentFeeApplicationServiceCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_application_service_completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeApplicationServiceCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2549,6 +3023,7 @@ impl LatePaymentFeeApplicationServiceCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeApplicationServiceCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2559,14 +3034,17 @@ impl ::serde::Serialize for LatePaymentFeeApplicationServiceCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeApplicationServiceCompletedV1>
 for LatePaymentFeeApplicationServiceCompleted {
     fn from(payload: LatePaymentFeeApplicationServiceCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2578,15 +3056,18 @@ impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeApplicationServiceCompleted>
 for crate::events::Event {
     fn from(event: LatePaymentFeeApplicationServiceCompleted) -> Self {
         Self::LatePaymentFeeApplicationServiceCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceCompleted>
 for LatePaymentFeeApplicationServiceCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeApplicationServiceCompleted,
     ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceCompleted> {
@@ -2594,6 +3075,7 @@ for LatePaymentFeeApplicationServiceCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_application_service_fee_applied` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
@@ -2611,13 +3093,20 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1,
-    "struct LatePaymentFeeApplicationServiceFeeAppliedV1", [(0, required, run_id,
-    "run_id"), (1, required, account_number, "account_number"), (2, required, fee_amount,
-    "fee_amount"), (3, required, fee_date, "fee_date"), (4, optional, fee_type,
-    "fee_type"), (5, required, charge_id, "charge_id")]
+    "struct LatePaymentFeeApplicationServiceFeeAppliedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, fee_amount, "fee_amount"),
+        (3, required, fee_date, "fee_date"),
+        (4, optional, fee_type, "fee_type"),
+        (5, required, charge_id, "charge_id"),
+    ],
 );
+
 /// Event type `late_payment_fee_application_service_fee_applied` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2625,22 +3114,27 @@ pub enum LatePaymentFeeApplicationServiceFeeApplied {
     /// Payload version `v1`.
     V1(LatePaymentFeeApplicationServiceFeeAppliedV1),
 }
+
 impl LatePaymentFeeApplicationServiceFeeApplied {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_application_service_fee_applied";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2653,6 +3147,7 @@ impl LatePaymentFeeApplicationServiceFeeApplied {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeApplicationServiceFeeApplied {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2663,14 +3158,17 @@ impl ::serde::Serialize for LatePaymentFeeApplicationServiceFeeApplied {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeApplicationServiceFeeAppliedV1>
 for LatePaymentFeeApplicationServiceFeeApplied {
     fn from(payload: LatePaymentFeeApplicationServiceFeeAppliedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceFeeApplied {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceFeeApplied;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2682,15 +3180,18 @@ impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceFeeApplied {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeApplicationServiceFeeApplied>
 for crate::events::Event {
     fn from(event: LatePaymentFeeApplicationServiceFeeApplied) -> Self {
         Self::LatePaymentFeeApplicationServiceFeeApplied(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceFeeApplied>
 for LatePaymentFeeApplicationServiceFeeAppliedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeApplicationServiceFeeApplied,
     ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceFeeApplied> {
@@ -2698,6 +3199,7 @@ for LatePaymentFeeApplicationServiceFeeAppliedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_application_service_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeApplicationServiceStartedV1 {
@@ -2706,11 +3208,16 @@ pub struct LatePaymentFeeApplicationServiceStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LatePaymentFeeApplicationServiceStartedV1,
-    "struct LatePaymentFeeApplicationServiceStartedV1", [(0, required, run_id, "run_id"),
-    (1, required, account_number, "account_number")]
+    "struct LatePaymentFeeApplicationServiceStartedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `late_payment_fee_application_service_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2718,22 +3225,27 @@ pub enum LatePaymentFeeApplicationServiceStarted {
     /// Payload version `v1`.
     V1(LatePaymentFeeApplicationServiceStartedV1),
 }
+
 impl LatePaymentFeeApplicationServiceStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_application_service_started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeApplicationServiceStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2746,6 +3258,7 @@ impl LatePaymentFeeApplicationServiceStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeApplicationServiceStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2756,14 +3269,17 @@ impl ::serde::Serialize for LatePaymentFeeApplicationServiceStarted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeApplicationServiceStartedV1>
 for LatePaymentFeeApplicationServiceStarted {
     fn from(payload: LatePaymentFeeApplicationServiceStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2775,15 +3291,18 @@ impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceStarted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeApplicationServiceStarted>
 for crate::events::Event {
     fn from(event: LatePaymentFeeApplicationServiceStarted) -> Self {
         Self::LatePaymentFeeApplicationServiceStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceStarted>
 for LatePaymentFeeApplicationServiceStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeApplicationServiceStarted,
     ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceStarted> {
@@ -2791,6 +3310,7 @@ for LatePaymentFeeApplicationServiceStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_calculation_service_completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculationServiceCompletedV1 {
@@ -2801,12 +3321,17 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     /// `fees_calculated_count` (integer).
     pub fees_calculated_count: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LatePaymentFeeCalculationServiceCompletedV1,
-    "struct LatePaymentFeeCalculationServiceCompletedV1", [(0, required, run_id,
-    "run_id"), (1, required, account_number, "account_number"), (2, required,
-    fees_calculated_count, "fees_calculated_count")]
+    "struct LatePaymentFeeCalculationServiceCompletedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, fees_calculated_count, "fees_calculated_count"),
+    ],
 );
+
 /// Event type `late_payment_fee_calculation_service_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2814,22 +3339,27 @@ pub enum LatePaymentFeeCalculationServiceCompleted {
     /// Payload version `v1`.
     V1(LatePaymentFeeCalculationServiceCompletedV1),
 }
+
 impl LatePaymentFeeCalculationServiceCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_calculation_service_completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculationServiceCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2842,6 +3372,7 @@ impl LatePaymentFeeCalculationServiceCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeCalculationServiceCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2852,14 +3383,17 @@ impl ::serde::Serialize for LatePaymentFeeCalculationServiceCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculationServiceCompletedV1>
 for LatePaymentFeeCalculationServiceCompleted {
     fn from(payload: LatePaymentFeeCalculationServiceCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2871,15 +3405,18 @@ impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculationServiceCompleted>
 for crate::events::Event {
     fn from(event: LatePaymentFeeCalculationServiceCompleted) -> Self {
         Self::LatePaymentFeeCalculationServiceCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeCalculationServiceCompleted>
 for LatePaymentFeeCalculationServiceCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeCalculationServiceCompleted,
     ) -> ::std::result::Result<Self, LatePaymentFeeCalculationServiceCompleted> {
@@ -2887,6 +3424,7 @@ for LatePaymentFeeCalculationServiceCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_calculation_service_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculationServiceStartedV1 {
@@ -2895,11 +3433,16 @@ pub struct LatePaymentFeeCalculationServiceStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LatePaymentFeeCalculationServiceStartedV1,
-    "struct LatePaymentFeeCalculationServiceStartedV1", [(0, required, run_id, "run_id"),
-    (1, required, account_number, "account_number")]
+    "struct LatePaymentFeeCalculationServiceStartedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `late_payment_fee_calculation_service_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2907,22 +3450,27 @@ pub enum LatePaymentFeeCalculationServiceStarted {
     /// Payload version `v1`.
     V1(LatePaymentFeeCalculationServiceStartedV1),
 }
+
 impl LatePaymentFeeCalculationServiceStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_calculation_service_started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculationServiceStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2935,6 +3483,7 @@ impl LatePaymentFeeCalculationServiceStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeCalculationServiceStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2945,14 +3494,17 @@ impl ::serde::Serialize for LatePaymentFeeCalculationServiceStarted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculationServiceStartedV1>
 for LatePaymentFeeCalculationServiceStarted {
     fn from(payload: LatePaymentFeeCalculationServiceStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2964,15 +3516,18 @@ impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceStarted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculationServiceStarted>
 for crate::events::Event {
     fn from(event: LatePaymentFeeCalculationServiceStarted) -> Self {
         Self::LatePaymentFeeCalculationServiceStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeCalculationServiceStarted>
 for LatePaymentFeeCalculationServiceStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeCalculationServiceStarted,
     ) -> ::std::result::Result<Self, LatePaymentFeeCalculationServiceStarted> {
@@ -2980,6 +3535,7 @@ for LatePaymentFeeCalculationServiceStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_calculator_completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorCompletedV1 {
@@ -2992,12 +3548,18 @@ pub struct LatePaymentFeeCalculatorCompletedV1 {
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
 }
-crate::de::deserialize_struct!(
-    LatePaymentFeeCalculatorCompletedV1, "struct LatePaymentFeeCalculatorCompletedV1",
-    [(0, required, run_id, "run_id"), (1, required, account_number, "account_number"),
-    (2, required, fees_applied_count, "fees_applied_count"), (3, required,
-    fees_unapplied_count, "fees_unapplied_count")]
+
+::energy_api_core::deserialize_struct!(
+    LatePaymentFeeCalculatorCompletedV1,
+    "struct LatePaymentFeeCalculatorCompletedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, fees_applied_count, "fees_applied_count"),
+        (3, required, fees_unapplied_count, "fees_unapplied_count"),
+    ],
 );
+
 /// Event type `late_payment_fee_calculator_completed` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3005,22 +3567,27 @@ pub enum LatePaymentFeeCalculatorCompleted {
     /// Payload version `v1`.
     V1(LatePaymentFeeCalculatorCompletedV1),
 }
+
 impl LatePaymentFeeCalculatorCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_calculator_completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculatorCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -3033,6 +3600,7 @@ impl LatePaymentFeeCalculatorCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeCalculatorCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -3043,14 +3611,17 @@ impl ::serde::Serialize for LatePaymentFeeCalculatorCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculatorCompletedV1>
 for LatePaymentFeeCalculatorCompleted {
     fn from(payload: LatePaymentFeeCalculatorCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeCalculatorCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -3062,14 +3633,17 @@ impl crate::events::TypedEvent for LatePaymentFeeCalculatorCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculatorCompleted> for crate::events::Event {
     fn from(event: LatePaymentFeeCalculatorCompleted) -> Self {
         Self::LatePaymentFeeCalculatorCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeCalculatorCompleted>
 for LatePaymentFeeCalculatorCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeCalculatorCompleted,
     ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorCompleted> {
@@ -3077,6 +3651,7 @@ for LatePaymentFeeCalculatorCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_calculator_fee_applied` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
@@ -3087,11 +3662,17 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LatePaymentFeeCalculatorFeeAppliedV1, "struct LatePaymentFeeCalculatorFeeAppliedV1",
-    [(0, required, run_id, "run_id"), (1, required, account_number, "account_number"),
-    (2, required, charge_id, "charge_id")]
+
+::energy_api_core::deserialize_struct!(
+    LatePaymentFeeCalculatorFeeAppliedV1,
+    "struct LatePaymentFeeCalculatorFeeAppliedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, charge_id, "charge_id"),
+    ],
 );
+
 /// Event type `late_payment_fee_calculator_fee_applied` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3099,22 +3680,27 @@ pub enum LatePaymentFeeCalculatorFeeApplied {
     /// Payload version `v1`.
     V1(LatePaymentFeeCalculatorFeeAppliedV1),
 }
+
 impl LatePaymentFeeCalculatorFeeApplied {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_calculator_fee_applied";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -3127,6 +3713,7 @@ impl LatePaymentFeeCalculatorFeeApplied {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeCalculatorFeeApplied {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -3137,14 +3724,17 @@ impl ::serde::Serialize for LatePaymentFeeCalculatorFeeApplied {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculatorFeeAppliedV1>
 for LatePaymentFeeCalculatorFeeApplied {
     fn from(payload: LatePaymentFeeCalculatorFeeAppliedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeCalculatorFeeApplied {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorFeeApplied;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -3156,14 +3746,17 @@ impl crate::events::TypedEvent for LatePaymentFeeCalculatorFeeApplied {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculatorFeeApplied> for crate::events::Event {
     fn from(event: LatePaymentFeeCalculatorFeeApplied) -> Self {
         Self::LatePaymentFeeCalculatorFeeApplied(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeCalculatorFeeApplied>
 for LatePaymentFeeCalculatorFeeAppliedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeCalculatorFeeApplied,
     ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorFeeApplied> {
@@ -3171,6 +3764,7 @@ for LatePaymentFeeCalculatorFeeAppliedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeCalculatorStartedV1 {
@@ -3179,10 +3773,16 @@ pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LatePaymentFeeCalculatorStartedV1, "struct LatePaymentFeeCalculatorStartedV1", [(0,
-    required, run_id, "run_id"), (1, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    LatePaymentFeeCalculatorStartedV1,
+    "struct LatePaymentFeeCalculatorStartedV1",
+    [
+        (0, required, run_id, "run_id"),
+        (1, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `late_payment_fee_calculator_started` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3190,22 +3790,27 @@ pub enum LatePaymentFeeCalculatorStarted {
     /// Payload version `v1`.
     V1(LatePaymentFeeCalculatorStartedV1),
 }
+
 impl LatePaymentFeeCalculatorStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_calculator_started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculatorStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -3218,6 +3823,7 @@ impl LatePaymentFeeCalculatorStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeCalculatorStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -3228,14 +3834,17 @@ impl ::serde::Serialize for LatePaymentFeeCalculatorStarted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculatorStartedV1>
 for LatePaymentFeeCalculatorStarted {
     fn from(payload: LatePaymentFeeCalculatorStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeCalculatorStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -3247,14 +3856,17 @@ impl crate::events::TypedEvent for LatePaymentFeeCalculatorStarted {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeCalculatorStarted> for crate::events::Event {
     fn from(event: LatePaymentFeeCalculatorStarted) -> Self {
         Self::LatePaymentFeeCalculatorStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeCalculatorStarted>
 for LatePaymentFeeCalculatorStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeCalculatorStarted,
     ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorStarted> {
@@ -3262,6 +3874,7 @@ for LatePaymentFeeCalculatorStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `late_payment_fee_waived` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LatePaymentFeeWaivedV1 {
@@ -3272,11 +3885,17 @@ pub struct LatePaymentFeeWaivedV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-crate::de::deserialize_struct!(
-    LatePaymentFeeWaivedV1, "struct LatePaymentFeeWaivedV1", [(0, required, fee_id,
-    "fee_id"), (1, required, waived_at, "waived_at"), (2, required, support_user_id,
-    "support_user_id")]
+
+::energy_api_core::deserialize_struct!(
+    LatePaymentFeeWaivedV1,
+    "struct LatePaymentFeeWaivedV1",
+    [
+        (0, required, fee_id, "fee_id"),
+        (1, required, waived_at, "waived_at"),
+        (2, required, support_user_id, "support_user_id"),
+    ],
 );
+
 /// Event type `late_payment_fee_waived` (Billing), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -3284,22 +3903,27 @@ pub enum LatePaymentFeeWaived {
     /// Payload version `v1`.
     V1(LatePaymentFeeWaivedV1),
 }
+
 impl LatePaymentFeeWaived {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "late_payment_fee_waived";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeWaivedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -3310,6 +3934,7 @@ impl LatePaymentFeeWaived {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LatePaymentFeeWaived {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -3320,13 +3945,16 @@ impl ::serde::Serialize for LatePaymentFeeWaived {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeWaivedV1> for LatePaymentFeeWaived {
     fn from(payload: LatePaymentFeeWaivedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LatePaymentFeeWaived {
     const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeWaived;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -3336,13 +3964,16 @@ impl crate::events::TypedEvent for LatePaymentFeeWaived {
         }
     }
 }
+
 impl ::std::convert::From<LatePaymentFeeWaived> for crate::events::Event {
     fn from(event: LatePaymentFeeWaived) -> Self {
         Self::LatePaymentFeeWaived(event)
     }
 }
+
 impl crate::events::PayloadVersion<LatePaymentFeeWaived> for LatePaymentFeeWaivedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LatePaymentFeeWaived,
     ) -> ::std::result::Result<Self, LatePaymentFeeWaived> {

@@ -2,15 +2,22 @@
 //! Events of the catalogue section "Businesses".
 //!
 //! Events about business customers and internal companies.
+
 /// Payload of `business.created` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BusinessCreatedV1 {
     /// `id` (integer).
     pub id: i64,
 }
-crate::de::deserialize_struct!(
-    BusinessCreatedV1, "struct BusinessCreatedV1", [(0, required, id, "id")]
+
+::energy_api_core::deserialize_struct!(
+    BusinessCreatedV1,
+    "struct BusinessCreatedV1",
+    [
+        (0, required, id, "id"),
+    ],
 );
+
 /// Event type `business.created` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -18,22 +25,27 @@ pub enum BusinessCreated {
     /// Payload version `v1`.
     V1(BusinessCreatedV1),
 }
+
 impl BusinessCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "business.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BusinessCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -44,6 +56,7 @@ impl BusinessCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BusinessCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -54,13 +67,16 @@ impl ::serde::Serialize for BusinessCreated {
         }
     }
 }
+
 impl ::std::convert::From<BusinessCreatedV1> for BusinessCreated {
     fn from(payload: BusinessCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BusinessCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::BusinessCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -70,13 +86,16 @@ impl crate::events::TypedEvent for BusinessCreated {
         }
     }
 }
+
 impl ::std::convert::From<BusinessCreated> for crate::events::Event {
     fn from(event: BusinessCreated) -> Self {
         Self::BusinessCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BusinessCreated> for BusinessCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BusinessCreated,
     ) -> ::std::result::Result<Self, BusinessCreated> {
@@ -84,6 +103,7 @@ impl crate::events::PayloadVersion<BusinessCreated> for BusinessCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `business.updated` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BusinessUpdatedV1 {
@@ -92,10 +112,16 @@ pub struct BusinessUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    BusinessUpdatedV1, "struct BusinessUpdatedV1", [(0, required, id, "id"), (1,
-    required, changes, "changes")]
+
+::energy_api_core::deserialize_struct!(
+    BusinessUpdatedV1,
+    "struct BusinessUpdatedV1",
+    [
+        (0, required, id, "id"),
+        (1, required, changes, "changes"),
+    ],
 );
+
 /// Event type `business.updated` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -103,22 +129,27 @@ pub enum BusinessUpdated {
     /// Payload version `v1`.
     V1(BusinessUpdatedV1),
 }
+
 impl BusinessUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "business.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BusinessUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -129,6 +160,7 @@ impl BusinessUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BusinessUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -139,13 +171,16 @@ impl ::serde::Serialize for BusinessUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BusinessUpdatedV1> for BusinessUpdated {
     fn from(payload: BusinessUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BusinessUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::BusinessUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -155,13 +190,16 @@ impl crate::events::TypedEvent for BusinessUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BusinessUpdated> for crate::events::Event {
     fn from(event: BusinessUpdated) -> Self {
         Self::BusinessUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BusinessUpdated> for BusinessUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BusinessUpdated,
     ) -> ::std::result::Result<Self, BusinessUpdated> {
@@ -169,6 +207,7 @@ impl crate::events::PayloadVersion<BusinessUpdated> for BusinessUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `business_operations_team.updated` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BusinessOperationsTeamUpdatedV1 {
@@ -177,10 +216,16 @@ pub struct BusinessOperationsTeamUpdatedV1 {
     /// `operations_team_id` (integer).
     pub operations_team_id: i64,
 }
-crate::de::deserialize_struct!(
-    BusinessOperationsTeamUpdatedV1, "struct BusinessOperationsTeamUpdatedV1", [(0,
-    required, id, "id"), (1, required, operations_team_id, "operations_team_id")]
+
+::energy_api_core::deserialize_struct!(
+    BusinessOperationsTeamUpdatedV1,
+    "struct BusinessOperationsTeamUpdatedV1",
+    [
+        (0, required, id, "id"),
+        (1, required, operations_team_id, "operations_team_id"),
+    ],
 );
+
 /// Event type `business_operations_team.updated` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -188,22 +233,27 @@ pub enum BusinessOperationsTeamUpdated {
     /// Payload version `v1`.
     V1(BusinessOperationsTeamUpdatedV1),
 }
+
 impl BusinessOperationsTeamUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "business_operations_team.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::BusinessOperationsTeamUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -216,6 +266,7 @@ impl BusinessOperationsTeamUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for BusinessOperationsTeamUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -226,14 +277,17 @@ impl ::serde::Serialize for BusinessOperationsTeamUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BusinessOperationsTeamUpdatedV1>
 for BusinessOperationsTeamUpdated {
     fn from(payload: BusinessOperationsTeamUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for BusinessOperationsTeamUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::BusinessOperationsTeamUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -245,14 +299,17 @@ impl crate::events::TypedEvent for BusinessOperationsTeamUpdated {
         }
     }
 }
+
 impl ::std::convert::From<BusinessOperationsTeamUpdated> for crate::events::Event {
     fn from(event: BusinessOperationsTeamUpdated) -> Self {
         Self::BusinessOperationsTeamUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<BusinessOperationsTeamUpdated>
 for BusinessOperationsTeamUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: BusinessOperationsTeamUpdated,
     ) -> ::std::result::Result<Self, BusinessOperationsTeamUpdated> {
@@ -260,6 +317,7 @@ for BusinessOperationsTeamUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `internal_company.created` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InternalCompanyCreatedV1 {
@@ -280,15 +338,22 @@ pub struct InternalCompanyCreatedV1 {
     /// `legal_address` (free-form object).
     pub legal_address: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    InternalCompanyCreatedV1, "struct InternalCompanyCreatedV1", [(0, required, id,
-    "id"), (1, required, actor, "actor"), (2, required, displayable_number,
-    "displayable_number"), (3, required, name, "name"), (4, required,
-    primary_registration_number, "primary_registration_number"), (5, required,
-    secondary_registration_number, "secondary_registration_number"), (6, required,
-    primary_tax_identifier_number, "primary_tax_identifier_number"), (7, required,
-    legal_address, "legal_address")]
+
+::energy_api_core::deserialize_struct!(
+    InternalCompanyCreatedV1,
+    "struct InternalCompanyCreatedV1",
+    [
+        (0, required, id, "id"),
+        (1, required, actor, "actor"),
+        (2, required, displayable_number, "displayable_number"),
+        (3, required, name, "name"),
+        (4, required, primary_registration_number, "primary_registration_number"),
+        (5, required, secondary_registration_number, "secondary_registration_number"),
+        (6, required, primary_tax_identifier_number, "primary_tax_identifier_number"),
+        (7, required, legal_address, "legal_address"),
+    ],
 );
+
 /// Event type `internal_company.created` (Businesses), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -296,22 +361,27 @@ pub enum InternalCompanyCreated {
     /// Payload version `v1`.
     V1(InternalCompanyCreatedV1),
 }
+
 impl InternalCompanyCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "internal_company.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InternalCompanyCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -322,6 +392,7 @@ impl InternalCompanyCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InternalCompanyCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -332,13 +403,16 @@ impl ::serde::Serialize for InternalCompanyCreated {
         }
     }
 }
+
 impl ::std::convert::From<InternalCompanyCreatedV1> for InternalCompanyCreated {
     fn from(payload: InternalCompanyCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InternalCompanyCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::InternalCompanyCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -350,13 +424,16 @@ impl crate::events::TypedEvent for InternalCompanyCreated {
         }
     }
 }
+
 impl ::std::convert::From<InternalCompanyCreated> for crate::events::Event {
     fn from(event: InternalCompanyCreated) -> Self {
         Self::InternalCompanyCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<InternalCompanyCreated> for InternalCompanyCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InternalCompanyCreated,
     ) -> ::std::result::Result<Self, InternalCompanyCreated> {

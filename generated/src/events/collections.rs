@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Collections, debt and deposits".
 //!
 //! Events about collateral, collection proceedings and processes, debt, deposits, dunning and credit checks.
+
 /// Payload of `collateral_agreement.fulfilled` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollateralAgreementFulfilledV1 {
@@ -12,11 +13,17 @@ pub struct CollateralAgreementFulfilledV1 {
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollateralAgreementFulfilledV1, "struct CollateralAgreementFulfilledV1", [(0,
-    required, collateral_agreement_id, "collateral_agreement_id"), (1, required,
-    contract_id, "contract_id"), (2, required, fulfilled_at, "fulfilled_at")]
+
+::energy_api_core::deserialize_struct!(
+    CollateralAgreementFulfilledV1,
+    "struct CollateralAgreementFulfilledV1",
+    [
+        (0, required, collateral_agreement_id, "collateral_agreement_id"),
+        (1, required, contract_id, "contract_id"),
+        (2, required, fulfilled_at, "fulfilled_at"),
+    ],
 );
+
 /// Event type `collateral_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -24,22 +31,27 @@ pub enum CollateralAgreementFulfilled {
     /// Payload version `v1`.
     V1(CollateralAgreementFulfilledV1),
 }
+
 impl CollateralAgreementFulfilled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collateral_agreement.fulfilled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollateralAgreementFulfilledV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -52,6 +64,7 @@ impl CollateralAgreementFulfilled {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollateralAgreementFulfilled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -62,14 +75,17 @@ impl ::serde::Serialize for CollateralAgreementFulfilled {
         }
     }
 }
+
 impl ::std::convert::From<CollateralAgreementFulfilledV1>
 for CollateralAgreementFulfilled {
     fn from(payload: CollateralAgreementFulfilledV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollateralAgreementFulfilled {
     const TYPE: crate::events::EventType = crate::events::EventType::CollateralAgreementFulfilled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -81,14 +97,17 @@ impl crate::events::TypedEvent for CollateralAgreementFulfilled {
         }
     }
 }
+
 impl ::std::convert::From<CollateralAgreementFulfilled> for crate::events::Event {
     fn from(event: CollateralAgreementFulfilled) -> Self {
         Self::CollateralAgreementFulfilled(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollateralAgreementFulfilled>
 for CollateralAgreementFulfilledV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollateralAgreementFulfilled,
     ) -> ::std::result::Result<Self, CollateralAgreementFulfilled> {
@@ -96,6 +115,7 @@ for CollateralAgreementFulfilledV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_proceeding.created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProceedingCreatedV1 {
@@ -114,12 +134,20 @@ pub struct CollectionProceedingCreatedV1 {
     /// `agency_code` (string).
     pub agency_code: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProceedingCreatedV1, "struct CollectionProceedingCreatedV1", [(0, required,
-    id, "id"), (1, required, account_number, "account_number"), (2, optional, amount,
-    "amount"), (3, optional, campaign, "campaign"), (4, required, is_white_label,
-    "is_white_label"), (5, required, agency_code, "agency_code")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProceedingCreatedV1,
+    "struct CollectionProceedingCreatedV1",
+    [
+        (0, required, id, "id"),
+        (1, required, account_number, "account_number"),
+        (2, optional, amount, "amount"),
+        (3, optional, campaign, "campaign"),
+        (4, required, is_white_label, "is_white_label"),
+        (5, required, agency_code, "agency_code"),
+    ],
 );
+
 /// Event type `collection_proceeding.created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -127,22 +155,27 @@ pub enum CollectionProceedingCreated {
     /// Payload version `v1`.
     V1(CollectionProceedingCreatedV1),
 }
+
 impl CollectionProceedingCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_proceeding.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProceedingCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -155,6 +188,7 @@ impl CollectionProceedingCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProceedingCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -165,14 +199,17 @@ impl ::serde::Serialize for CollectionProceedingCreated {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProceedingCreatedV1>
 for CollectionProceedingCreated {
     fn from(payload: CollectionProceedingCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProceedingCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProceedingCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -184,14 +221,17 @@ impl crate::events::TypedEvent for CollectionProceedingCreated {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProceedingCreated> for crate::events::Event {
     fn from(event: CollectionProceedingCreated) -> Self {
         Self::CollectionProceedingCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProceedingCreated>
 for CollectionProceedingCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProceedingCreated,
     ) -> ::std::result::Result<Self, CollectionProceedingCreated> {
@@ -199,6 +239,7 @@ for CollectionProceedingCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.comm_step_resolved` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessCommStepResolvedV1 {
@@ -220,14 +261,22 @@ pub struct CollectionProcessCommStepResolvedV1 {
     /// `timestamp` (string).
     pub timestamp: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessCommStepResolvedV1, "struct CollectionProcessCommStepResolvedV1",
-    [(0, required, collection_process_number, "collection_process_number"), (1, required,
-    step_identifier, "step_identifier"), (2, optional, trigger_id, "trigger_id"), (3,
-    required, status, "status"), (4, required, reason, "reason"), (5, required,
-    dispatched_channels, "dispatched_channels"), (6, required, failed_channels,
-    "failed_channels"), (7, required, timestamp, "timestamp")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessCommStepResolvedV1,
+    "struct CollectionProcessCommStepResolvedV1",
+    [
+        (0, required, collection_process_number, "collection_process_number"),
+        (1, required, step_identifier, "step_identifier"),
+        (2, optional, trigger_id, "trigger_id"),
+        (3, required, status, "status"),
+        (4, required, reason, "reason"),
+        (5, required, dispatched_channels, "dispatched_channels"),
+        (6, required, failed_channels, "failed_channels"),
+        (7, required, timestamp, "timestamp"),
+    ],
 );
+
 /// Event type `collection_process.comm_step_resolved` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -235,22 +284,27 @@ pub enum CollectionProcessCommStepResolved {
     /// Payload version `v1`.
     V1(CollectionProcessCommStepResolvedV1),
 }
+
 impl CollectionProcessCommStepResolved {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.comm_step_resolved";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessCommStepResolvedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -263,6 +317,7 @@ impl CollectionProcessCommStepResolved {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessCommStepResolved {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -273,14 +328,17 @@ impl ::serde::Serialize for CollectionProcessCommStepResolved {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessCommStepResolvedV1>
 for CollectionProcessCommStepResolved {
     fn from(payload: CollectionProcessCommStepResolvedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessCommStepResolved {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessCommStepResolved;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -292,14 +350,17 @@ impl crate::events::TypedEvent for CollectionProcessCommStepResolved {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessCommStepResolved> for crate::events::Event {
     fn from(event: CollectionProcessCommStepResolved) -> Self {
         Self::CollectionProcessCommStepResolved(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessCommStepResolved>
 for CollectionProcessCommStepResolvedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessCommStepResolved,
     ) -> ::std::result::Result<Self, CollectionProcessCommStepResolved> {
@@ -307,6 +368,7 @@ for CollectionProcessCommStepResolvedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.leave_supplier_instigated` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessLeaveSupplierInstigatedV1 {
@@ -317,12 +379,17 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     CollectionProcessLeaveSupplierInstigatedV1,
-    "struct CollectionProcessLeaveSupplierInstigatedV1", [(0, required, number,
-    "number"), (1, required, account_number, "account_number"), (2, required,
-    leave_supplier_process_number, "leave_supplier_process_number")]
+    "struct CollectionProcessLeaveSupplierInstigatedV1",
+    [
+        (0, required, number, "number"),
+        (1, required, account_number, "account_number"),
+        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+    ],
 );
+
 /// Event type `collection_process.leave_supplier_instigated` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -330,22 +397,27 @@ pub enum CollectionProcessLeaveSupplierInstigated {
     /// Payload version `v1`.
     V1(CollectionProcessLeaveSupplierInstigatedV1),
 }
+
 impl CollectionProcessLeaveSupplierInstigated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.leave_supplier_instigated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessLeaveSupplierInstigatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -358,6 +430,7 @@ impl CollectionProcessLeaveSupplierInstigated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessLeaveSupplierInstigated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -368,14 +441,17 @@ impl ::serde::Serialize for CollectionProcessLeaveSupplierInstigated {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessLeaveSupplierInstigatedV1>
 for CollectionProcessLeaveSupplierInstigated {
     fn from(payload: CollectionProcessLeaveSupplierInstigatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessLeaveSupplierInstigated {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessLeaveSupplierInstigated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -387,15 +463,18 @@ impl crate::events::TypedEvent for CollectionProcessLeaveSupplierInstigated {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessLeaveSupplierInstigated>
 for crate::events::Event {
     fn from(event: CollectionProcessLeaveSupplierInstigated) -> Self {
         Self::CollectionProcessLeaveSupplierInstigated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessLeaveSupplierInstigated>
 for CollectionProcessLeaveSupplierInstigatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessLeaveSupplierInstigated,
     ) -> ::std::result::Result<Self, CollectionProcessLeaveSupplierInstigated> {
@@ -403,6 +482,7 @@ for CollectionProcessLeaveSupplierInstigatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.paused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessPausedV1 {
@@ -415,11 +495,18 @@ pub struct CollectionProcessPausedV1 {
     /// `active_pause_reasons` (array of string).
     pub active_pause_reasons: ::std::vec::Vec<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessPausedV1, "struct CollectionProcessPausedV1", [(0, required, number,
-    "number"), (1, required, account_number, "account_number"), (2, required, source,
-    "source"), (3, required, active_pause_reasons, "active_pause_reasons")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessPausedV1,
+    "struct CollectionProcessPausedV1",
+    [
+        (0, required, number, "number"),
+        (1, required, account_number, "account_number"),
+        (2, required, source, "source"),
+        (3, required, active_pause_reasons, "active_pause_reasons"),
+    ],
 );
+
 /// Event type `collection_process.paused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -427,22 +514,27 @@ pub enum CollectionProcessPaused {
     /// Payload version `v1`.
     V1(CollectionProcessPausedV1),
 }
+
 impl CollectionProcessPaused {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.paused";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessPausedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -453,6 +545,7 @@ impl CollectionProcessPaused {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessPaused {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -463,13 +556,16 @@ impl ::serde::Serialize for CollectionProcessPaused {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessPausedV1> for CollectionProcessPaused {
     fn from(payload: CollectionProcessPausedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessPaused {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessPaused;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -481,14 +577,17 @@ impl crate::events::TypedEvent for CollectionProcessPaused {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessPaused> for crate::events::Event {
     fn from(event: CollectionProcessPaused) -> Self {
         Self::CollectionProcessPaused(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessPaused>
 for CollectionProcessPausedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessPaused,
     ) -> ::std::result::Result<Self, CollectionProcessPaused> {
@@ -496,6 +595,7 @@ for CollectionProcessPausedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.raised` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessRaisedV1 {
@@ -512,12 +612,19 @@ pub struct CollectionProcessRaisedV1 {
     /// `config_code` (string).
     pub config_code: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessRaisedV1, "struct CollectionProcessRaisedV1", [(0, required, number,
-    "number"), (1, required, account_number, "account_number"), (2, optional, ledger,
-    "ledger"), (3, optional, billing_document, "billing_document"), (4, required,
-    config_code, "config_code")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessRaisedV1,
+    "struct CollectionProcessRaisedV1",
+    [
+        (0, required, number, "number"),
+        (1, required, account_number, "account_number"),
+        (2, optional, ledger, "ledger"),
+        (3, optional, billing_document, "billing_document"),
+        (4, required, config_code, "config_code"),
+    ],
 );
+
 /// Event type `collection_process.raised` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -525,22 +632,27 @@ pub enum CollectionProcessRaised {
     /// Payload version `v1`.
     V1(CollectionProcessRaisedV1),
 }
+
 impl CollectionProcessRaised {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.raised";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessRaisedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -551,6 +663,7 @@ impl CollectionProcessRaised {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessRaised {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -561,13 +674,16 @@ impl ::serde::Serialize for CollectionProcessRaised {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessRaisedV1> for CollectionProcessRaised {
     fn from(payload: CollectionProcessRaisedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessRaised {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRaised;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -579,14 +695,17 @@ impl crate::events::TypedEvent for CollectionProcessRaised {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessRaised> for crate::events::Event {
     fn from(event: CollectionProcessRaised) -> Self {
         Self::CollectionProcessRaised(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessRaised>
 for CollectionProcessRaisedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessRaised,
     ) -> ::std::result::Result<Self, CollectionProcessRaised> {
@@ -594,16 +713,22 @@ for CollectionProcessRaisedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.reactivated` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessReactivatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessReactivatedV1, "struct CollectionProcessReactivatedV1", [(0,
-    required, number, "number")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessReactivatedV1,
+    "struct CollectionProcessReactivatedV1",
+    [
+        (0, required, number, "number"),
+    ],
 );
+
 /// Event type `collection_process.reactivated` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -611,22 +736,27 @@ pub enum CollectionProcessReactivated {
     /// Payload version `v1`.
     V1(CollectionProcessReactivatedV1),
 }
+
 impl CollectionProcessReactivated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.reactivated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessReactivatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -639,6 +769,7 @@ impl CollectionProcessReactivated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessReactivated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -649,14 +780,17 @@ impl ::serde::Serialize for CollectionProcessReactivated {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessReactivatedV1>
 for CollectionProcessReactivated {
     fn from(payload: CollectionProcessReactivatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessReactivated {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessReactivated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -668,14 +802,17 @@ impl crate::events::TypedEvent for CollectionProcessReactivated {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessReactivated> for crate::events::Event {
     fn from(event: CollectionProcessReactivated) -> Self {
         Self::CollectionProcessReactivated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessReactivated>
 for CollectionProcessReactivatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessReactivated,
     ) -> ::std::result::Result<Self, CollectionProcessReactivated> {
@@ -683,17 +820,22 @@ for CollectionProcessReactivatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.run_termination_requested` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessRunTerminationRequestedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     CollectionProcessRunTerminationRequestedV1,
-    "struct CollectionProcessRunTerminationRequestedV1", [(0, required, number,
-    "number")]
+    "struct CollectionProcessRunTerminationRequestedV1",
+    [
+        (0, required, number, "number"),
+    ],
 );
+
 /// Event type `collection_process.run_termination_requested` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -701,22 +843,27 @@ pub enum CollectionProcessRunTerminationRequested {
     /// Payload version `v1`.
     V1(CollectionProcessRunTerminationRequestedV1),
 }
+
 impl CollectionProcessRunTerminationRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.run_termination_requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessRunTerminationRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -729,6 +876,7 @@ impl CollectionProcessRunTerminationRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessRunTerminationRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -739,14 +887,17 @@ impl ::serde::Serialize for CollectionProcessRunTerminationRequested {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessRunTerminationRequestedV1>
 for CollectionProcessRunTerminationRequested {
     fn from(payload: CollectionProcessRunTerminationRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessRunTerminationRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRunTerminationRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -758,15 +909,18 @@ impl crate::events::TypedEvent for CollectionProcessRunTerminationRequested {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessRunTerminationRequested>
 for crate::events::Event {
     fn from(event: CollectionProcessRunTerminationRequested) -> Self {
         Self::CollectionProcessRunTerminationRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessRunTerminationRequested>
 for CollectionProcessRunTerminationRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessRunTerminationRequested,
     ) -> ::std::result::Result<Self, CollectionProcessRunTerminationRequested> {
@@ -774,6 +928,7 @@ for CollectionProcessRunTerminationRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.unpaused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessUnpausedV1 {
@@ -784,11 +939,17 @@ pub struct CollectionProcessUnpausedV1 {
     /// `source` (string).
     pub source: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessUnpausedV1, "struct CollectionProcessUnpausedV1", [(0, required,
-    number, "number"), (1, required, account_number, "account_number"), (2, required,
-    source, "source")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessUnpausedV1,
+    "struct CollectionProcessUnpausedV1",
+    [
+        (0, required, number, "number"),
+        (1, required, account_number, "account_number"),
+        (2, required, source, "source"),
+    ],
 );
+
 /// Event type `collection_process.unpaused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -796,22 +957,27 @@ pub enum CollectionProcessUnpaused {
     /// Payload version `v1`.
     V1(CollectionProcessUnpausedV1),
 }
+
 impl CollectionProcessUnpaused {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.unpaused";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessUnpausedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -822,6 +988,7 @@ impl CollectionProcessUnpaused {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CollectionProcessUnpaused {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -832,13 +999,16 @@ impl ::serde::Serialize for CollectionProcessUnpaused {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessUnpausedV1> for CollectionProcessUnpaused {
     fn from(payload: CollectionProcessUnpausedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessUnpaused {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessUnpaused;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -850,14 +1020,17 @@ impl crate::events::TypedEvent for CollectionProcessUnpaused {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessUnpaused> for crate::events::Event {
     fn from(event: CollectionProcessUnpaused) -> Self {
         Self::CollectionProcessUnpaused(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessUnpaused>
 for CollectionProcessUnpausedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessUnpaused,
     ) -> ::std::result::Result<Self, CollectionProcessUnpaused> {
@@ -865,6 +1038,7 @@ for CollectionProcessUnpausedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `collection_process.withdrawn` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CollectionProcessWithdrawnV1 {
@@ -875,11 +1049,17 @@ pub struct CollectionProcessWithdrawnV1 {
     /// `external_reference` (string).
     pub external_reference: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessWithdrawnV1, "struct CollectionProcessWithdrawnV1", [(0, required,
-    number, "number"), (1, required, account_number, "account_number"), (2, required,
-    external_reference, "external_reference")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessWithdrawnV1,
+    "struct CollectionProcessWithdrawnV1",
+    [
+        (0, required, number, "number"),
+        (1, required, account_number, "account_number"),
+        (2, required, external_reference, "external_reference"),
+    ],
 );
+
 /// Payload of `collection_process.withdrawn` version `v2` (Collections, debt and deposits).
 ///
 /// Drops the external reference.
@@ -890,10 +1070,16 @@ pub struct CollectionProcessWithdrawnV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CollectionProcessWithdrawnV2, "struct CollectionProcessWithdrawnV2", [(0, required,
-    number, "number"), (1, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    CollectionProcessWithdrawnV2,
+    "struct CollectionProcessWithdrawnV2",
+    [
+        (0, required, number, "number"),
+        (1, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `collection_process.withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -903,11 +1089,14 @@ pub enum CollectionProcessWithdrawn {
     /// Payload version `v2`.
     V2(CollectionProcessWithdrawnV2),
 }
+
 impl CollectionProcessWithdrawn {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "collection_process.withdrawn";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -915,13 +1104,15 @@ impl CollectionProcessWithdrawn {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::CollectionProcessWithdrawnV1,
             _ => &crate::shapes::CollectionProcessWithdrawnV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -943,6 +1134,7 @@ impl CollectionProcessWithdrawn {
         }
     }
 }
+
 impl ::serde::Serialize for CollectionProcessWithdrawn {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -954,18 +1146,22 @@ impl ::serde::Serialize for CollectionProcessWithdrawn {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessWithdrawnV1> for CollectionProcessWithdrawn {
     fn from(payload: CollectionProcessWithdrawnV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<CollectionProcessWithdrawnV2> for CollectionProcessWithdrawn {
     fn from(payload: CollectionProcessWithdrawnV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for CollectionProcessWithdrawn {
     const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessWithdrawn;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -977,14 +1173,17 @@ impl crate::events::TypedEvent for CollectionProcessWithdrawn {
         }
     }
 }
+
 impl ::std::convert::From<CollectionProcessWithdrawn> for crate::events::Event {
     fn from(event: CollectionProcessWithdrawn) -> Self {
         Self::CollectionProcessWithdrawn(event)
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessWithdrawn>
 for CollectionProcessWithdrawnV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CollectionProcessWithdrawn,
     ) -> ::std::result::Result<Self, CollectionProcessWithdrawn> {
@@ -994,9 +1193,11 @@ for CollectionProcessWithdrawnV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<CollectionProcessWithdrawn>
 for CollectionProcessWithdrawnV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: CollectionProcessWithdrawn,
     ) -> ::std::result::Result<Self, CollectionProcessWithdrawn> {
@@ -1006,6 +1207,7 @@ for CollectionProcessWithdrawnV2 {
         }
     }
 }
+
 /// Payload of `credit_check.created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreditCheckCreatedV1 {
@@ -1016,11 +1218,17 @@ pub struct CreditCheckCreatedV1 {
     /// `entity_id` (string).
     pub entity_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CreditCheckCreatedV1, "struct CreditCheckCreatedV1", [(0, required, check_id,
-    "check_id"), (1, required, entity_type, "entity_type"), (2, required, entity_id,
-    "entity_id")]
+
+::energy_api_core::deserialize_struct!(
+    CreditCheckCreatedV1,
+    "struct CreditCheckCreatedV1",
+    [
+        (0, required, check_id, "check_id"),
+        (1, required, entity_type, "entity_type"),
+        (2, required, entity_id, "entity_id"),
+    ],
 );
+
 /// Event type `credit_check.created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1028,22 +1236,27 @@ pub enum CreditCheckCreated {
     /// Payload version `v1`.
     V1(CreditCheckCreatedV1),
 }
+
 impl CreditCheckCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "credit_check.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CreditCheckCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1054,6 +1267,7 @@ impl CreditCheckCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CreditCheckCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1064,13 +1278,16 @@ impl ::serde::Serialize for CreditCheckCreated {
         }
     }
 }
+
 impl ::std::convert::From<CreditCheckCreatedV1> for CreditCheckCreated {
     fn from(payload: CreditCheckCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CreditCheckCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::CreditCheckCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1080,13 +1297,16 @@ impl crate::events::TypedEvent for CreditCheckCreated {
         }
     }
 }
+
 impl ::std::convert::From<CreditCheckCreated> for crate::events::Event {
     fn from(event: CreditCheckCreated) -> Self {
         Self::CreditCheckCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CreditCheckCreated> for CreditCheckCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CreditCheckCreated,
     ) -> ::std::result::Result<Self, CreditCheckCreated> {
@@ -1094,6 +1314,7 @@ impl crate::events::PayloadVersion<CreditCheckCreated> for CreditCheckCreatedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `debt.actioning.automated_debt_write_back.completed` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
@@ -1104,12 +1325,17 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     /// `amount` (integer).
     pub amount: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1,
-    "struct DebtActioningAutomatedDebtWriteBackCompletedV1", [(0, required,
-    ledger_number, "ledger_number"), (1, required, account_number, "account_number"), (2,
-    required, amount, "amount")]
+    "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, account_number, "account_number"),
+        (2, required, amount, "amount"),
+    ],
 );
+
 /// Event type `debt.actioning.automated_debt_write_back.completed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1117,22 +1343,27 @@ pub enum DebtActioningAutomatedDebtWriteBackCompleted {
     /// Payload version `v1`.
     V1(DebtActioningAutomatedDebtWriteBackCompletedV1),
 }
+
 impl DebtActioningAutomatedDebtWriteBackCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "debt.actioning.automated_debt_write_back.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1145,6 +1376,7 @@ impl DebtActioningAutomatedDebtWriteBackCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1155,14 +1387,17 @@ impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackCompleted {
         }
     }
 }
+
 impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackCompletedV1>
 for DebtActioningAutomatedDebtWriteBackCompleted {
     fn from(payload: DebtActioningAutomatedDebtWriteBackCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1174,15 +1409,18 @@ impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackCompleted 
         }
     }
 }
+
 impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackCompleted>
 for crate::events::Event {
     fn from(event: DebtActioningAutomatedDebtWriteBackCompleted) -> Self {
         Self::DebtActioningAutomatedDebtWriteBackCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackCompleted>
 for DebtActioningAutomatedDebtWriteBackCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DebtActioningAutomatedDebtWriteBackCompleted,
     ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackCompleted> {
@@ -1190,6 +1428,7 @@ for DebtActioningAutomatedDebtWriteBackCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `debt.actioning.automated_debt_write_back.failed` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
@@ -1202,12 +1441,18 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     /// `exception` (string).
     pub exception: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1,
-    "struct DebtActioningAutomatedDebtWriteBackFailedV1", [(0, required, ledger_number,
-    "ledger_number"), (1, required, account_number, "account_number"), (2, required,
-    reason, "reason"), (3, required, exception, "exception")]
+    "struct DebtActioningAutomatedDebtWriteBackFailedV1",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, account_number, "account_number"),
+        (2, required, reason, "reason"),
+        (3, required, exception, "exception"),
+    ],
 );
+
 /// Event type `debt.actioning.automated_debt_write_back.failed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1215,22 +1460,27 @@ pub enum DebtActioningAutomatedDebtWriteBackFailed {
     /// Payload version `v1`.
     V1(DebtActioningAutomatedDebtWriteBackFailedV1),
 }
+
 impl DebtActioningAutomatedDebtWriteBackFailed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "debt.actioning.automated_debt_write_back.failed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1243,6 +1493,7 @@ impl DebtActioningAutomatedDebtWriteBackFailed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackFailed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1253,14 +1504,17 @@ impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackFailed {
         }
     }
 }
+
 impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackFailedV1>
 for DebtActioningAutomatedDebtWriteBackFailed {
     fn from(payload: DebtActioningAutomatedDebtWriteBackFailedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackFailed {
     const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackFailed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1272,15 +1526,18 @@ impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackFailed {
         }
     }
 }
+
 impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackFailed>
 for crate::events::Event {
     fn from(event: DebtActioningAutomatedDebtWriteBackFailed) -> Self {
         Self::DebtActioningAutomatedDebtWriteBackFailed(event)
     }
 }
+
 impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackFailed>
 for DebtActioningAutomatedDebtWriteBackFailedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DebtActioningAutomatedDebtWriteBackFailed,
     ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackFailed> {
@@ -1288,6 +1545,7 @@ for DebtActioningAutomatedDebtWriteBackFailedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `debt.actioning.automated_debt_write_back.skipped` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
@@ -1298,12 +1556,17 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     /// `reason` (string).
     pub reason: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1,
-    "struct DebtActioningAutomatedDebtWriteBackSkippedV1", [(0, required, ledger_number,
-    "ledger_number"), (1, required, account_number, "account_number"), (2, required,
-    reason, "reason")]
+    "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, account_number, "account_number"),
+        (2, required, reason, "reason"),
+    ],
 );
+
 /// Event type `debt.actioning.automated_debt_write_back.skipped` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1311,22 +1574,27 @@ pub enum DebtActioningAutomatedDebtWriteBackSkipped {
     /// Payload version `v1`.
     V1(DebtActioningAutomatedDebtWriteBackSkippedV1),
 }
+
 impl DebtActioningAutomatedDebtWriteBackSkipped {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "debt.actioning.automated_debt_write_back.skipped";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1339,6 +1607,7 @@ impl DebtActioningAutomatedDebtWriteBackSkipped {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackSkipped {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1349,14 +1618,17 @@ impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackSkipped {
         }
     }
 }
+
 impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackSkippedV1>
 for DebtActioningAutomatedDebtWriteBackSkipped {
     fn from(payload: DebtActioningAutomatedDebtWriteBackSkippedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackSkipped {
     const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackSkipped;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1368,15 +1640,18 @@ impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackSkipped {
         }
     }
 }
+
 impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackSkipped>
 for crate::events::Event {
     fn from(event: DebtActioningAutomatedDebtWriteBackSkipped) -> Self {
         Self::DebtActioningAutomatedDebtWriteBackSkipped(event)
     }
 }
+
 impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackSkipped>
 for DebtActioningAutomatedDebtWriteBackSkippedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DebtActioningAutomatedDebtWriteBackSkipped,
     ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackSkipped> {
@@ -1384,6 +1659,7 @@ for DebtActioningAutomatedDebtWriteBackSkippedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `delinquent_debt.allocation_created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DelinquentDebtAllocationCreatedV1 {
@@ -1406,14 +1682,23 @@ pub struct DelinquentDebtAllocationCreatedV1 {
     /// `payout` (free-form object).
     pub payout: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    DelinquentDebtAllocationCreatedV1, "struct DelinquentDebtAllocationCreatedV1", [(0,
-    required, ledger_number, "ledger_number"), (1, required, account_number,
-    "account_number"), (2, required, allocation_identifier, "allocation_identifier"), (3,
-    required, amount, "amount"), (4, required, reason, "reason"), (5, required,
-    created_at, "created_at"), (6, required, fulfilment, "fulfilment"), (7, required,
-    obligation, "obligation"), (8, required, payout, "payout")]
+
+::energy_api_core::deserialize_struct!(
+    DelinquentDebtAllocationCreatedV1,
+    "struct DelinquentDebtAllocationCreatedV1",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, account_number, "account_number"),
+        (2, required, allocation_identifier, "allocation_identifier"),
+        (3, required, amount, "amount"),
+        (4, required, reason, "reason"),
+        (5, required, created_at, "created_at"),
+        (6, required, fulfilment, "fulfilment"),
+        (7, required, obligation, "obligation"),
+        (8, required, payout, "payout"),
+    ],
 );
+
 /// Event type `delinquent_debt.allocation_created` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1421,22 +1706,27 @@ pub enum DelinquentDebtAllocationCreated {
     /// Payload version `v1`.
     V1(DelinquentDebtAllocationCreatedV1),
 }
+
 impl DelinquentDebtAllocationCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "delinquent_debt.allocation_created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DelinquentDebtAllocationCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1449,6 +1739,7 @@ impl DelinquentDebtAllocationCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DelinquentDebtAllocationCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1459,14 +1750,17 @@ impl ::serde::Serialize for DelinquentDebtAllocationCreated {
         }
     }
 }
+
 impl ::std::convert::From<DelinquentDebtAllocationCreatedV1>
 for DelinquentDebtAllocationCreated {
     fn from(payload: DelinquentDebtAllocationCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DelinquentDebtAllocationCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtAllocationCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1478,14 +1772,17 @@ impl crate::events::TypedEvent for DelinquentDebtAllocationCreated {
         }
     }
 }
+
 impl ::std::convert::From<DelinquentDebtAllocationCreated> for crate::events::Event {
     fn from(event: DelinquentDebtAllocationCreated) -> Self {
         Self::DelinquentDebtAllocationCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<DelinquentDebtAllocationCreated>
 for DelinquentDebtAllocationCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DelinquentDebtAllocationCreated,
     ) -> ::std::result::Result<Self, DelinquentDebtAllocationCreated> {
@@ -1493,6 +1790,7 @@ for DelinquentDebtAllocationCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `delinquent_debt.position_changed` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DelinquentDebtPositionChangedV1 {
@@ -1505,12 +1803,18 @@ pub struct DelinquentDebtPositionChangedV1 {
     /// `new_value` (integer).
     pub new_value: i64,
 }
-crate::de::deserialize_struct!(
-    DelinquentDebtPositionChangedV1, "struct DelinquentDebtPositionChangedV1", [(0,
-    required, ledger_number, "ledger_number"), (1, required, changed_on, "changed_on"),
-    (2, required, previous_value, "previous_value"), (3, required, new_value,
-    "new_value")]
+
+::energy_api_core::deserialize_struct!(
+    DelinquentDebtPositionChangedV1,
+    "struct DelinquentDebtPositionChangedV1",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, changed_on, "changed_on"),
+        (2, required, previous_value, "previous_value"),
+        (3, required, new_value, "new_value"),
+    ],
 );
+
 /// Payload of `delinquent_debt.position_changed` version `v2` (Collections, debt and deposits).
 ///
 /// The v1 fields plus the account number.
@@ -1529,12 +1833,19 @@ pub struct DelinquentDebtPositionChangedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DelinquentDebtPositionChangedV2, "struct DelinquentDebtPositionChangedV2", [(0,
-    required, ledger_number, "ledger_number"), (1, required, changed_on, "changed_on"),
-    (2, required, previous_value, "previous_value"), (3, required, new_value,
-    "new_value"), (4, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    DelinquentDebtPositionChangedV2,
+    "struct DelinquentDebtPositionChangedV2",
+    [
+        (0, required, ledger_number, "ledger_number"),
+        (1, required, changed_on, "changed_on"),
+        (2, required, previous_value, "previous_value"),
+        (3, required, new_value, "new_value"),
+        (4, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `delinquent_debt.position_changed` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1544,11 +1855,14 @@ pub enum DelinquentDebtPositionChanged {
     /// Payload version `v2`.
     V2(DelinquentDebtPositionChangedV2),
 }
+
 impl DelinquentDebtPositionChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "delinquent_debt.position_changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -1556,13 +1870,15 @@ impl DelinquentDebtPositionChanged {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::DelinquentDebtPositionChangedV1,
             _ => &crate::shapes::DelinquentDebtPositionChangedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1584,6 +1900,7 @@ impl DelinquentDebtPositionChanged {
         }
     }
 }
+
 impl ::serde::Serialize for DelinquentDebtPositionChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1595,20 +1912,24 @@ impl ::serde::Serialize for DelinquentDebtPositionChanged {
         }
     }
 }
+
 impl ::std::convert::From<DelinquentDebtPositionChangedV1>
 for DelinquentDebtPositionChanged {
     fn from(payload: DelinquentDebtPositionChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<DelinquentDebtPositionChangedV2>
 for DelinquentDebtPositionChanged {
     fn from(payload: DelinquentDebtPositionChangedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for DelinquentDebtPositionChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtPositionChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1620,14 +1941,17 @@ impl crate::events::TypedEvent for DelinquentDebtPositionChanged {
         }
     }
 }
+
 impl ::std::convert::From<DelinquentDebtPositionChanged> for crate::events::Event {
     fn from(event: DelinquentDebtPositionChanged) -> Self {
         Self::DelinquentDebtPositionChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<DelinquentDebtPositionChanged>
 for DelinquentDebtPositionChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DelinquentDebtPositionChanged,
     ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
@@ -1638,6 +1962,7 @@ for DelinquentDebtPositionChangedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: DelinquentDebtPositionChanged,
     ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
@@ -1651,9 +1976,11 @@ for DelinquentDebtPositionChangedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<DelinquentDebtPositionChanged>
 for DelinquentDebtPositionChangedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: DelinquentDebtPositionChanged,
     ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
@@ -1665,6 +1992,7 @@ for DelinquentDebtPositionChangedV2 {
         }
     }
 }
+
 /// Version view: `delinquent_debt.position_changed` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<DelinquentDebtPositionChangedV2>
 for DelinquentDebtPositionChangedV1 {
@@ -1677,6 +2005,7 @@ for DelinquentDebtPositionChangedV1 {
         }
     }
 }
+
 /// Payload of `deposit_agreement.accepted` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -1695,12 +2024,20 @@ pub struct DepositAgreementAcceptedV1 {
     /// `accepted_at` (string).
     pub accepted_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DepositAgreementAcceptedV1, "struct DepositAgreementAcceptedV1", [(0, required,
-    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
-    "amount"), (3, required, account_number, "account_number"), (4, required,
-    ledger_identifier, "ledger_identifier"), (5, required, accepted_at, "accepted_at")]
+
+::energy_api_core::deserialize_struct!(
+    DepositAgreementAcceptedV1,
+    "struct DepositAgreementAcceptedV1",
+    [
+        (0, required, deposit_key, "deposit_key"),
+        (1, required, reason, "reason"),
+        (2, required, amount, "amount"),
+        (3, required, account_number, "account_number"),
+        (4, required, ledger_identifier, "ledger_identifier"),
+        (5, required, accepted_at, "accepted_at"),
+    ],
 );
+
 /// Event type `deposit_agreement.accepted` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1708,22 +2045,27 @@ pub enum DepositAgreementAccepted {
     /// Payload version `v1`.
     V1(DepositAgreementAcceptedV1),
 }
+
 impl DepositAgreementAccepted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "deposit_agreement.accepted";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementAcceptedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1734,6 +2076,7 @@ impl DepositAgreementAccepted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DepositAgreementAccepted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1744,13 +2087,16 @@ impl ::serde::Serialize for DepositAgreementAccepted {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementAcceptedV1> for DepositAgreementAccepted {
     fn from(payload: DepositAgreementAcceptedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DepositAgreementAccepted {
     const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementAccepted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1762,14 +2108,17 @@ impl crate::events::TypedEvent for DepositAgreementAccepted {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementAccepted> for crate::events::Event {
     fn from(event: DepositAgreementAccepted) -> Self {
         Self::DepositAgreementAccepted(event)
     }
 }
+
 impl crate::events::PayloadVersion<DepositAgreementAccepted>
 for DepositAgreementAcceptedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DepositAgreementAccepted,
     ) -> ::std::result::Result<Self, DepositAgreementAccepted> {
@@ -1777,6 +2126,7 @@ for DepositAgreementAcceptedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `deposit_agreement.fulfilled` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -1795,12 +2145,20 @@ pub struct DepositAgreementFulfilledV1 {
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DepositAgreementFulfilledV1, "struct DepositAgreementFulfilledV1", [(0, required,
-    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
-    "amount"), (3, required, account_number, "account_number"), (4, required,
-    ledger_identifier, "ledger_identifier"), (5, required, fulfilled_at, "fulfilled_at")]
+
+::energy_api_core::deserialize_struct!(
+    DepositAgreementFulfilledV1,
+    "struct DepositAgreementFulfilledV1",
+    [
+        (0, required, deposit_key, "deposit_key"),
+        (1, required, reason, "reason"),
+        (2, required, amount, "amount"),
+        (3, required, account_number, "account_number"),
+        (4, required, ledger_identifier, "ledger_identifier"),
+        (5, required, fulfilled_at, "fulfilled_at"),
+    ],
 );
+
 /// Event type `deposit_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1808,22 +2166,27 @@ pub enum DepositAgreementFulfilled {
     /// Payload version `v1`.
     V1(DepositAgreementFulfilledV1),
 }
+
 impl DepositAgreementFulfilled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "deposit_agreement.fulfilled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementFulfilledV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1834,6 +2197,7 @@ impl DepositAgreementFulfilled {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DepositAgreementFulfilled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1844,13 +2208,16 @@ impl ::serde::Serialize for DepositAgreementFulfilled {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementFulfilledV1> for DepositAgreementFulfilled {
     fn from(payload: DepositAgreementFulfilledV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DepositAgreementFulfilled {
     const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementFulfilled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1862,14 +2229,17 @@ impl crate::events::TypedEvent for DepositAgreementFulfilled {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementFulfilled> for crate::events::Event {
     fn from(event: DepositAgreementFulfilled) -> Self {
         Self::DepositAgreementFulfilled(event)
     }
 }
+
 impl crate::events::PayloadVersion<DepositAgreementFulfilled>
 for DepositAgreementFulfilledV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DepositAgreementFulfilled,
     ) -> ::std::result::Result<Self, DepositAgreementFulfilled> {
@@ -1877,6 +2247,7 @@ for DepositAgreementFulfilledV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `deposit_agreement.instalment_returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -1897,13 +2268,21 @@ pub struct DepositAgreementInstalmentReturnedV1 {
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DepositAgreementInstalmentReturnedV1, "struct DepositAgreementInstalmentReturnedV1",
-    [(0, required, deposit_key, "deposit_key"), (1, required, reason, "reason"), (2,
-    required, amount, "amount"), (3, required, account_number, "account_number"), (4,
-    required, ledger_identifier, "ledger_identifier"), (5, required, returned_amount,
-    "returned_amount"), (6, required, returned_at, "returned_at")]
+
+::energy_api_core::deserialize_struct!(
+    DepositAgreementInstalmentReturnedV1,
+    "struct DepositAgreementInstalmentReturnedV1",
+    [
+        (0, required, deposit_key, "deposit_key"),
+        (1, required, reason, "reason"),
+        (2, required, amount, "amount"),
+        (3, required, account_number, "account_number"),
+        (4, required, ledger_identifier, "ledger_identifier"),
+        (5, required, returned_amount, "returned_amount"),
+        (6, required, returned_at, "returned_at"),
+    ],
 );
+
 /// Event type `deposit_agreement.instalment_returned` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1911,22 +2290,27 @@ pub enum DepositAgreementInstalmentReturned {
     /// Payload version `v1`.
     V1(DepositAgreementInstalmentReturnedV1),
 }
+
 impl DepositAgreementInstalmentReturned {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "deposit_agreement.instalment_returned";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementInstalmentReturnedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1939,6 +2323,7 @@ impl DepositAgreementInstalmentReturned {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DepositAgreementInstalmentReturned {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1949,14 +2334,17 @@ impl ::serde::Serialize for DepositAgreementInstalmentReturned {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementInstalmentReturnedV1>
 for DepositAgreementInstalmentReturned {
     fn from(payload: DepositAgreementInstalmentReturnedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DepositAgreementInstalmentReturned {
     const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementInstalmentReturned;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1968,14 +2356,17 @@ impl crate::events::TypedEvent for DepositAgreementInstalmentReturned {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementInstalmentReturned> for crate::events::Event {
     fn from(event: DepositAgreementInstalmentReturned) -> Self {
         Self::DepositAgreementInstalmentReturned(event)
     }
 }
+
 impl crate::events::PayloadVersion<DepositAgreementInstalmentReturned>
 for DepositAgreementInstalmentReturnedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DepositAgreementInstalmentReturned,
     ) -> ::std::result::Result<Self, DepositAgreementInstalmentReturned> {
@@ -1983,6 +2374,7 @@ for DepositAgreementInstalmentReturnedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `deposit_agreement.returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -2001,12 +2393,20 @@ pub struct DepositAgreementReturnedV1 {
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DepositAgreementReturnedV1, "struct DepositAgreementReturnedV1", [(0, required,
-    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
-    "amount"), (3, required, account_number, "account_number"), (4, required,
-    ledger_identifier, "ledger_identifier"), (5, required, returned_at, "returned_at")]
+
+::energy_api_core::deserialize_struct!(
+    DepositAgreementReturnedV1,
+    "struct DepositAgreementReturnedV1",
+    [
+        (0, required, deposit_key, "deposit_key"),
+        (1, required, reason, "reason"),
+        (2, required, amount, "amount"),
+        (3, required, account_number, "account_number"),
+        (4, required, ledger_identifier, "ledger_identifier"),
+        (5, required, returned_at, "returned_at"),
+    ],
 );
+
 /// Event type `deposit_agreement.returned` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2014,22 +2414,27 @@ pub enum DepositAgreementReturned {
     /// Payload version `v1`.
     V1(DepositAgreementReturnedV1),
 }
+
 impl DepositAgreementReturned {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "deposit_agreement.returned";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementReturnedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2040,6 +2445,7 @@ impl DepositAgreementReturned {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DepositAgreementReturned {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2050,13 +2456,16 @@ impl ::serde::Serialize for DepositAgreementReturned {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementReturnedV1> for DepositAgreementReturned {
     fn from(payload: DepositAgreementReturnedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DepositAgreementReturned {
     const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementReturned;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2068,14 +2477,17 @@ impl crate::events::TypedEvent for DepositAgreementReturned {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementReturned> for crate::events::Event {
     fn from(event: DepositAgreementReturned) -> Self {
         Self::DepositAgreementReturned(event)
     }
 }
+
 impl crate::events::PayloadVersion<DepositAgreementReturned>
 for DepositAgreementReturnedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DepositAgreementReturned,
     ) -> ::std::result::Result<Self, DepositAgreementReturned> {
@@ -2083,6 +2495,7 @@ for DepositAgreementReturnedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `deposit_agreement.withdrawn` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
@@ -2101,12 +2514,20 @@ pub struct DepositAgreementWithdrawnV1 {
     /// `withdrawn_at` (string).
     pub withdrawn_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DepositAgreementWithdrawnV1, "struct DepositAgreementWithdrawnV1", [(0, required,
-    deposit_key, "deposit_key"), (1, required, reason, "reason"), (2, required, amount,
-    "amount"), (3, required, account_number, "account_number"), (4, required,
-    ledger_identifier, "ledger_identifier"), (5, required, withdrawn_at, "withdrawn_at")]
+
+::energy_api_core::deserialize_struct!(
+    DepositAgreementWithdrawnV1,
+    "struct DepositAgreementWithdrawnV1",
+    [
+        (0, required, deposit_key, "deposit_key"),
+        (1, required, reason, "reason"),
+        (2, required, amount, "amount"),
+        (3, required, account_number, "account_number"),
+        (4, required, ledger_identifier, "ledger_identifier"),
+        (5, required, withdrawn_at, "withdrawn_at"),
+    ],
 );
+
 /// Event type `deposit_agreement.withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2114,22 +2535,27 @@ pub enum DepositAgreementWithdrawn {
     /// Payload version `v1`.
     V1(DepositAgreementWithdrawnV1),
 }
+
 impl DepositAgreementWithdrawn {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "deposit_agreement.withdrawn";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementWithdrawnV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2140,6 +2566,7 @@ impl DepositAgreementWithdrawn {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DepositAgreementWithdrawn {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2150,13 +2577,16 @@ impl ::serde::Serialize for DepositAgreementWithdrawn {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementWithdrawnV1> for DepositAgreementWithdrawn {
     fn from(payload: DepositAgreementWithdrawnV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DepositAgreementWithdrawn {
     const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementWithdrawn;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2168,14 +2598,17 @@ impl crate::events::TypedEvent for DepositAgreementWithdrawn {
         }
     }
 }
+
 impl ::std::convert::From<DepositAgreementWithdrawn> for crate::events::Event {
     fn from(event: DepositAgreementWithdrawn) -> Self {
         Self::DepositAgreementWithdrawn(event)
     }
 }
+
 impl crate::events::PayloadVersion<DepositAgreementWithdrawn>
 for DepositAgreementWithdrawnV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DepositAgreementWithdrawn,
     ) -> ::std::result::Result<Self, DepositAgreementWithdrawn> {
@@ -2183,6 +2616,7 @@ for DepositAgreementWithdrawnV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `dunning_path_paused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathPausedV1 {
@@ -2199,13 +2633,20 @@ pub struct DunningPathPausedV1 {
     /// `created_note` (string).
     pub created_note: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DunningPathPausedV1, "struct DunningPathPausedV1", [(0, required, account_number,
-    "account_number"), (1, required, dunning_path_name, "dunning_path_name"), (2,
-    required, dunning_process_id, "dunning_process_id"), (3, required, pause_start_date,
-    "pause_start_date"), (4, required, pause_end_date, "pause_end_date"), (5, required,
-    created_note, "created_note")]
+
+::energy_api_core::deserialize_struct!(
+    DunningPathPausedV1,
+    "struct DunningPathPausedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, dunning_path_name, "dunning_path_name"),
+        (2, required, dunning_process_id, "dunning_process_id"),
+        (3, required, pause_start_date, "pause_start_date"),
+        (4, required, pause_end_date, "pause_end_date"),
+        (5, required, created_note, "created_note"),
+    ],
 );
+
 /// Event type `dunning_path_paused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2213,22 +2654,27 @@ pub enum DunningPathPaused {
     /// Payload version `v1`.
     V1(DunningPathPausedV1),
 }
+
 impl DunningPathPaused {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "dunning_path_paused";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DunningPathPausedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2239,6 +2685,7 @@ impl DunningPathPaused {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DunningPathPaused {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2249,13 +2696,16 @@ impl ::serde::Serialize for DunningPathPaused {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathPausedV1> for DunningPathPaused {
     fn from(payload: DunningPathPausedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DunningPathPaused {
     const TYPE: crate::events::EventType = crate::events::EventType::DunningPathPaused;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2265,13 +2715,16 @@ impl crate::events::TypedEvent for DunningPathPaused {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathPaused> for crate::events::Event {
     fn from(event: DunningPathPaused) -> Self {
         Self::DunningPathPaused(event)
     }
 }
+
 impl crate::events::PayloadVersion<DunningPathPaused> for DunningPathPausedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DunningPathPaused,
     ) -> ::std::result::Result<Self, DunningPathPaused> {
@@ -2279,6 +2732,7 @@ impl crate::events::PayloadVersion<DunningPathPaused> for DunningPathPausedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `dunning_path_started` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathStartedV1 {
@@ -2293,12 +2747,19 @@ pub struct DunningPathStartedV1 {
     /// `start_date` (string).
     pub start_date: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DunningPathStartedV1, "struct DunningPathStartedV1", [(0, required,
-    dunning_path_name, "dunning_path_name"), (1, required, dunning_process_id,
-    "dunning_process_id"), (2, required, account_number, "account_number"), (3, required,
-    created_note, "created_note"), (4, required, start_date, "start_date")]
+
+::energy_api_core::deserialize_struct!(
+    DunningPathStartedV1,
+    "struct DunningPathStartedV1",
+    [
+        (0, required, dunning_path_name, "dunning_path_name"),
+        (1, required, dunning_process_id, "dunning_process_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, created_note, "created_note"),
+        (4, required, start_date, "start_date"),
+    ],
 );
+
 /// Event type `dunning_path_started` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2306,22 +2767,27 @@ pub enum DunningPathStarted {
     /// Payload version `v1`.
     V1(DunningPathStartedV1),
 }
+
 impl DunningPathStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "dunning_path_started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DunningPathStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2332,6 +2798,7 @@ impl DunningPathStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DunningPathStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2342,13 +2809,16 @@ impl ::serde::Serialize for DunningPathStarted {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathStartedV1> for DunningPathStarted {
     fn from(payload: DunningPathStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DunningPathStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::DunningPathStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2358,13 +2828,16 @@ impl crate::events::TypedEvent for DunningPathStarted {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathStarted> for crate::events::Event {
     fn from(event: DunningPathStarted) -> Self {
         Self::DunningPathStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<DunningPathStarted> for DunningPathStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DunningPathStarted,
     ) -> ::std::result::Result<Self, DunningPathStarted> {
@@ -2372,6 +2845,7 @@ impl crate::events::PayloadVersion<DunningPathStarted> for DunningPathStartedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `dunning_path_unpaused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathUnpausedV1 {
@@ -2382,11 +2856,17 @@ pub struct DunningPathUnpausedV1 {
     /// `dunning_process_id` (string).
     pub dunning_process_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DunningPathUnpausedV1, "struct DunningPathUnpausedV1", [(0, required, account_number,
-    "account_number"), (1, required, dunning_path_name, "dunning_path_name"), (2,
-    required, dunning_process_id, "dunning_process_id")]
+
+::energy_api_core::deserialize_struct!(
+    DunningPathUnpausedV1,
+    "struct DunningPathUnpausedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, dunning_path_name, "dunning_path_name"),
+        (2, required, dunning_process_id, "dunning_process_id"),
+    ],
 );
+
 /// Event type `dunning_path_unpaused` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2394,22 +2874,27 @@ pub enum DunningPathUnpaused {
     /// Payload version `v1`.
     V1(DunningPathUnpausedV1),
 }
+
 impl DunningPathUnpaused {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "dunning_path_unpaused";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DunningPathUnpausedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2420,6 +2905,7 @@ impl DunningPathUnpaused {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DunningPathUnpaused {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2430,13 +2916,16 @@ impl ::serde::Serialize for DunningPathUnpaused {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathUnpausedV1> for DunningPathUnpaused {
     fn from(payload: DunningPathUnpausedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DunningPathUnpaused {
     const TYPE: crate::events::EventType = crate::events::EventType::DunningPathUnpaused;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2446,13 +2935,16 @@ impl crate::events::TypedEvent for DunningPathUnpaused {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathUnpaused> for crate::events::Event {
     fn from(event: DunningPathUnpaused) -> Self {
         Self::DunningPathUnpaused(event)
     }
 }
+
 impl crate::events::PayloadVersion<DunningPathUnpaused> for DunningPathUnpausedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DunningPathUnpaused,
     ) -> ::std::result::Result<Self, DunningPathUnpaused> {
@@ -2460,6 +2952,7 @@ impl crate::events::PayloadVersion<DunningPathUnpaused> for DunningPathUnpausedV
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DunningPathWithdrawnV1 {
@@ -2474,13 +2967,19 @@ pub struct DunningPathWithdrawnV1 {
     /// `withdrawn_note` (string).
     pub withdrawn_note: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DunningPathWithdrawnV1, "struct DunningPathWithdrawnV1", [(0, required,
-    account_number, "account_number"), (1, required, dunning_path_name,
-    "dunning_path_name"), (2, required, dunning_process_id, "dunning_process_id"), (3,
-    required, withdrawn_date, "withdrawn_date"), (4, required, withdrawn_note,
-    "withdrawn_note")]
+
+::energy_api_core::deserialize_struct!(
+    DunningPathWithdrawnV1,
+    "struct DunningPathWithdrawnV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, dunning_path_name, "dunning_path_name"),
+        (2, required, dunning_process_id, "dunning_process_id"),
+        (3, required, withdrawn_date, "withdrawn_date"),
+        (4, required, withdrawn_note, "withdrawn_note"),
+    ],
 );
+
 /// Event type `dunning_path_withdrawn` (Collections, debt and deposits), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2488,22 +2987,27 @@ pub enum DunningPathWithdrawn {
     /// Payload version `v1`.
     V1(DunningPathWithdrawnV1),
 }
+
 impl DunningPathWithdrawn {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "dunning_path_withdrawn";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DunningPathWithdrawnV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2514,6 +3018,7 @@ impl DunningPathWithdrawn {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DunningPathWithdrawn {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2524,13 +3029,16 @@ impl ::serde::Serialize for DunningPathWithdrawn {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathWithdrawnV1> for DunningPathWithdrawn {
     fn from(payload: DunningPathWithdrawnV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DunningPathWithdrawn {
     const TYPE: crate::events::EventType = crate::events::EventType::DunningPathWithdrawn;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2540,13 +3048,16 @@ impl crate::events::TypedEvent for DunningPathWithdrawn {
         }
     }
 }
+
 impl ::std::convert::From<DunningPathWithdrawn> for crate::events::Event {
     fn from(event: DunningPathWithdrawn) -> Self {
         Self::DunningPathWithdrawn(event)
     }
 }
+
 impl crate::events::PayloadVersion<DunningPathWithdrawn> for DunningPathWithdrawnV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DunningPathWithdrawn,
     ) -> ::std::result::Result<Self, DunningPathWithdrawn> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Communications, complaints, consents, quoting".
 //!
 //! Events about calls, emails and push notifications, complaints, consents, goods, quotes and leads.
+
 /// Payload of `comms.account-call.updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsAccountCallUpdatedV1 {
@@ -20,13 +21,21 @@ pub struct CommsAccountCallUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-crate::de::deserialize_struct!(
-    CommsAccountCallUpdatedV1, "struct CommsAccountCallUpdatedV1", [(0, required,
-    account_number, "account_number"), (1, required, call_id, "call_id"), (2, required,
-    call_key, "call_key"), (3, required, transcript_key, "transcript_key"), (4, required,
-    redacted_transcript_key, "redacted_transcript_key"), (5, required, bucket, "bucket"),
-    (6, required, changes, "changes")]
+
+::energy_api_core::deserialize_struct!(
+    CommsAccountCallUpdatedV1,
+    "struct CommsAccountCallUpdatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, call_id, "call_id"),
+        (2, required, call_key, "call_key"),
+        (3, required, transcript_key, "transcript_key"),
+        (4, required, redacted_transcript_key, "redacted_transcript_key"),
+        (5, required, bucket, "bucket"),
+        (6, required, changes, "changes"),
+    ],
 );
+
 /// Event type `comms.account-call.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -34,22 +43,27 @@ pub enum CommsAccountCallUpdated {
     /// Payload version `v1`.
     V1(CommsAccountCallUpdatedV1),
 }
+
 impl CommsAccountCallUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "comms.account-call.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CommsAccountCallUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -60,6 +74,7 @@ impl CommsAccountCallUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CommsAccountCallUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -70,13 +85,16 @@ impl ::serde::Serialize for CommsAccountCallUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CommsAccountCallUpdatedV1> for CommsAccountCallUpdated {
     fn from(payload: CommsAccountCallUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CommsAccountCallUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::CommsAccountCallUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -88,14 +106,17 @@ impl crate::events::TypedEvent for CommsAccountCallUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CommsAccountCallUpdated> for crate::events::Event {
     fn from(event: CommsAccountCallUpdated) -> Self {
         Self::CommsAccountCallUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CommsAccountCallUpdated>
 for CommsAccountCallUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CommsAccountCallUpdated,
     ) -> ::std::result::Result<Self, CommsAccountCallUpdated> {
@@ -103,6 +124,7 @@ for CommsAccountCallUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `comms.customer_email_bounced` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsCustomerEmailBouncedV1 {
@@ -117,12 +139,19 @@ pub struct CommsCustomerEmailBouncedV1 {
     /// `bounced_at` (string).
     pub bounced_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CommsCustomerEmailBouncedV1, "struct CommsCustomerEmailBouncedV1", [(0, required,
-    account_number, "account_number"), (1, required, user_id, "user_id"), (2, required,
-    message_id, "message_id"), (3, required, template_code, "template_code"), (4,
-    required, bounced_at, "bounced_at")]
+
+::energy_api_core::deserialize_struct!(
+    CommsCustomerEmailBouncedV1,
+    "struct CommsCustomerEmailBouncedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, user_id, "user_id"),
+        (2, required, message_id, "message_id"),
+        (3, required, template_code, "template_code"),
+        (4, required, bounced_at, "bounced_at"),
+    ],
 );
+
 /// Event type `comms.customer_email_bounced` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -130,22 +159,27 @@ pub enum CommsCustomerEmailBounced {
     /// Payload version `v1`.
     V1(CommsCustomerEmailBouncedV1),
 }
+
 impl CommsCustomerEmailBounced {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "comms.customer_email_bounced";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CommsCustomerEmailBouncedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -156,6 +190,7 @@ impl CommsCustomerEmailBounced {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CommsCustomerEmailBounced {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -166,13 +201,16 @@ impl ::serde::Serialize for CommsCustomerEmailBounced {
         }
     }
 }
+
 impl ::std::convert::From<CommsCustomerEmailBouncedV1> for CommsCustomerEmailBounced {
     fn from(payload: CommsCustomerEmailBouncedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CommsCustomerEmailBounced {
     const TYPE: crate::events::EventType = crate::events::EventType::CommsCustomerEmailBounced;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -184,14 +222,17 @@ impl crate::events::TypedEvent for CommsCustomerEmailBounced {
         }
     }
 }
+
 impl ::std::convert::From<CommsCustomerEmailBounced> for crate::events::Event {
     fn from(event: CommsCustomerEmailBounced) -> Self {
         Self::CommsCustomerEmailBounced(event)
     }
 }
+
 impl crate::events::PayloadVersion<CommsCustomerEmailBounced>
 for CommsCustomerEmailBouncedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CommsCustomerEmailBounced,
     ) -> ::std::result::Result<Self, CommsCustomerEmailBounced> {
@@ -199,17 +240,22 @@ for CommsCustomerEmailBouncedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `comms.push-notification.received-unregistered-or-expired-token` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     /// `push_notification_binding_id` (integer).
     pub push_notification_binding_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
-    "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1", [(0, required,
-    push_notification_binding_id, "push_notification_binding_id")]
+    "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
+    [
+        (0, required, push_notification_binding_id, "push_notification_binding_id"),
+    ],
 );
+
 /// Event type `comms.push-notification.received-unregistered-or-expired-token` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -217,22 +263,27 @@ pub enum CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     /// Payload version `v1`.
     V1(CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1),
 }
+
 impl CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "comms.push-notification.received-unregistered-or-expired-token";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -245,6 +296,7 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredToken {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -255,15 +307,18 @@ impl ::serde::Serialize for CommsPushNotificationReceivedUnregisteredOrExpiredTo
         }
     }
 }
+
 impl ::std::convert::From<CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1>
 for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     fn from(payload: CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     const TYPE: crate::events::EventType = crate::events::EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -275,16 +330,19 @@ for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
         }
     }
 }
+
 impl ::std::convert::From<CommsPushNotificationReceivedUnregisteredOrExpiredToken>
 for crate::events::Event {
     fn from(event: CommsPushNotificationReceivedUnregisteredOrExpiredToken) -> Self {
         Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     CommsPushNotificationReceivedUnregisteredOrExpiredToken,
 > for CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CommsPushNotificationReceivedUnregisteredOrExpiredToken,
     ) -> ::std::result::Result<
@@ -295,6 +353,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `comms.transcription.created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsTranscriptionCreatedV1 {
@@ -311,12 +370,20 @@ pub struct CommsTranscriptionCreatedV1 {
     /// `bucket` (string).
     pub bucket: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CommsTranscriptionCreatedV1, "struct CommsTranscriptionCreatedV1", [(0, required,
-    account_number, "account_number"), (1, required, call_id, "call_id"), (2, required,
-    call_key, "call_key"), (3, required, transcript_key, "transcript_key"), (4, required,
-    redacted_transcript_key, "redacted_transcript_key"), (5, required, bucket, "bucket")]
+
+::energy_api_core::deserialize_struct!(
+    CommsTranscriptionCreatedV1,
+    "struct CommsTranscriptionCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, call_id, "call_id"),
+        (2, required, call_key, "call_key"),
+        (3, required, transcript_key, "transcript_key"),
+        (4, required, redacted_transcript_key, "redacted_transcript_key"),
+        (5, required, bucket, "bucket"),
+    ],
 );
+
 /// Event type `comms.transcription.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -324,22 +391,27 @@ pub enum CommsTranscriptionCreated {
     /// Payload version `v1`.
     V1(CommsTranscriptionCreatedV1),
 }
+
 impl CommsTranscriptionCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "comms.transcription.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CommsTranscriptionCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -350,6 +422,7 @@ impl CommsTranscriptionCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CommsTranscriptionCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -360,13 +433,16 @@ impl ::serde::Serialize for CommsTranscriptionCreated {
         }
     }
 }
+
 impl ::std::convert::From<CommsTranscriptionCreatedV1> for CommsTranscriptionCreated {
     fn from(payload: CommsTranscriptionCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CommsTranscriptionCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::CommsTranscriptionCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -378,14 +454,17 @@ impl crate::events::TypedEvent for CommsTranscriptionCreated {
         }
     }
 }
+
 impl ::std::convert::From<CommsTranscriptionCreated> for crate::events::Event {
     fn from(event: CommsTranscriptionCreated) -> Self {
         Self::CommsTranscriptionCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CommsTranscriptionCreated>
 for CommsTranscriptionCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CommsTranscriptionCreated,
     ) -> ::std::result::Result<Self, CommsTranscriptionCreated> {
@@ -393,6 +472,7 @@ for CommsTranscriptionCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `complaints.complaint.new-contact` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsComplaintNewContactV1 {
@@ -406,12 +486,18 @@ pub struct ComplaintsComplaintNewContactV1 {
     /// `status` (string).
     pub status: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ComplaintsComplaintNewContactV1, "struct ComplaintsComplaintNewContactV1", [(0,
-    optional, account_number, "account_number"), (1, required, complaint_id,
-    "complaint_id"), (2, required, contact_id, "contact_id"), (3, required, status,
-    "status")]
+
+::energy_api_core::deserialize_struct!(
+    ComplaintsComplaintNewContactV1,
+    "struct ComplaintsComplaintNewContactV1",
+    [
+        (0, optional, account_number, "account_number"),
+        (1, required, complaint_id, "complaint_id"),
+        (2, required, contact_id, "contact_id"),
+        (3, required, status, "status"),
+    ],
 );
+
 /// Event type `complaints.complaint.new-contact` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -419,22 +505,27 @@ pub enum ComplaintsComplaintNewContact {
     /// Payload version `v1`.
     V1(ComplaintsComplaintNewContactV1),
 }
+
 impl ComplaintsComplaintNewContact {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "complaints.complaint.new-contact";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsComplaintNewContactV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -447,6 +538,7 @@ impl ComplaintsComplaintNewContact {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ComplaintsComplaintNewContact {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -457,14 +549,17 @@ impl ::serde::Serialize for ComplaintsComplaintNewContact {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsComplaintNewContactV1>
 for ComplaintsComplaintNewContact {
     fn from(payload: ComplaintsComplaintNewContactV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ComplaintsComplaintNewContact {
     const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintNewContact;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -476,14 +571,17 @@ impl crate::events::TypedEvent for ComplaintsComplaintNewContact {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsComplaintNewContact> for crate::events::Event {
     fn from(event: ComplaintsComplaintNewContact) -> Self {
         Self::ComplaintsComplaintNewContact(event)
     }
 }
+
 impl crate::events::PayloadVersion<ComplaintsComplaintNewContact>
 for ComplaintsComplaintNewContactV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ComplaintsComplaintNewContact,
     ) -> ::std::result::Result<Self, ComplaintsComplaintNewContact> {
@@ -491,6 +589,7 @@ for ComplaintsComplaintNewContactV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `complaints.complaint.opened` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsComplaintOpenedV1 {
@@ -500,10 +599,16 @@ pub struct ComplaintsComplaintOpenedV1 {
     /// `complaint_id` (integer).
     pub complaint_id: i64,
 }
-crate::de::deserialize_struct!(
-    ComplaintsComplaintOpenedV1, "struct ComplaintsComplaintOpenedV1", [(0, optional,
-    account_number, "account_number"), (1, required, complaint_id, "complaint_id")]
+
+::energy_api_core::deserialize_struct!(
+    ComplaintsComplaintOpenedV1,
+    "struct ComplaintsComplaintOpenedV1",
+    [
+        (0, optional, account_number, "account_number"),
+        (1, required, complaint_id, "complaint_id"),
+    ],
 );
+
 /// Event type `complaints.complaint.opened` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -511,22 +616,27 @@ pub enum ComplaintsComplaintOpened {
     /// Payload version `v1`.
     V1(ComplaintsComplaintOpenedV1),
 }
+
 impl ComplaintsComplaintOpened {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "complaints.complaint.opened";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsComplaintOpenedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -537,6 +647,7 @@ impl ComplaintsComplaintOpened {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ComplaintsComplaintOpened {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -547,13 +658,16 @@ impl ::serde::Serialize for ComplaintsComplaintOpened {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsComplaintOpenedV1> for ComplaintsComplaintOpened {
     fn from(payload: ComplaintsComplaintOpenedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ComplaintsComplaintOpened {
     const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintOpened;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -565,14 +679,17 @@ impl crate::events::TypedEvent for ComplaintsComplaintOpened {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsComplaintOpened> for crate::events::Event {
     fn from(event: ComplaintsComplaintOpened) -> Self {
         Self::ComplaintsComplaintOpened(event)
     }
 }
+
 impl crate::events::PayloadVersion<ComplaintsComplaintOpened>
 for ComplaintsComplaintOpenedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ComplaintsComplaintOpened,
     ) -> ::std::result::Result<Self, ComplaintsComplaintOpened> {
@@ -580,6 +697,7 @@ for ComplaintsComplaintOpenedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `complaints.drp.finished` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsDrpFinishedV1 {
@@ -592,11 +710,17 @@ pub struct ComplaintsDrpFinishedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    ComplaintsDrpFinishedV1, "struct ComplaintsDrpFinishedV1", [(0, optional,
-    account_number, "account_number"), (1, required, complaint_id, "complaint_id"), (2,
-    optional, reason, "reason")]
+
+::energy_api_core::deserialize_struct!(
+    ComplaintsDrpFinishedV1,
+    "struct ComplaintsDrpFinishedV1",
+    [
+        (0, optional, account_number, "account_number"),
+        (1, required, complaint_id, "complaint_id"),
+        (2, optional, reason, "reason"),
+    ],
 );
+
 /// Event type `complaints.drp.finished` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -604,22 +728,27 @@ pub enum ComplaintsDrpFinished {
     /// Payload version `v1`.
     V1(ComplaintsDrpFinishedV1),
 }
+
 impl ComplaintsDrpFinished {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "complaints.drp.finished";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsDrpFinishedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -630,6 +759,7 @@ impl ComplaintsDrpFinished {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ComplaintsDrpFinished {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -640,13 +770,16 @@ impl ::serde::Serialize for ComplaintsDrpFinished {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsDrpFinishedV1> for ComplaintsDrpFinished {
     fn from(payload: ComplaintsDrpFinishedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ComplaintsDrpFinished {
     const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpFinished;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -658,13 +791,16 @@ impl crate::events::TypedEvent for ComplaintsDrpFinished {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsDrpFinished> for crate::events::Event {
     fn from(event: ComplaintsDrpFinished) -> Self {
         Self::ComplaintsDrpFinished(event)
     }
 }
+
 impl crate::events::PayloadVersion<ComplaintsDrpFinished> for ComplaintsDrpFinishedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ComplaintsDrpFinished,
     ) -> ::std::result::Result<Self, ComplaintsDrpFinished> {
@@ -672,6 +808,7 @@ impl crate::events::PayloadVersion<ComplaintsDrpFinished> for ComplaintsDrpFinis
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `complaints.drp.started` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplaintsDrpStartedV1 {
@@ -683,11 +820,17 @@ pub struct ComplaintsDrpStartedV1 {
     /// `position` (string).
     pub position: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ComplaintsDrpStartedV1, "struct ComplaintsDrpStartedV1", [(0, optional,
-    account_number, "account_number"), (1, required, complaint_id, "complaint_id"), (2,
-    required, position, "position")]
+
+::energy_api_core::deserialize_struct!(
+    ComplaintsDrpStartedV1,
+    "struct ComplaintsDrpStartedV1",
+    [
+        (0, optional, account_number, "account_number"),
+        (1, required, complaint_id, "complaint_id"),
+        (2, required, position, "position"),
+    ],
 );
+
 /// Event type `complaints.drp.started` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -695,22 +838,27 @@ pub enum ComplaintsDrpStarted {
     /// Payload version `v1`.
     V1(ComplaintsDrpStartedV1),
 }
+
 impl ComplaintsDrpStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "complaints.drp.started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsDrpStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -721,6 +869,7 @@ impl ComplaintsDrpStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ComplaintsDrpStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -731,13 +880,16 @@ impl ::serde::Serialize for ComplaintsDrpStarted {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsDrpStartedV1> for ComplaintsDrpStarted {
     fn from(payload: ComplaintsDrpStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ComplaintsDrpStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -747,13 +899,16 @@ impl crate::events::TypedEvent for ComplaintsDrpStarted {
         }
     }
 }
+
 impl ::std::convert::From<ComplaintsDrpStarted> for crate::events::Event {
     fn from(event: ComplaintsDrpStarted) -> Self {
         Self::ComplaintsDrpStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<ComplaintsDrpStarted> for ComplaintsDrpStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ComplaintsDrpStarted,
     ) -> ::std::result::Result<Self, ComplaintsDrpStarted> {
@@ -761,6 +916,7 @@ impl crate::events::PayloadVersion<ComplaintsDrpStarted> for ComplaintsDrpStarte
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `complex_quoting.cost_calculation_finished` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ComplexQuotingCostCalculationFinishedV1 {
@@ -771,12 +927,17 @@ pub struct ComplexQuotingCostCalculationFinishedV1 {
     /// `triggered_by_id` (integer).
     pub triggered_by_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ComplexQuotingCostCalculationFinishedV1,
-    "struct ComplexQuotingCostCalculationFinishedV1", [(0, required,
-    quote_configuration_number, "quote_configuration_number"), (1, required, succeeded,
-    "succeeded"), (2, required, triggered_by_id, "triggered_by_id")]
+    "struct ComplexQuotingCostCalculationFinishedV1",
+    [
+        (0, required, quote_configuration_number, "quote_configuration_number"),
+        (1, required, succeeded, "succeeded"),
+        (2, required, triggered_by_id, "triggered_by_id"),
+    ],
 );
+
 /// Event type `complex_quoting.cost_calculation_finished` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -784,22 +945,27 @@ pub enum ComplexQuotingCostCalculationFinished {
     /// Payload version `v1`.
     V1(ComplexQuotingCostCalculationFinishedV1),
 }
+
 impl ComplexQuotingCostCalculationFinished {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "complex_quoting.cost_calculation_finished";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ComplexQuotingCostCalculationFinishedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -812,6 +978,7 @@ impl ComplexQuotingCostCalculationFinished {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ComplexQuotingCostCalculationFinished {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -822,14 +989,17 @@ impl ::serde::Serialize for ComplexQuotingCostCalculationFinished {
         }
     }
 }
+
 impl ::std::convert::From<ComplexQuotingCostCalculationFinishedV1>
 for ComplexQuotingCostCalculationFinished {
     fn from(payload: ComplexQuotingCostCalculationFinishedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ComplexQuotingCostCalculationFinished {
     const TYPE: crate::events::EventType = crate::events::EventType::ComplexQuotingCostCalculationFinished;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -841,15 +1011,18 @@ impl crate::events::TypedEvent for ComplexQuotingCostCalculationFinished {
         }
     }
 }
+
 impl ::std::convert::From<ComplexQuotingCostCalculationFinished>
 for crate::events::Event {
     fn from(event: ComplexQuotingCostCalculationFinished) -> Self {
         Self::ComplexQuotingCostCalculationFinished(event)
     }
 }
+
 impl crate::events::PayloadVersion<ComplexQuotingCostCalculationFinished>
 for ComplexQuotingCostCalculationFinishedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ComplexQuotingCostCalculationFinished,
     ) -> ::std::result::Result<Self, ComplexQuotingCostCalculationFinished> {
@@ -857,6 +1030,7 @@ for ComplexQuotingCostCalculationFinishedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `consents.consent.created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ConsentsConsentCreatedV1 {
@@ -865,10 +1039,16 @@ pub struct ConsentsConsentCreatedV1 {
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
 }
-crate::de::deserialize_struct!(
-    ConsentsConsentCreatedV1, "struct ConsentsConsentCreatedV1", [(0, required,
-    signing_identity, "signing_identity"), (1, required, consent, "consent")]
+
+::energy_api_core::deserialize_struct!(
+    ConsentsConsentCreatedV1,
+    "struct ConsentsConsentCreatedV1",
+    [
+        (0, required, signing_identity, "signing_identity"),
+        (1, required, consent, "consent"),
+    ],
 );
+
 /// Event type `consents.consent.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -876,22 +1056,27 @@ pub enum ConsentsConsentCreated {
     /// Payload version `v1`.
     V1(ConsentsConsentCreatedV1),
 }
+
 impl ConsentsConsentCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "consents.consent.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ConsentsConsentCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -902,6 +1087,7 @@ impl ConsentsConsentCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ConsentsConsentCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -912,13 +1098,16 @@ impl ::serde::Serialize for ConsentsConsentCreated {
         }
     }
 }
+
 impl ::std::convert::From<ConsentsConsentCreatedV1> for ConsentsConsentCreated {
     fn from(payload: ConsentsConsentCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ConsentsConsentCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -930,13 +1119,16 @@ impl crate::events::TypedEvent for ConsentsConsentCreated {
         }
     }
 }
+
 impl ::std::convert::From<ConsentsConsentCreated> for crate::events::Event {
     fn from(event: ConsentsConsentCreated) -> Self {
         Self::ConsentsConsentCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ConsentsConsentCreated> for ConsentsConsentCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ConsentsConsentCreated,
     ) -> ::std::result::Result<Self, ConsentsConsentCreated> {
@@ -944,6 +1136,7 @@ impl crate::events::PayloadVersion<ConsentsConsentCreated> for ConsentsConsentCr
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `consents.consent.updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ConsentsConsentUpdatedV1 {
@@ -952,10 +1145,16 @@ pub struct ConsentsConsentUpdatedV1 {
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
 }
-crate::de::deserialize_struct!(
-    ConsentsConsentUpdatedV1, "struct ConsentsConsentUpdatedV1", [(0, required,
-    signing_identity, "signing_identity"), (1, required, consent, "consent")]
+
+::energy_api_core::deserialize_struct!(
+    ConsentsConsentUpdatedV1,
+    "struct ConsentsConsentUpdatedV1",
+    [
+        (0, required, signing_identity, "signing_identity"),
+        (1, required, consent, "consent"),
+    ],
 );
+
 /// Event type `consents.consent.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -963,22 +1162,27 @@ pub enum ConsentsConsentUpdated {
     /// Payload version `v1`.
     V1(ConsentsConsentUpdatedV1),
 }
+
 impl ConsentsConsentUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "consents.consent.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ConsentsConsentUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -989,6 +1193,7 @@ impl ConsentsConsentUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ConsentsConsentUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -999,13 +1204,16 @@ impl ::serde::Serialize for ConsentsConsentUpdated {
         }
     }
 }
+
 impl ::std::convert::From<ConsentsConsentUpdatedV1> for ConsentsConsentUpdated {
     fn from(payload: ConsentsConsentUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ConsentsConsentUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1017,13 +1225,16 @@ impl crate::events::TypedEvent for ConsentsConsentUpdated {
         }
     }
 }
+
 impl ::std::convert::From<ConsentsConsentUpdated> for crate::events::Event {
     fn from(event: ConsentsConsentUpdated) -> Self {
         Self::ConsentsConsentUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ConsentsConsentUpdated> for ConsentsConsentUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ConsentsConsentUpdated,
     ) -> ::std::result::Result<Self, ConsentsConsentUpdated> {
@@ -1031,6 +1242,7 @@ impl crate::events::PayloadVersion<ConsentsConsentUpdated> for ConsentsConsentUp
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `goods.purchase-created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GoodsPurchaseCreatedV1 {
@@ -1042,11 +1254,17 @@ pub struct GoodsPurchaseCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub support_user_id: ::std::option::Option<i64>,
 }
-crate::de::deserialize_struct!(
-    GoodsPurchaseCreatedV1, "struct GoodsPurchaseCreatedV1", [(0, required, purchase_id,
-    "purchase_id"), (1, required, account_id, "account_id"), (2, optional,
-    support_user_id, "support_user_id")]
+
+::energy_api_core::deserialize_struct!(
+    GoodsPurchaseCreatedV1,
+    "struct GoodsPurchaseCreatedV1",
+    [
+        (0, required, purchase_id, "purchase_id"),
+        (1, required, account_id, "account_id"),
+        (2, optional, support_user_id, "support_user_id"),
+    ],
 );
+
 /// Event type `goods.purchase-created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1054,22 +1272,27 @@ pub enum GoodsPurchaseCreated {
     /// Payload version `v1`.
     V1(GoodsPurchaseCreatedV1),
 }
+
 impl GoodsPurchaseCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "goods.purchase-created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GoodsPurchaseCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1080,6 +1303,7 @@ impl GoodsPurchaseCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GoodsPurchaseCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1090,13 +1314,16 @@ impl ::serde::Serialize for GoodsPurchaseCreated {
         }
     }
 }
+
 impl ::std::convert::From<GoodsPurchaseCreatedV1> for GoodsPurchaseCreated {
     fn from(payload: GoodsPurchaseCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GoodsPurchaseCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::GoodsPurchaseCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1106,13 +1333,16 @@ impl crate::events::TypedEvent for GoodsPurchaseCreated {
         }
     }
 }
+
 impl ::std::convert::From<GoodsPurchaseCreated> for crate::events::Event {
     fn from(event: GoodsPurchaseCreated) -> Self {
         Self::GoodsPurchaseCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<GoodsPurchaseCreated> for GoodsPurchaseCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GoodsPurchaseCreated,
     ) -> ::std::result::Result<Self, GoodsPurchaseCreated> {
@@ -1120,6 +1350,7 @@ impl crate::events::PayloadVersion<GoodsPurchaseCreated> for GoodsPurchaseCreate
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `goods.quote.created-for-account` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GoodsQuoteCreatedForAccountV1 {
@@ -1134,12 +1365,19 @@ pub struct GoodsQuoteCreatedForAccountV1 {
     /// `lead_id` (integer).
     pub lead_id: i64,
 }
-crate::de::deserialize_struct!(
-    GoodsQuoteCreatedForAccountV1, "struct GoodsQuoteCreatedForAccountV1", [(0, required,
-    account_number, "account_number"), (1, required, market_name, "market_name"), (2,
-    required, quote_id, "quote_id"), (3, required, client_params, "client_params"), (4,
-    required, lead_id, "lead_id")]
+
+::energy_api_core::deserialize_struct!(
+    GoodsQuoteCreatedForAccountV1,
+    "struct GoodsQuoteCreatedForAccountV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, market_name, "market_name"),
+        (2, required, quote_id, "quote_id"),
+        (3, required, client_params, "client_params"),
+        (4, required, lead_id, "lead_id"),
+    ],
 );
+
 /// Event type `goods.quote.created-for-account` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1147,22 +1385,27 @@ pub enum GoodsQuoteCreatedForAccount {
     /// Payload version `v1`.
     V1(GoodsQuoteCreatedForAccountV1),
 }
+
 impl GoodsQuoteCreatedForAccount {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "goods.quote.created-for-account";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GoodsQuoteCreatedForAccountV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1175,6 +1418,7 @@ impl GoodsQuoteCreatedForAccount {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GoodsQuoteCreatedForAccount {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1185,14 +1429,17 @@ impl ::serde::Serialize for GoodsQuoteCreatedForAccount {
         }
     }
 }
+
 impl ::std::convert::From<GoodsQuoteCreatedForAccountV1>
 for GoodsQuoteCreatedForAccount {
     fn from(payload: GoodsQuoteCreatedForAccountV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GoodsQuoteCreatedForAccount {
     const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedForAccount;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1204,14 +1451,17 @@ impl crate::events::TypedEvent for GoodsQuoteCreatedForAccount {
         }
     }
 }
+
 impl ::std::convert::From<GoodsQuoteCreatedForAccount> for crate::events::Event {
     fn from(event: GoodsQuoteCreatedForAccount) -> Self {
         Self::GoodsQuoteCreatedForAccount(event)
     }
 }
+
 impl crate::events::PayloadVersion<GoodsQuoteCreatedForAccount>
 for GoodsQuoteCreatedForAccountV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GoodsQuoteCreatedForAccount,
     ) -> ::std::result::Result<Self, GoodsQuoteCreatedForAccount> {
@@ -1219,6 +1469,7 @@ for GoodsQuoteCreatedForAccountV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `goods.quote.created-without-account` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GoodsQuoteCreatedWithoutAccountV1 {
@@ -1233,12 +1484,19 @@ pub struct GoodsQuoteCreatedWithoutAccountV1 {
     /// `lead_id` (integer).
     pub lead_id: i64,
 }
-crate::de::deserialize_struct!(
-    GoodsQuoteCreatedWithoutAccountV1, "struct GoodsQuoteCreatedWithoutAccountV1", [(0,
-    required, market_name, "market_name"), (1, required, quote_id, "quote_id"), (2,
-    required, contact_info, "contact_info"), (3, required, client_params,
-    "client_params"), (4, required, lead_id, "lead_id")]
+
+::energy_api_core::deserialize_struct!(
+    GoodsQuoteCreatedWithoutAccountV1,
+    "struct GoodsQuoteCreatedWithoutAccountV1",
+    [
+        (0, required, market_name, "market_name"),
+        (1, required, quote_id, "quote_id"),
+        (2, required, contact_info, "contact_info"),
+        (3, required, client_params, "client_params"),
+        (4, required, lead_id, "lead_id"),
+    ],
 );
+
 /// Event type `goods.quote.created-without-account` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1246,22 +1504,27 @@ pub enum GoodsQuoteCreatedWithoutAccount {
     /// Payload version `v1`.
     V1(GoodsQuoteCreatedWithoutAccountV1),
 }
+
 impl GoodsQuoteCreatedWithoutAccount {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "goods.quote.created-without-account";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GoodsQuoteCreatedWithoutAccountV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1274,6 +1537,7 @@ impl GoodsQuoteCreatedWithoutAccount {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GoodsQuoteCreatedWithoutAccount {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1284,14 +1548,17 @@ impl ::serde::Serialize for GoodsQuoteCreatedWithoutAccount {
         }
     }
 }
+
 impl ::std::convert::From<GoodsQuoteCreatedWithoutAccountV1>
 for GoodsQuoteCreatedWithoutAccount {
     fn from(payload: GoodsQuoteCreatedWithoutAccountV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GoodsQuoteCreatedWithoutAccount {
     const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedWithoutAccount;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1303,14 +1570,17 @@ impl crate::events::TypedEvent for GoodsQuoteCreatedWithoutAccount {
         }
     }
 }
+
 impl ::std::convert::From<GoodsQuoteCreatedWithoutAccount> for crate::events::Event {
     fn from(event: GoodsQuoteCreatedWithoutAccount) -> Self {
         Self::GoodsQuoteCreatedWithoutAccount(event)
     }
 }
+
 impl crate::events::PayloadVersion<GoodsQuoteCreatedWithoutAccount>
 for GoodsQuoteCreatedWithoutAccountV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GoodsQuoteCreatedWithoutAccount,
     ) -> ::std::result::Result<Self, GoodsQuoteCreatedWithoutAccount> {
@@ -1318,6 +1588,7 @@ for GoodsQuoteCreatedWithoutAccountV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `leads.lead.stage-updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsLeadStageUpdatedV1 {
@@ -1328,11 +1599,17 @@ pub struct LeadsLeadStageUpdatedV1 {
     /// `stage` (string).
     pub stage: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LeadsLeadStageUpdatedV1, "struct LeadsLeadStageUpdatedV1", [(0, required,
-    lead_number, "lead_number"), (1, required, funnel_code, "funnel_code"), (2, required,
-    stage, "stage")]
+
+::energy_api_core::deserialize_struct!(
+    LeadsLeadStageUpdatedV1,
+    "struct LeadsLeadStageUpdatedV1",
+    [
+        (0, required, lead_number, "lead_number"),
+        (1, required, funnel_code, "funnel_code"),
+        (2, required, stage, "stage"),
+    ],
 );
+
 /// Event type `leads.lead.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1340,22 +1617,27 @@ pub enum LeadsLeadStageUpdated {
     /// Payload version `v1`.
     V1(LeadsLeadStageUpdatedV1),
 }
+
 impl LeadsLeadStageUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "leads.lead.stage-updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LeadsLeadStageUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1366,6 +1648,7 @@ impl LeadsLeadStageUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LeadsLeadStageUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1376,13 +1659,16 @@ impl ::serde::Serialize for LeadsLeadStageUpdated {
         }
     }
 }
+
 impl ::std::convert::From<LeadsLeadStageUpdatedV1> for LeadsLeadStageUpdated {
     fn from(payload: LeadsLeadStageUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LeadsLeadStageUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::LeadsLeadStageUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1394,13 +1680,16 @@ impl crate::events::TypedEvent for LeadsLeadStageUpdated {
         }
     }
 }
+
 impl ::std::convert::From<LeadsLeadStageUpdated> for crate::events::Event {
     fn from(event: LeadsLeadStageUpdated) -> Self {
         Self::LeadsLeadStageUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LeadsLeadStageUpdated> for LeadsLeadStageUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LeadsLeadStageUpdated,
     ) -> ::std::result::Result<Self, LeadsLeadStageUpdated> {
@@ -1408,6 +1697,7 @@ impl crate::events::PayloadVersion<LeadsLeadStageUpdated> for LeadsLeadStageUpda
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `leads.opportunity.document-attached-to-opportunity` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
@@ -1418,12 +1708,17 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     /// `category` (string).
     pub category: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1,
-    "struct LeadsOpportunityDocumentAttachedToOpportunityV1", [(0, required,
-    opportunity_number, "opportunity_number"), (1, required, attachment_id,
-    "attachment_id"), (2, required, category, "category")]
+    "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
+    [
+        (0, required, opportunity_number, "opportunity_number"),
+        (1, required, attachment_id, "attachment_id"),
+        (2, required, category, "category"),
+    ],
 );
+
 /// Event type `leads.opportunity.document-attached-to-opportunity` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1431,22 +1726,27 @@ pub enum LeadsOpportunityDocumentAttachedToOpportunity {
     /// Payload version `v1`.
     V1(LeadsOpportunityDocumentAttachedToOpportunityV1),
 }
+
 impl LeadsOpportunityDocumentAttachedToOpportunity {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "leads.opportunity.document-attached-to-opportunity";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1459,6 +1759,7 @@ impl LeadsOpportunityDocumentAttachedToOpportunity {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LeadsOpportunityDocumentAttachedToOpportunity {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1469,14 +1770,17 @@ impl ::serde::Serialize for LeadsOpportunityDocumentAttachedToOpportunity {
         }
     }
 }
+
 impl ::std::convert::From<LeadsOpportunityDocumentAttachedToOpportunityV1>
 for LeadsOpportunityDocumentAttachedToOpportunity {
     fn from(payload: LeadsOpportunityDocumentAttachedToOpportunityV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LeadsOpportunityDocumentAttachedToOpportunity {
     const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityDocumentAttachedToOpportunity;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1488,15 +1792,18 @@ impl crate::events::TypedEvent for LeadsOpportunityDocumentAttachedToOpportunity
         }
     }
 }
+
 impl ::std::convert::From<LeadsOpportunityDocumentAttachedToOpportunity>
 for crate::events::Event {
     fn from(event: LeadsOpportunityDocumentAttachedToOpportunity) -> Self {
         Self::LeadsOpportunityDocumentAttachedToOpportunity(event)
     }
 }
+
 impl crate::events::PayloadVersion<LeadsOpportunityDocumentAttachedToOpportunity>
 for LeadsOpportunityDocumentAttachedToOpportunityV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LeadsOpportunityDocumentAttachedToOpportunity,
     ) -> ::std::result::Result<Self, LeadsOpportunityDocumentAttachedToOpportunity> {
@@ -1504,6 +1811,7 @@ for LeadsOpportunityDocumentAttachedToOpportunityV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `leads.opportunity.offer-group.created` version `v2` (Communications, complaints, consents, quoting).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1514,11 +1822,16 @@ pub struct LeadsOpportunityOfferGroupCreatedV2 {
     /// `offer_group_identifier` (string).
     pub offer_group_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LeadsOpportunityOfferGroupCreatedV2, "struct LeadsOpportunityOfferGroupCreatedV2",
-    [(0, required, opportunity_number, "opportunity_number"), (1, required,
-    offer_group_identifier, "offer_group_identifier")]
+
+::energy_api_core::deserialize_struct!(
+    LeadsOpportunityOfferGroupCreatedV2,
+    "struct LeadsOpportunityOfferGroupCreatedV2",
+    [
+        (0, required, opportunity_number, "opportunity_number"),
+        (1, required, offer_group_identifier, "offer_group_identifier"),
+    ],
 );
+
 /// Event type `leads.opportunity.offer-group.created` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1526,22 +1839,27 @@ pub enum LeadsOpportunityOfferGroupCreated {
     /// Payload version `v2`.
     V2(LeadsOpportunityOfferGroupCreatedV2),
 }
+
 impl LeadsOpportunityOfferGroupCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "leads.opportunity.offer-group.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LeadsOpportunityOfferGroupCreatedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1554,6 +1872,7 @@ impl LeadsOpportunityOfferGroupCreated {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LeadsOpportunityOfferGroupCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1564,14 +1883,17 @@ impl ::serde::Serialize for LeadsOpportunityOfferGroupCreated {
         }
     }
 }
+
 impl ::std::convert::From<LeadsOpportunityOfferGroupCreatedV2>
 for LeadsOpportunityOfferGroupCreated {
     fn from(payload: LeadsOpportunityOfferGroupCreatedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for LeadsOpportunityOfferGroupCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityOfferGroupCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1583,14 +1905,17 @@ impl crate::events::TypedEvent for LeadsOpportunityOfferGroupCreated {
         }
     }
 }
+
 impl ::std::convert::From<LeadsOpportunityOfferGroupCreated> for crate::events::Event {
     fn from(event: LeadsOpportunityOfferGroupCreated) -> Self {
         Self::LeadsOpportunityOfferGroupCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LeadsOpportunityOfferGroupCreated>
 for LeadsOpportunityOfferGroupCreatedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LeadsOpportunityOfferGroupCreated,
     ) -> ::std::result::Result<Self, LeadsOpportunityOfferGroupCreated> {
@@ -1598,6 +1923,7 @@ for LeadsOpportunityOfferGroupCreatedV2 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `leads.opportunity.stage-updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeadsOpportunityStageUpdatedV1 {
@@ -1611,12 +1937,18 @@ pub struct LeadsOpportunityStageUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub updated_by_user_id: ::std::option::Option<i64>,
 }
-crate::de::deserialize_struct!(
-    LeadsOpportunityStageUpdatedV1, "struct LeadsOpportunityStageUpdatedV1", [(0,
-    required, opportunity_number, "opportunity_number"), (1, required, funnel_code,
-    "funnel_code"), (2, required, stage, "stage"), (3, optional, updated_by_user_id,
-    "updated_by_user_id")]
+
+::energy_api_core::deserialize_struct!(
+    LeadsOpportunityStageUpdatedV1,
+    "struct LeadsOpportunityStageUpdatedV1",
+    [
+        (0, required, opportunity_number, "opportunity_number"),
+        (1, required, funnel_code, "funnel_code"),
+        (2, required, stage, "stage"),
+        (3, optional, updated_by_user_id, "updated_by_user_id"),
+    ],
 );
+
 /// Event type `leads.opportunity.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1624,22 +1956,27 @@ pub enum LeadsOpportunityStageUpdated {
     /// Payload version `v1`.
     V1(LeadsOpportunityStageUpdatedV1),
 }
+
 impl LeadsOpportunityStageUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "leads.opportunity.stage-updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LeadsOpportunityStageUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1652,6 +1989,7 @@ impl LeadsOpportunityStageUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LeadsOpportunityStageUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1662,14 +2000,17 @@ impl ::serde::Serialize for LeadsOpportunityStageUpdated {
         }
     }
 }
+
 impl ::std::convert::From<LeadsOpportunityStageUpdatedV1>
 for LeadsOpportunityStageUpdated {
     fn from(payload: LeadsOpportunityStageUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LeadsOpportunityStageUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityStageUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1681,14 +2022,17 @@ impl crate::events::TypedEvent for LeadsOpportunityStageUpdated {
         }
     }
 }
+
 impl ::std::convert::From<LeadsOpportunityStageUpdated> for crate::events::Event {
     fn from(event: LeadsOpportunityStageUpdated) -> Self {
         Self::LeadsOpportunityStageUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LeadsOpportunityStageUpdated>
 for LeadsOpportunityStageUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LeadsOpportunityStageUpdated,
     ) -> ::std::result::Result<Self, LeadsOpportunityStageUpdated> {
@@ -1696,6 +2040,7 @@ for LeadsOpportunityStageUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `messaging.push-notification.token-unregistered` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MessagingPushNotificationTokenUnregisteredV1 {
@@ -1704,11 +2049,16 @@ pub struct MessagingPushNotificationTokenUnregisteredV1 {
     /// `external_provider` (string).
     pub external_provider: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MessagingPushNotificationTokenUnregisteredV1,
-    "struct MessagingPushNotificationTokenUnregisteredV1", [(0, required, token,
-    "token"), (1, required, external_provider, "external_provider")]
+    "struct MessagingPushNotificationTokenUnregisteredV1",
+    [
+        (0, required, token, "token"),
+        (1, required, external_provider, "external_provider"),
+    ],
 );
+
 /// Event type `messaging.push-notification.token-unregistered` (Communications, complaints, consents, quoting), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1716,22 +2066,27 @@ pub enum MessagingPushNotificationTokenUnregistered {
     /// Payload version `v1`.
     V1(MessagingPushNotificationTokenUnregisteredV1),
 }
+
 impl MessagingPushNotificationTokenUnregistered {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "messaging.push-notification.token-unregistered";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MessagingPushNotificationTokenUnregisteredV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1744,6 +2099,7 @@ impl MessagingPushNotificationTokenUnregistered {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MessagingPushNotificationTokenUnregistered {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1754,14 +2110,17 @@ impl ::serde::Serialize for MessagingPushNotificationTokenUnregistered {
         }
     }
 }
+
 impl ::std::convert::From<MessagingPushNotificationTokenUnregisteredV1>
 for MessagingPushNotificationTokenUnregistered {
     fn from(payload: MessagingPushNotificationTokenUnregisteredV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MessagingPushNotificationTokenUnregistered {
     const TYPE: crate::events::EventType = crate::events::EventType::MessagingPushNotificationTokenUnregistered;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1773,15 +2132,18 @@ impl crate::events::TypedEvent for MessagingPushNotificationTokenUnregistered {
         }
     }
 }
+
 impl ::std::convert::From<MessagingPushNotificationTokenUnregistered>
 for crate::events::Event {
     fn from(event: MessagingPushNotificationTokenUnregistered) -> Self {
         Self::MessagingPushNotificationTokenUnregistered(event)
     }
 }
+
 impl crate::events::PayloadVersion<MessagingPushNotificationTokenUnregistered>
 for MessagingPushNotificationTokenUnregisteredV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MessagingPushNotificationTokenUnregistered,
     ) -> ::std::result::Result<Self, MessagingPushNotificationTokenUnregistered> {

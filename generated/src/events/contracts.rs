@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Contracts and contract groups".
 //!
 //! Events about contract groups and their memberships, and about contracts and their journeys.
+
 /// Payload of `contract-groups.created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsCreatedV1 {
@@ -28,14 +29,23 @@ pub struct ContractGroupsCreatedV1 {
     /// `traits` (array of `GroupTrait`).
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
 }
-crate::de::deserialize_struct!(
-    ContractGroupsCreatedV1, "struct ContractGroupsCreatedV1", [(0, required,
-    contract_group_identifier, "contract_group_identifier"), (1, required, group_type,
-    "group_type"), (2, required, valid_from, "valid_from"), (3, optional, valid_to,
-    "valid_to"), (4, optional, managing_party_identifier, "managing_party_identifier"),
-    (5, optional, external_identifier, "external_identifier"), (6, optional, name,
-    "name"), (7, required, memberships, "memberships"), (8, required, traits, "traits")]
+
+::energy_api_core::deserialize_struct!(
+    ContractGroupsCreatedV1,
+    "struct ContractGroupsCreatedV1",
+    [
+        (0, required, contract_group_identifier, "contract_group_identifier"),
+        (1, required, group_type, "group_type"),
+        (2, required, valid_from, "valid_from"),
+        (3, optional, valid_to, "valid_to"),
+        (4, optional, managing_party_identifier, "managing_party_identifier"),
+        (5, optional, external_identifier, "external_identifier"),
+        (6, optional, name, "name"),
+        (7, required, memberships, "memberships"),
+        (8, required, traits, "traits"),
+    ],
 );
+
 /// Event type `contract-groups.created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -43,22 +53,27 @@ pub enum ContractGroupsCreated {
     /// Payload version `v1`.
     V1(ContractGroupsCreatedV1),
 }
+
 impl ContractGroupsCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contract-groups.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractGroupsCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -69,6 +84,7 @@ impl ContractGroupsCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractGroupsCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -79,13 +95,16 @@ impl ::serde::Serialize for ContractGroupsCreated {
         }
     }
 }
+
 impl ::std::convert::From<ContractGroupsCreatedV1> for ContractGroupsCreated {
     fn from(payload: ContractGroupsCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractGroupsCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -97,13 +116,16 @@ impl crate::events::TypedEvent for ContractGroupsCreated {
         }
     }
 }
+
 impl ::std::convert::From<ContractGroupsCreated> for crate::events::Event {
     fn from(event: ContractGroupsCreated) -> Self {
         Self::ContractGroupsCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractGroupsCreated> for ContractGroupsCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractGroupsCreated,
     ) -> ::std::result::Result<Self, ContractGroupsCreated> {
@@ -111,6 +133,7 @@ impl crate::events::PayloadVersion<ContractGroupsCreated> for ContractGroupsCrea
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contract-groups.memberships-changed` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsMembershipsChangedV1 {
@@ -121,12 +144,17 @@ pub struct ContractGroupsMembershipsChangedV1 {
     /// `memberships_ended` (array of `GroupMembership`).
     pub memberships_ended: ::std::vec::Vec<crate::types::GroupMembership>,
 }
-crate::de::deserialize_struct!(
-    ContractGroupsMembershipsChangedV1, "struct ContractGroupsMembershipsChangedV1", [(0,
-    required, contract_group_identifier, "contract_group_identifier"), (1, required,
-    memberships_started, "memberships_started"), (2, required, memberships_ended,
-    "memberships_ended")]
+
+::energy_api_core::deserialize_struct!(
+    ContractGroupsMembershipsChangedV1,
+    "struct ContractGroupsMembershipsChangedV1",
+    [
+        (0, required, contract_group_identifier, "contract_group_identifier"),
+        (1, required, memberships_started, "memberships_started"),
+        (2, required, memberships_ended, "memberships_ended"),
+    ],
 );
+
 /// Event type `contract-groups.memberships-changed` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -134,22 +162,27 @@ pub enum ContractGroupsMembershipsChanged {
     /// Payload version `v1`.
     V1(ContractGroupsMembershipsChangedV1),
 }
+
 impl ContractGroupsMembershipsChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contract-groups.memberships-changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractGroupsMembershipsChangedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -162,6 +195,7 @@ impl ContractGroupsMembershipsChanged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractGroupsMembershipsChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -172,14 +206,17 @@ impl ::serde::Serialize for ContractGroupsMembershipsChanged {
         }
     }
 }
+
 impl ::std::convert::From<ContractGroupsMembershipsChangedV1>
 for ContractGroupsMembershipsChanged {
     fn from(payload: ContractGroupsMembershipsChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractGroupsMembershipsChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsMembershipsChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -191,14 +228,17 @@ impl crate::events::TypedEvent for ContractGroupsMembershipsChanged {
         }
     }
 }
+
 impl ::std::convert::From<ContractGroupsMembershipsChanged> for crate::events::Event {
     fn from(event: ContractGroupsMembershipsChanged) -> Self {
         Self::ContractGroupsMembershipsChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractGroupsMembershipsChanged>
 for ContractGroupsMembershipsChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractGroupsMembershipsChanged,
     ) -> ::std::result::Result<Self, ContractGroupsMembershipsChanged> {
@@ -206,6 +246,7 @@ for ContractGroupsMembershipsChangedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contract-groups.version-created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractGroupsVersionCreatedV1 {
@@ -218,12 +259,18 @@ pub struct ContractGroupsVersionCreatedV1 {
     /// `created_versions` (array of `GroupVersion`).
     pub created_versions: ::std::vec::Vec<crate::types::GroupVersion>,
 }
-crate::de::deserialize_struct!(
-    ContractGroupsVersionCreatedV1, "struct ContractGroupsVersionCreatedV1", [(0,
-    required, contract_group_identifier, "contract_group_identifier"), (1, required,
-    effective_period, "effective_period"), (2, required, superseded_versions,
-    "superseded_versions"), (3, required, created_versions, "created_versions")]
+
+::energy_api_core::deserialize_struct!(
+    ContractGroupsVersionCreatedV1,
+    "struct ContractGroupsVersionCreatedV1",
+    [
+        (0, required, contract_group_identifier, "contract_group_identifier"),
+        (1, required, effective_period, "effective_period"),
+        (2, required, superseded_versions, "superseded_versions"),
+        (3, required, created_versions, "created_versions"),
+    ],
 );
+
 /// Event type `contract-groups.version-created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -231,22 +278,27 @@ pub enum ContractGroupsVersionCreated {
     /// Payload version `v1`.
     V1(ContractGroupsVersionCreatedV1),
 }
+
 impl ContractGroupsVersionCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contract-groups.version-created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractGroupsVersionCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -259,6 +311,7 @@ impl ContractGroupsVersionCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractGroupsVersionCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -269,14 +322,17 @@ impl ::serde::Serialize for ContractGroupsVersionCreated {
         }
     }
 }
+
 impl ::std::convert::From<ContractGroupsVersionCreatedV1>
 for ContractGroupsVersionCreated {
     fn from(payload: ContractGroupsVersionCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractGroupsVersionCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsVersionCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -288,14 +344,17 @@ impl crate::events::TypedEvent for ContractGroupsVersionCreated {
         }
     }
 }
+
 impl ::std::convert::From<ContractGroupsVersionCreated> for crate::events::Event {
     fn from(event: ContractGroupsVersionCreated) -> Self {
         Self::ContractGroupsVersionCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractGroupsVersionCreated>
 for ContractGroupsVersionCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractGroupsVersionCreated,
     ) -> ::std::result::Result<Self, ContractGroupsVersionCreated> {
@@ -303,6 +362,7 @@ for ContractGroupsVersionCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.actualized` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsActualizedV1 {
@@ -315,12 +375,18 @@ pub struct ContractsActualizedV1 {
     /// `for_subjects` (array of string).
     pub for_subjects: ::std::vec::Vec<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    ContractsActualizedV1, "struct ContractsActualizedV1", [(0, required,
-    contract_identifier, "contract_identifier"), (1, required, version_reference,
-    "version_reference"), (2, required, occurred_at, "occurred_at"), (3, required,
-    for_subjects, "for_subjects")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsActualizedV1,
+    "struct ContractsActualizedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, version_reference, "version_reference"),
+        (2, required, occurred_at, "occurred_at"),
+        (3, required, for_subjects, "for_subjects"),
+    ],
 );
+
 /// Event type `contracts.actualized` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -328,22 +394,27 @@ pub enum ContractsActualized {
     /// Payload version `v1`.
     V1(ContractsActualizedV1),
 }
+
 impl ContractsActualized {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.actualized";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsActualizedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -354,6 +425,7 @@ impl ContractsActualized {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsActualized {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -364,13 +436,16 @@ impl ::serde::Serialize for ContractsActualized {
         }
     }
 }
+
 impl ::std::convert::From<ContractsActualizedV1> for ContractsActualized {
     fn from(payload: ContractsActualizedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsActualized {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsActualized;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -380,13 +455,16 @@ impl crate::events::TypedEvent for ContractsActualized {
         }
     }
 }
+
 impl ::std::convert::From<ContractsActualized> for crate::events::Event {
     fn from(event: ContractsActualized) -> Self {
         Self::ContractsActualized(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsActualized> for ContractsActualizedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsActualized,
     ) -> ::std::result::Result<Self, ContractsActualized> {
@@ -394,6 +472,7 @@ impl crate::events::PayloadVersion<ContractsActualized> for ContractsActualizedV
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsCreatedV1 {
@@ -405,11 +484,17 @@ pub struct ContractsCreatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sales_record_identifier: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    ContractsCreatedV1, "struct ContractsCreatedV1", [(0, required, contract_identifier,
-    "contract_identifier"), (1, required, occurred_at, "occurred_at"), (2, optional,
-    sales_record_identifier, "sales_record_identifier")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsCreatedV1,
+    "struct ContractsCreatedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+        (2, optional, sales_record_identifier, "sales_record_identifier"),
+    ],
 );
+
 /// Event type `contracts.created` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -417,22 +502,27 @@ pub enum ContractsCreated {
     /// Payload version `v1`.
     V1(ContractsCreatedV1),
 }
+
 impl ContractsCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -443,6 +533,7 @@ impl ContractsCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -453,13 +544,16 @@ impl ::serde::Serialize for ContractsCreated {
         }
     }
 }
+
 impl ::std::convert::From<ContractsCreatedV1> for ContractsCreated {
     fn from(payload: ContractsCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -469,13 +563,16 @@ impl crate::events::TypedEvent for ContractsCreated {
         }
     }
 }
+
 impl ::std::convert::From<ContractsCreated> for crate::events::Event {
     fn from(event: ContractsCreated) -> Self {
         Self::ContractsCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsCreated> for ContractsCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsCreated,
     ) -> ::std::result::Result<Self, ContractsCreated> {
@@ -483,6 +580,7 @@ impl crate::events::PayloadVersion<ContractsCreated> for ContractsCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.expired` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsExpiredV1 {
@@ -493,11 +591,17 @@ pub struct ContractsExpiredV1 {
     /// `valid_to` (string).
     pub valid_to: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsExpiredV1, "struct ContractsExpiredV1", [(0, required, contract_identifier,
-    "contract_identifier"), (1, required, occurred_at, "occurred_at"), (2, required,
-    valid_to, "valid_to")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsExpiredV1,
+    "struct ContractsExpiredV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+        (2, required, valid_to, "valid_to"),
+    ],
 );
+
 /// Event type `contracts.expired` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -505,22 +609,27 @@ pub enum ContractsExpired {
     /// Payload version `v1`.
     V1(ContractsExpiredV1),
 }
+
 impl ContractsExpired {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.expired";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsExpiredV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -531,6 +640,7 @@ impl ContractsExpired {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsExpired {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -541,13 +651,16 @@ impl ::serde::Serialize for ContractsExpired {
         }
     }
 }
+
 impl ::std::convert::From<ContractsExpiredV1> for ContractsExpired {
     fn from(payload: ContractsExpiredV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsExpired {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpired;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -557,13 +670,16 @@ impl crate::events::TypedEvent for ContractsExpired {
         }
     }
 }
+
 impl ::std::convert::From<ContractsExpired> for crate::events::Event {
     fn from(event: ContractsExpired) -> Self {
         Self::ContractsExpired(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsExpired> for ContractsExpiredV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsExpired,
     ) -> ::std::result::Result<Self, ContractsExpired> {
@@ -571,6 +687,7 @@ impl crate::events::PayloadVersion<ContractsExpired> for ContractsExpiredV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.expiry-approaching` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsExpiryApproachingV1 {
@@ -581,11 +698,17 @@ pub struct ContractsExpiryApproachingV1 {
     /// `days_before_expiry` (integer).
     pub days_before_expiry: i64,
 }
-crate::de::deserialize_struct!(
-    ContractsExpiryApproachingV1, "struct ContractsExpiryApproachingV1", [(0, required,
-    contract_identifier, "contract_identifier"), (1, required, occurred_at,
-    "occurred_at"), (2, required, days_before_expiry, "days_before_expiry")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsExpiryApproachingV1,
+    "struct ContractsExpiryApproachingV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+        (2, required, days_before_expiry, "days_before_expiry"),
+    ],
 );
+
 /// Event type `contracts.expiry-approaching` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -593,22 +716,27 @@ pub enum ContractsExpiryApproaching {
     /// Payload version `v1`.
     V1(ContractsExpiryApproachingV1),
 }
+
 impl ContractsExpiryApproaching {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.expiry-approaching";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsExpiryApproachingV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -619,6 +747,7 @@ impl ContractsExpiryApproaching {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsExpiryApproaching {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -629,13 +758,16 @@ impl ::serde::Serialize for ContractsExpiryApproaching {
         }
     }
 }
+
 impl ::std::convert::From<ContractsExpiryApproachingV1> for ContractsExpiryApproaching {
     fn from(payload: ContractsExpiryApproachingV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsExpiryApproaching {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpiryApproaching;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -647,14 +779,17 @@ impl crate::events::TypedEvent for ContractsExpiryApproaching {
         }
     }
 }
+
 impl ::std::convert::From<ContractsExpiryApproaching> for crate::events::Event {
     fn from(event: ContractsExpiryApproaching) -> Self {
         Self::ContractsExpiryApproaching(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsExpiryApproaching>
 for ContractsExpiryApproachingV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsExpiryApproaching,
     ) -> ::std::result::Result<Self, ContractsExpiryApproaching> {
@@ -662,6 +797,7 @@ for ContractsExpiryApproachingV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.journeys.creation.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysCreationStartedV1 {
@@ -674,12 +810,18 @@ pub struct ContractsJourneysCreationStartedV1 {
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
 }
-crate::de::deserialize_struct!(
-    ContractsJourneysCreationStartedV1, "struct ContractsJourneysCreationStartedV1", [(0,
-    required, contract_journey, "contract_journey"), (1, required, contract_identifier,
-    "contract_identifier"), (2, required, occurred_at, "occurred_at"), (3, required,
-    subject_contract_journeys, "subject_contract_journeys")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsJourneysCreationStartedV1,
+    "struct ContractsJourneysCreationStartedV1",
+    [
+        (0, required, contract_journey, "contract_journey"),
+        (1, required, contract_identifier, "contract_identifier"),
+        (2, required, occurred_at, "occurred_at"),
+        (3, required, subject_contract_journeys, "subject_contract_journeys"),
+    ],
 );
+
 /// Event type `contracts.journeys.creation.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -687,22 +829,27 @@ pub enum ContractsJourneysCreationStarted {
     /// Payload version `v1`.
     V1(ContractsJourneysCreationStartedV1),
 }
+
 impl ContractsJourneysCreationStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.journeys.creation.started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsJourneysCreationStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -715,6 +862,7 @@ impl ContractsJourneysCreationStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsJourneysCreationStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -725,14 +873,17 @@ impl ::serde::Serialize for ContractsJourneysCreationStarted {
         }
     }
 }
+
 impl ::std::convert::From<ContractsJourneysCreationStartedV1>
 for ContractsJourneysCreationStarted {
     fn from(payload: ContractsJourneysCreationStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsJourneysCreationStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysCreationStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -744,14 +895,17 @@ impl crate::events::TypedEvent for ContractsJourneysCreationStarted {
         }
     }
 }
+
 impl ::std::convert::From<ContractsJourneysCreationStarted> for crate::events::Event {
     fn from(event: ContractsJourneysCreationStarted) -> Self {
         Self::ContractsJourneysCreationStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsJourneysCreationStarted>
 for ContractsJourneysCreationStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsJourneysCreationStarted,
     ) -> ::std::result::Result<Self, ContractsJourneysCreationStarted> {
@@ -759,6 +913,7 @@ for ContractsJourneysCreationStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.journeys.termination.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysTerminationStartedV1 {
@@ -771,13 +926,18 @@ pub struct ContractsJourneysTerminationStartedV1 {
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ContractsJourneysTerminationStartedV1,
-    "struct ContractsJourneysTerminationStartedV1", [(0, required, contract_journey,
-    "contract_journey"), (1, required, contract_identifier, "contract_identifier"), (2,
-    required, occurred_at, "occurred_at"), (3, required, subject_contract_journeys,
-    "subject_contract_journeys")]
+    "struct ContractsJourneysTerminationStartedV1",
+    [
+        (0, required, contract_journey, "contract_journey"),
+        (1, required, contract_identifier, "contract_identifier"),
+        (2, required, occurred_at, "occurred_at"),
+        (3, required, subject_contract_journeys, "subject_contract_journeys"),
+    ],
 );
+
 /// Event type `contracts.journeys.termination.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -785,22 +945,27 @@ pub enum ContractsJourneysTerminationStarted {
     /// Payload version `v1`.
     V1(ContractsJourneysTerminationStartedV1),
 }
+
 impl ContractsJourneysTerminationStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.journeys.termination.started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsJourneysTerminationStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -813,6 +978,7 @@ impl ContractsJourneysTerminationStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsJourneysTerminationStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -823,14 +989,17 @@ impl ::serde::Serialize for ContractsJourneysTerminationStarted {
         }
     }
 }
+
 impl ::std::convert::From<ContractsJourneysTerminationStartedV1>
 for ContractsJourneysTerminationStarted {
     fn from(payload: ContractsJourneysTerminationStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsJourneysTerminationStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysTerminationStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -842,14 +1011,17 @@ impl crate::events::TypedEvent for ContractsJourneysTerminationStarted {
         }
     }
 }
+
 impl ::std::convert::From<ContractsJourneysTerminationStarted> for crate::events::Event {
     fn from(event: ContractsJourneysTerminationStarted) -> Self {
         Self::ContractsJourneysTerminationStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsJourneysTerminationStarted>
 for ContractsJourneysTerminationStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsJourneysTerminationStarted,
     ) -> ::std::result::Result<Self, ContractsJourneysTerminationStarted> {
@@ -857,6 +1029,7 @@ for ContractsJourneysTerminationStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.journeys.variation.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsJourneysVariationStartedV1 {
@@ -867,12 +1040,17 @@ pub struct ContractsJourneysVariationStartedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsJourneysVariationStartedV1, "struct ContractsJourneysVariationStartedV1",
-    [(0, required, contract_journey, "contract_journey"), (1, required,
-    contract_identifier, "contract_identifier"), (2, required, occurred_at,
-    "occurred_at")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsJourneysVariationStartedV1,
+    "struct ContractsJourneysVariationStartedV1",
+    [
+        (0, required, contract_journey, "contract_journey"),
+        (1, required, contract_identifier, "contract_identifier"),
+        (2, required, occurred_at, "occurred_at"),
+    ],
 );
+
 /// Event type `contracts.journeys.variation.started` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -880,22 +1058,27 @@ pub enum ContractsJourneysVariationStarted {
     /// Payload version `v1`.
     V1(ContractsJourneysVariationStartedV1),
 }
+
 impl ContractsJourneysVariationStarted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.journeys.variation.started";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsJourneysVariationStartedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -908,6 +1091,7 @@ impl ContractsJourneysVariationStarted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsJourneysVariationStarted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -918,14 +1102,17 @@ impl ::serde::Serialize for ContractsJourneysVariationStarted {
         }
     }
 }
+
 impl ::std::convert::From<ContractsJourneysVariationStartedV1>
 for ContractsJourneysVariationStarted {
     fn from(payload: ContractsJourneysVariationStartedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsJourneysVariationStarted {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysVariationStarted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -937,14 +1124,17 @@ impl crate::events::TypedEvent for ContractsJourneysVariationStarted {
         }
     }
 }
+
 impl ::std::convert::From<ContractsJourneysVariationStarted> for crate::events::Event {
     fn from(event: ContractsJourneysVariationStarted) -> Self {
         Self::ContractsJourneysVariationStarted(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsJourneysVariationStarted>
 for ContractsJourneysVariationStartedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsJourneysVariationStarted,
     ) -> ::std::result::Result<Self, ContractsJourneysVariationStarted> {
@@ -952,6 +1142,7 @@ for ContractsJourneysVariationStartedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.novated` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsNovatedV1 {
@@ -962,11 +1153,17 @@ pub struct ContractsNovatedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsNovatedV1, "struct ContractsNovatedV1", [(0, required, contract_identifier,
-    "contract_identifier"), (1, required, new_contract_identifier,
-    "new_contract_identifier"), (2, required, occurred_at, "occurred_at")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsNovatedV1,
+    "struct ContractsNovatedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, new_contract_identifier, "new_contract_identifier"),
+        (2, required, occurred_at, "occurred_at"),
+    ],
 );
+
 /// Event type `contracts.novated` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -974,22 +1171,27 @@ pub enum ContractsNovated {
     /// Payload version `v1`.
     V1(ContractsNovatedV1),
 }
+
 impl ContractsNovated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.novated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsNovatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1000,6 +1202,7 @@ impl ContractsNovated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsNovated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1010,13 +1213,16 @@ impl ::serde::Serialize for ContractsNovated {
         }
     }
 }
+
 impl ::std::convert::From<ContractsNovatedV1> for ContractsNovated {
     fn from(payload: ContractsNovatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsNovated {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsNovated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1026,13 +1232,16 @@ impl crate::events::TypedEvent for ContractsNovated {
         }
     }
 }
+
 impl ::std::convert::From<ContractsNovated> for crate::events::Event {
     fn from(event: ContractsNovated) -> Self {
         Self::ContractsNovated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsNovated> for ContractsNovatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsNovated,
     ) -> ::std::result::Result<Self, ContractsNovated> {
@@ -1040,6 +1249,7 @@ impl crate::events::PayloadVersion<ContractsNovated> for ContractsNovatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.rescinded` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsRescindedV1 {
@@ -1048,11 +1258,16 @@ pub struct ContractsRescindedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsRescindedV1, "struct ContractsRescindedV1", [(0, required,
-    contract_identifier, "contract_identifier"), (1, required, occurred_at,
-    "occurred_at")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsRescindedV1,
+    "struct ContractsRescindedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+    ],
 );
+
 /// Event type `contracts.rescinded` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1060,22 +1275,27 @@ pub enum ContractsRescinded {
     /// Payload version `v1`.
     V1(ContractsRescindedV1),
 }
+
 impl ContractsRescinded {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.rescinded";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsRescindedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1086,6 +1306,7 @@ impl ContractsRescinded {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsRescinded {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1096,13 +1317,16 @@ impl ::serde::Serialize for ContractsRescinded {
         }
     }
 }
+
 impl ::std::convert::From<ContractsRescindedV1> for ContractsRescinded {
     fn from(payload: ContractsRescindedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsRescinded {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsRescinded;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1112,13 +1336,16 @@ impl crate::events::TypedEvent for ContractsRescinded {
         }
     }
 }
+
 impl ::std::convert::From<ContractsRescinded> for crate::events::Event {
     fn from(event: ContractsRescinded) -> Self {
         Self::ContractsRescinded(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsRescinded> for ContractsRescindedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsRescinded,
     ) -> ::std::result::Result<Self, ContractsRescinded> {
@@ -1126,6 +1353,7 @@ impl crate::events::PayloadVersion<ContractsRescinded> for ContractsRescindedV1 
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.revoked` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsRevokedV1 {
@@ -1134,10 +1362,16 @@ pub struct ContractsRevokedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsRevokedV1, "struct ContractsRevokedV1", [(0, required, contract_identifier,
-    "contract_identifier"), (1, required, occurred_at, "occurred_at")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsRevokedV1,
+    "struct ContractsRevokedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+    ],
 );
+
 /// Event type `contracts.revoked` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1145,22 +1379,27 @@ pub enum ContractsRevoked {
     /// Payload version `v1`.
     V1(ContractsRevokedV1),
 }
+
 impl ContractsRevoked {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.revoked";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsRevokedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1171,6 +1410,7 @@ impl ContractsRevoked {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsRevoked {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1181,13 +1421,16 @@ impl ::serde::Serialize for ContractsRevoked {
         }
     }
 }
+
 impl ::std::convert::From<ContractsRevokedV1> for ContractsRevoked {
     fn from(payload: ContractsRevokedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsRevoked {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsRevoked;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1197,13 +1440,16 @@ impl crate::events::TypedEvent for ContractsRevoked {
         }
     }
 }
+
 impl ::std::convert::From<ContractsRevoked> for crate::events::Event {
     fn from(event: ContractsRevoked) -> Self {
         Self::ContractsRevoked(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsRevoked> for ContractsRevokedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsRevoked,
     ) -> ::std::result::Result<Self, ContractsRevoked> {
@@ -1211,6 +1457,7 @@ impl crate::events::PayloadVersion<ContractsRevoked> for ContractsRevokedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.subject-amended` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsSubjectAmendedV1 {
@@ -1225,12 +1472,19 @@ pub struct ContractsSubjectAmendedV1 {
     /// `removed` (array of `AmendedSubject`).
     pub removed: ::std::vec::Vec<crate::types::AmendedSubject>,
 }
-crate::de::deserialize_struct!(
-    ContractsSubjectAmendedV1, "struct ContractsSubjectAmendedV1", [(0, required,
-    contract_identifier, "contract_identifier"), (1, required, occurred_at,
-    "occurred_at"), (2, required, added, "added"), (3, required, updated, "updated"), (4,
-    required, removed, "removed")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsSubjectAmendedV1,
+    "struct ContractsSubjectAmendedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+        (2, required, added, "added"),
+        (3, required, updated, "updated"),
+        (4, required, removed, "removed"),
+    ],
 );
+
 /// Event type `contracts.subject-amended` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1238,22 +1492,27 @@ pub enum ContractsSubjectAmended {
     /// Payload version `v1`.
     V1(ContractsSubjectAmendedV1),
 }
+
 impl ContractsSubjectAmended {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.subject-amended";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsSubjectAmendedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1264,6 +1523,7 @@ impl ContractsSubjectAmended {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsSubjectAmended {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1274,13 +1534,16 @@ impl ::serde::Serialize for ContractsSubjectAmended {
         }
     }
 }
+
 impl ::std::convert::From<ContractsSubjectAmendedV1> for ContractsSubjectAmended {
     fn from(payload: ContractsSubjectAmendedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsSubjectAmended {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsSubjectAmended;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1292,14 +1555,17 @@ impl crate::events::TypedEvent for ContractsSubjectAmended {
         }
     }
 }
+
 impl ::std::convert::From<ContractsSubjectAmended> for crate::events::Event {
     fn from(event: ContractsSubjectAmended) -> Self {
         Self::ContractsSubjectAmended(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsSubjectAmended>
 for ContractsSubjectAmendedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsSubjectAmended,
     ) -> ::std::result::Result<Self, ContractsSubjectAmended> {
@@ -1307,6 +1573,7 @@ for ContractsSubjectAmendedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.terminated` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsTerminatedV1 {
@@ -1315,11 +1582,16 @@ pub struct ContractsTerminatedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsTerminatedV1, "struct ContractsTerminatedV1", [(0, required,
-    contract_identifier, "contract_identifier"), (1, required, occurred_at,
-    "occurred_at")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsTerminatedV1,
+    "struct ContractsTerminatedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+    ],
 );
+
 /// Event type `contracts.terminated` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1327,22 +1599,27 @@ pub enum ContractsTerminated {
     /// Payload version `v1`.
     V1(ContractsTerminatedV1),
 }
+
 impl ContractsTerminated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.terminated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsTerminatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1353,6 +1630,7 @@ impl ContractsTerminated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsTerminated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1363,13 +1641,16 @@ impl ::serde::Serialize for ContractsTerminated {
         }
     }
 }
+
 impl ::std::convert::From<ContractsTerminatedV1> for ContractsTerminated {
     fn from(payload: ContractsTerminatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsTerminated {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsTerminated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1379,13 +1660,16 @@ impl crate::events::TypedEvent for ContractsTerminated {
         }
     }
 }
+
 impl ::std::convert::From<ContractsTerminated> for crate::events::Event {
     fn from(event: ContractsTerminated) -> Self {
         Self::ContractsTerminated(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsTerminated> for ContractsTerminatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsTerminated,
     ) -> ::std::result::Result<Self, ContractsTerminated> {
@@ -1393,6 +1677,7 @@ impl crate::events::PayloadVersion<ContractsTerminated> for ContractsTerminatedV
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractsTermsVariedV1 {
@@ -1401,11 +1686,16 @@ pub struct ContractsTermsVariedV1 {
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ContractsTermsVariedV1, "struct ContractsTermsVariedV1", [(0, required,
-    contract_identifier, "contract_identifier"), (1, required, occurred_at,
-    "occurred_at")]
+
+::energy_api_core::deserialize_struct!(
+    ContractsTermsVariedV1,
+    "struct ContractsTermsVariedV1",
+    [
+        (0, required, contract_identifier, "contract_identifier"),
+        (1, required, occurred_at, "occurred_at"),
+    ],
 );
+
 /// Event type `contracts.terms-varied` (Contracts and contract groups), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1413,22 +1703,27 @@ pub enum ContractsTermsVaried {
     /// Payload version `v1`.
     V1(ContractsTermsVariedV1),
 }
+
 impl ContractsTermsVaried {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "contracts.terms-varied";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ContractsTermsVariedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1439,6 +1734,7 @@ impl ContractsTermsVaried {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ContractsTermsVaried {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1449,13 +1745,16 @@ impl ::serde::Serialize for ContractsTermsVaried {
         }
     }
 }
+
 impl ::std::convert::From<ContractsTermsVariedV1> for ContractsTermsVaried {
     fn from(payload: ContractsTermsVariedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ContractsTermsVaried {
     const TYPE: crate::events::EventType = crate::events::EventType::ContractsTermsVaried;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1465,13 +1764,16 @@ impl crate::events::TypedEvent for ContractsTermsVaried {
         }
     }
 }
+
 impl ::std::convert::From<ContractsTermsVaried> for crate::events::Event {
     fn from(event: ContractsTermsVaried) -> Self {
         Self::ContractsTermsVaried(event)
     }
 }
+
 impl crate::events::PayloadVersion<ContractsTermsVaried> for ContractsTermsVariedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ContractsTermsVaried,
     ) -> ::std::result::Result<Self, ContractsTermsVaried> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Conversations and messages".
 //!
 //! Events of conversations (opened, closed, snoozed, assigned), live chats, messages and attachments.
+
 /// Payload of `ink.actions.run` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkActionsRunV1 {
@@ -12,11 +13,17 @@ pub struct InkActionsRunV1 {
     /// `actions_results` (array of `InkAction`).
     pub actions_results: ::std::vec::Vec<crate::types::InkAction>,
 }
-crate::de::deserialize_struct!(
-    InkActionsRunV1, "struct InkActionsRunV1", [(0, required, conversation_relay_id,
-    "conversation_relay_id"), (1, required, message_relay_id, "message_relay_id"), (2,
-    required, actions_results, "actions_results")]
+
+::energy_api_core::deserialize_struct!(
+    InkActionsRunV1,
+    "struct InkActionsRunV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, message_relay_id, "message_relay_id"),
+        (2, required, actions_results, "actions_results"),
+    ],
 );
+
 /// Event type `ink.actions.run` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -24,22 +31,27 @@ pub enum InkActionsRun {
     /// Payload version `v1`.
     V1(InkActionsRunV1),
 }
+
 impl InkActionsRun {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.actions.run";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkActionsRunV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -50,6 +62,7 @@ impl InkActionsRun {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkActionsRun {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -60,13 +73,16 @@ impl ::serde::Serialize for InkActionsRun {
         }
     }
 }
+
 impl ::std::convert::From<InkActionsRunV1> for InkActionsRun {
     fn from(payload: InkActionsRunV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkActionsRun {
     const TYPE: crate::events::EventType = crate::events::EventType::InkActionsRun;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -76,13 +92,16 @@ impl crate::events::TypedEvent for InkActionsRun {
         }
     }
 }
+
 impl ::std::convert::From<InkActionsRun> for crate::events::Event {
     fn from(event: InkActionsRun) -> Self {
         Self::InkActionsRun(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkActionsRun> for InkActionsRunV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkActionsRun,
     ) -> ::std::result::Result<Self, InkActionsRun> {
@@ -90,6 +109,7 @@ impl crate::events::PayloadVersion<InkActionsRun> for InkActionsRunV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.content.inbound-message-tagged` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkContentInboundMessageTaggedV1 {
@@ -102,12 +122,18 @@ pub struct InkContentInboundMessageTaggedV1 {
     /// `message` (`InkMessageContent`).
     pub message: crate::types::InkMessageContent,
 }
-crate::de::deserialize_struct!(
-    InkContentInboundMessageTaggedV1, "struct InkContentInboundMessageTaggedV1", [(0,
-    required, conversation_id, "conversation_id"), (1, required, conversation_relay_id,
-    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
-    required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkContentInboundMessageTaggedV1,
+    "struct InkContentInboundMessageTaggedV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.content.inbound-message-tagged` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -115,22 +141,27 @@ pub enum InkContentInboundMessageTagged {
     /// Payload version `v1`.
     V1(InkContentInboundMessageTaggedV1),
 }
+
 impl InkContentInboundMessageTagged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.content.inbound-message-tagged";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkContentInboundMessageTaggedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -143,6 +174,7 @@ impl InkContentInboundMessageTagged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkContentInboundMessageTagged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -153,14 +185,17 @@ impl ::serde::Serialize for InkContentInboundMessageTagged {
         }
     }
 }
+
 impl ::std::convert::From<InkContentInboundMessageTaggedV1>
 for InkContentInboundMessageTagged {
     fn from(payload: InkContentInboundMessageTaggedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkContentInboundMessageTagged {
     const TYPE: crate::events::EventType = crate::events::EventType::InkContentInboundMessageTagged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -172,14 +207,17 @@ impl crate::events::TypedEvent for InkContentInboundMessageTagged {
         }
     }
 }
+
 impl ::std::convert::From<InkContentInboundMessageTagged> for crate::events::Event {
     fn from(event: InkContentInboundMessageTagged) -> Self {
         Self::InkContentInboundMessageTagged(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkContentInboundMessageTagged>
 for InkContentInboundMessageTaggedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkContentInboundMessageTagged,
     ) -> ::std::result::Result<Self, InkContentInboundMessageTagged> {
@@ -187,6 +225,7 @@ for InkContentInboundMessageTaggedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.assigned_to_bucket` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationAssignedToBucketV1 {
@@ -203,13 +242,20 @@ pub struct InkConversationAssignedToBucketV1 {
     /// `actor_id` (integer).
     pub actor_id: i64,
 }
-crate::de::deserialize_struct!(
-    InkConversationAssignedToBucketV1, "struct InkConversationAssignedToBucketV1", [(0,
-    required, conversation_relay_id, "conversation_relay_id"), (1, required,
-    bucket_relay_id, "bucket_relay_id"), (2, required, support_user_id,
-    "support_user_id"), (3, required, organisation_id, "organisation_id"), (4, required,
-    actor_type, "actor_type"), (5, required, actor_id, "actor_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationAssignedToBucketV1,
+    "struct InkConversationAssignedToBucketV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, bucket_relay_id, "bucket_relay_id"),
+        (2, required, support_user_id, "support_user_id"),
+        (3, required, organisation_id, "organisation_id"),
+        (4, required, actor_type, "actor_type"),
+        (5, required, actor_id, "actor_id"),
+    ],
 );
+
 /// Event type `ink.conversation.assigned_to_bucket` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -217,22 +263,27 @@ pub enum InkConversationAssignedToBucket {
     /// Payload version `v1`.
     V1(InkConversationAssignedToBucketV1),
 }
+
 impl InkConversationAssignedToBucket {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.assigned_to_bucket";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationAssignedToBucketV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -245,6 +296,7 @@ impl InkConversationAssignedToBucket {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationAssignedToBucket {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -255,14 +307,17 @@ impl ::serde::Serialize for InkConversationAssignedToBucket {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationAssignedToBucketV1>
 for InkConversationAssignedToBucket {
     fn from(payload: InkConversationAssignedToBucketV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationAssignedToBucket {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToBucket;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -274,14 +329,17 @@ impl crate::events::TypedEvent for InkConversationAssignedToBucket {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationAssignedToBucket> for crate::events::Event {
     fn from(event: InkConversationAssignedToBucket) -> Self {
         Self::InkConversationAssignedToBucket(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationAssignedToBucket>
 for InkConversationAssignedToBucketV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationAssignedToBucket,
     ) -> ::std::result::Result<Self, InkConversationAssignedToBucket> {
@@ -289,6 +347,7 @@ for InkConversationAssignedToBucketV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.assigned_to_timeline` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationAssignedToTimelineV1 {
@@ -299,12 +358,17 @@ pub struct InkConversationAssignedToTimelineV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-crate::de::deserialize_struct!(
-    InkConversationAssignedToTimelineV1, "struct InkConversationAssignedToTimelineV1",
-    [(0, required, conversation_relay_id, "conversation_relay_id"), (1, required,
-    timeline_relay_id, "timeline_relay_id"), (2, required, support_user_id,
-    "support_user_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationAssignedToTimelineV1,
+    "struct InkConversationAssignedToTimelineV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, timeline_relay_id, "timeline_relay_id"),
+        (2, required, support_user_id, "support_user_id"),
+    ],
 );
+
 /// Event type `ink.conversation.assigned_to_timeline` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -312,22 +376,27 @@ pub enum InkConversationAssignedToTimeline {
     /// Payload version `v1`.
     V1(InkConversationAssignedToTimelineV1),
 }
+
 impl InkConversationAssignedToTimeline {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.assigned_to_timeline";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationAssignedToTimelineV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -340,6 +409,7 @@ impl InkConversationAssignedToTimeline {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationAssignedToTimeline {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -350,14 +420,17 @@ impl ::serde::Serialize for InkConversationAssignedToTimeline {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationAssignedToTimelineV1>
 for InkConversationAssignedToTimeline {
     fn from(payload: InkConversationAssignedToTimelineV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationAssignedToTimeline {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToTimeline;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -369,14 +442,17 @@ impl crate::events::TypedEvent for InkConversationAssignedToTimeline {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationAssignedToTimeline> for crate::events::Event {
     fn from(event: InkConversationAssignedToTimeline) -> Self {
         Self::InkConversationAssignedToTimeline(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationAssignedToTimeline>
 for InkConversationAssignedToTimelineV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationAssignedToTimeline,
     ) -> ::std::result::Result<Self, InkConversationAssignedToTimeline> {
@@ -384,6 +460,7 @@ for InkConversationAssignedToTimelineV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.await_customer_reply` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -406,15 +483,22 @@ pub struct InkConversationAwaitCustomerReplyV1 {
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
 }
-crate::de::deserialize_struct!(
-    InkConversationAwaitCustomerReplyV1, "struct InkConversationAwaitCustomerReplyV1",
-    [(0, required, conversation_id, "conversation_id"), (1, required,
-    conversation_relay_id, "conversation_relay_id"), (2, required, account_number,
-    "account_number"), (3, required, latest_contacted_account_user_number,
-    "latest_contacted_account_user_number"), (4, required, support_user_id,
-    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
-    "actor_id"), (7, required, organisation_id, "organisation_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationAwaitCustomerReplyV1,
+    "struct InkConversationAwaitCustomerReplyV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
+        (4, required, support_user_id, "support_user_id"),
+        (5, required, actor_type, "actor_type"),
+        (6, required, actor_id, "actor_id"),
+        (7, required, organisation_id, "organisation_id"),
+    ],
 );
+
 /// Event type `ink.conversation.await_customer_reply` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -422,22 +506,27 @@ pub enum InkConversationAwaitCustomerReply {
     /// Payload version `v1`.
     V1(InkConversationAwaitCustomerReplyV1),
 }
+
 impl InkConversationAwaitCustomerReply {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.await_customer_reply";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationAwaitCustomerReplyV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -450,6 +539,7 @@ impl InkConversationAwaitCustomerReply {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationAwaitCustomerReply {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -460,14 +550,17 @@ impl ::serde::Serialize for InkConversationAwaitCustomerReply {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationAwaitCustomerReplyV1>
 for InkConversationAwaitCustomerReply {
     fn from(payload: InkConversationAwaitCustomerReplyV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationAwaitCustomerReply {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAwaitCustomerReply;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -479,14 +572,17 @@ impl crate::events::TypedEvent for InkConversationAwaitCustomerReply {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationAwaitCustomerReply> for crate::events::Event {
     fn from(event: InkConversationAwaitCustomerReply) -> Self {
         Self::InkConversationAwaitCustomerReply(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationAwaitCustomerReply>
 for InkConversationAwaitCustomerReplyV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationAwaitCustomerReply,
     ) -> ::std::result::Result<Self, InkConversationAwaitCustomerReply> {
@@ -494,6 +590,7 @@ for InkConversationAwaitCustomerReplyV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.closed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -520,16 +617,24 @@ pub struct InkConversationClosedV1 {
     /// `reason` (string).
     pub reason: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    InkConversationClosedV1, "struct InkConversationClosedV1", [(0, required,
-    conversation_id, "conversation_id"), (1, required, conversation_relay_id,
-    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
-    required, latest_contacted_account_user_number,
-    "latest_contacted_account_user_number"), (4, required, support_user_id,
-    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
-    "actor_id"), (7, required, organisation_id, "organisation_id"), (8, required,
-    closed_at, "closed_at"), (9, required, reason, "reason")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationClosedV1,
+    "struct InkConversationClosedV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
+        (4, required, support_user_id, "support_user_id"),
+        (5, required, actor_type, "actor_type"),
+        (6, required, actor_id, "actor_id"),
+        (7, required, organisation_id, "organisation_id"),
+        (8, required, closed_at, "closed_at"),
+        (9, required, reason, "reason"),
+    ],
 );
+
 /// Event type `ink.conversation.closed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -537,22 +642,27 @@ pub enum InkConversationClosed {
     /// Payload version `v1`.
     V1(InkConversationClosedV1),
 }
+
 impl InkConversationClosed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.closed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationClosedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -563,6 +673,7 @@ impl InkConversationClosed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationClosed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -573,13 +684,16 @@ impl ::serde::Serialize for InkConversationClosed {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationClosedV1> for InkConversationClosed {
     fn from(payload: InkConversationClosedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationClosed {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationClosed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -591,13 +705,16 @@ impl crate::events::TypedEvent for InkConversationClosed {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationClosed> for crate::events::Event {
     fn from(event: InkConversationClosed) -> Self {
         Self::InkConversationClosed(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationClosed> for InkConversationClosedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationClosed,
     ) -> ::std::result::Result<Self, InkConversationClosed> {
@@ -605,6 +722,7 @@ impl crate::events::PayloadVersion<InkConversationClosed> for InkConversationClo
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.open_status_changed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -631,16 +749,24 @@ pub struct InkConversationOpenStatusChangedV1 {
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    InkConversationOpenStatusChangedV1, "struct InkConversationOpenStatusChangedV1", [(0,
-    required, conversation_id, "conversation_id"), (1, required, conversation_relay_id,
-    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
-    required, latest_contacted_account_user_number,
-    "latest_contacted_account_user_number"), (4, required, support_user_id,
-    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
-    "actor_id"), (7, required, organisation_id, "organisation_id"), (8, required,
-    new_status, "new_status"), (9, required, previous_status, "previous_status")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationOpenStatusChangedV1,
+    "struct InkConversationOpenStatusChangedV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
+        (4, required, support_user_id, "support_user_id"),
+        (5, required, actor_type, "actor_type"),
+        (6, required, actor_id, "actor_id"),
+        (7, required, organisation_id, "organisation_id"),
+        (8, required, new_status, "new_status"),
+        (9, required, previous_status, "previous_status"),
+    ],
 );
+
 /// Event type `ink.conversation.open_status_changed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -648,22 +774,27 @@ pub enum InkConversationOpenStatusChanged {
     /// Payload version `v1`.
     V1(InkConversationOpenStatusChangedV1),
 }
+
 impl InkConversationOpenStatusChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.open_status_changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationOpenStatusChangedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -676,6 +807,7 @@ impl InkConversationOpenStatusChanged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationOpenStatusChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -686,14 +818,17 @@ impl ::serde::Serialize for InkConversationOpenStatusChanged {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationOpenStatusChangedV1>
 for InkConversationOpenStatusChanged {
     fn from(payload: InkConversationOpenStatusChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationOpenStatusChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpenStatusChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -705,14 +840,17 @@ impl crate::events::TypedEvent for InkConversationOpenStatusChanged {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationOpenStatusChanged> for crate::events::Event {
     fn from(event: InkConversationOpenStatusChanged) -> Self {
         Self::InkConversationOpenStatusChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationOpenStatusChanged>
 for InkConversationOpenStatusChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationOpenStatusChanged,
     ) -> ::std::result::Result<Self, InkConversationOpenStatusChanged> {
@@ -720,6 +858,7 @@ for InkConversationOpenStatusChangedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.opened` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -742,15 +881,22 @@ pub struct InkConversationOpenedV1 {
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
 }
-crate::de::deserialize_struct!(
-    InkConversationOpenedV1, "struct InkConversationOpenedV1", [(0, required,
-    conversation_id, "conversation_id"), (1, required, conversation_relay_id,
-    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
-    required, latest_contacted_account_user_number,
-    "latest_contacted_account_user_number"), (4, required, support_user_id,
-    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
-    "actor_id"), (7, required, organisation_id, "organisation_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationOpenedV1,
+    "struct InkConversationOpenedV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
+        (4, required, support_user_id, "support_user_id"),
+        (5, required, actor_type, "actor_type"),
+        (6, required, actor_id, "actor_id"),
+        (7, required, organisation_id, "organisation_id"),
+    ],
 );
+
 /// Event type `ink.conversation.opened` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -758,22 +904,27 @@ pub enum InkConversationOpened {
     /// Payload version `v1`.
     V1(InkConversationOpenedV1),
 }
+
 impl InkConversationOpened {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.opened";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationOpenedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -784,6 +935,7 @@ impl InkConversationOpened {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationOpened {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -794,13 +946,16 @@ impl ::serde::Serialize for InkConversationOpened {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationOpenedV1> for InkConversationOpened {
     fn from(payload: InkConversationOpenedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationOpened {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpened;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -812,13 +967,16 @@ impl crate::events::TypedEvent for InkConversationOpened {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationOpened> for crate::events::Event {
     fn from(event: InkConversationOpened) -> Self {
         Self::InkConversationOpened(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationOpened> for InkConversationOpenedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationOpened,
     ) -> ::std::result::Result<Self, InkConversationOpened> {
@@ -826,6 +984,7 @@ impl crate::events::PayloadVersion<InkConversationOpened> for InkConversationOpe
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.priority.changed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationPriorityChangedV1 {
@@ -852,17 +1011,25 @@ pub struct InkConversationPriorityChangedV1 {
     /// `organisation_id` (integer).
     pub organisation_id: i64,
 }
-crate::de::deserialize_struct!(
-    InkConversationPriorityChangedV1, "struct InkConversationPriorityChangedV1", [(0,
-    required, conversation_id, "conversation_id"), (1, required, conversation_relay_id,
-    "conversation_relay_id"), (2, required, old_priority, "old_priority"), (3, required,
-    new_priority, "new_priority"), (4, required, prioritized_at, "prioritized_at"), (5,
-    required, message_id, "message_id"), (6, required, message_relay_id,
-    "message_relay_id"), (7, required, account_number, "account_number"), (8, required,
-    latest_contacted_account_user_number, "latest_contacted_account_user_number"), (9,
-    required, support_user_id, "support_user_id"), (10, required, organisation_id,
-    "organisation_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationPriorityChangedV1,
+    "struct InkConversationPriorityChangedV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, old_priority, "old_priority"),
+        (3, required, new_priority, "new_priority"),
+        (4, required, prioritized_at, "prioritized_at"),
+        (5, required, message_id, "message_id"),
+        (6, required, message_relay_id, "message_relay_id"),
+        (7, required, account_number, "account_number"),
+        (8, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
+        (9, required, support_user_id, "support_user_id"),
+        (10, required, organisation_id, "organisation_id"),
+    ],
 );
+
 /// Event type `ink.conversation.priority.changed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -870,22 +1037,27 @@ pub enum InkConversationPriorityChanged {
     /// Payload version `v1`.
     V1(InkConversationPriorityChangedV1),
 }
+
 impl InkConversationPriorityChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.priority.changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationPriorityChangedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -898,6 +1070,7 @@ impl InkConversationPriorityChanged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationPriorityChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -908,14 +1081,17 @@ impl ::serde::Serialize for InkConversationPriorityChanged {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationPriorityChangedV1>
 for InkConversationPriorityChanged {
     fn from(payload: InkConversationPriorityChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationPriorityChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationPriorityChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -927,14 +1103,17 @@ impl crate::events::TypedEvent for InkConversationPriorityChanged {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationPriorityChanged> for crate::events::Event {
     fn from(event: InkConversationPriorityChanged) -> Self {
         Self::InkConversationPriorityChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationPriorityChanged>
 for InkConversationPriorityChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationPriorityChanged,
     ) -> ::std::result::Result<Self, InkConversationPriorityChanged> {
@@ -942,6 +1121,7 @@ for InkConversationPriorityChangedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.snoozed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
@@ -968,16 +1148,24 @@ pub struct InkConversationSnoozedV1 {
     /// `ink_note_relay_id` (string).
     pub ink_note_relay_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    InkConversationSnoozedV1, "struct InkConversationSnoozedV1", [(0, required,
-    conversation_id, "conversation_id"), (1, required, conversation_relay_id,
-    "conversation_relay_id"), (2, required, account_number, "account_number"), (3,
-    required, latest_contacted_account_user_number,
-    "latest_contacted_account_user_number"), (4, required, support_user_id,
-    "support_user_id"), (5, required, actor_type, "actor_type"), (6, required, actor_id,
-    "actor_id"), (7, required, organisation_id, "organisation_id"), (8, required,
-    snoozed_to, "snoozed_to"), (9, required, ink_note_relay_id, "ink_note_relay_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkConversationSnoozedV1,
+    "struct InkConversationSnoozedV1",
+    [
+        (0, required, conversation_id, "conversation_id"),
+        (1, required, conversation_relay_id, "conversation_relay_id"),
+        (2, required, account_number, "account_number"),
+        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
+        (4, required, support_user_id, "support_user_id"),
+        (5, required, actor_type, "actor_type"),
+        (6, required, actor_id, "actor_id"),
+        (7, required, organisation_id, "organisation_id"),
+        (8, required, snoozed_to, "snoozed_to"),
+        (9, required, ink_note_relay_id, "ink_note_relay_id"),
+    ],
 );
+
 /// Event type `ink.conversation.snoozed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -985,22 +1173,27 @@ pub enum InkConversationSnoozed {
     /// Payload version `v1`.
     V1(InkConversationSnoozedV1),
 }
+
 impl InkConversationSnoozed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.snoozed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationSnoozedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1011,6 +1204,7 @@ impl InkConversationSnoozed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationSnoozed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1021,13 +1215,16 @@ impl ::serde::Serialize for InkConversationSnoozed {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationSnoozedV1> for InkConversationSnoozed {
     fn from(payload: InkConversationSnoozedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationSnoozed {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationSnoozed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1039,13 +1236,16 @@ impl crate::events::TypedEvent for InkConversationSnoozed {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationSnoozed> for crate::events::Event {
     fn from(event: InkConversationSnoozed) -> Self {
         Self::InkConversationSnoozed(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationSnoozed> for InkConversationSnoozedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationSnoozed,
     ) -> ::std::result::Result<Self, InkConversationSnoozed> {
@@ -1053,6 +1253,7 @@ impl crate::events::PayloadVersion<InkConversationSnoozed> for InkConversationSn
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.unassigned_from_bucket` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationUnassignedFromBucketV1 {
@@ -1069,14 +1270,20 @@ pub struct InkConversationUnassignedFromBucketV1 {
     /// `actor_id` (integer).
     pub actor_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     InkConversationUnassignedFromBucketV1,
-    "struct InkConversationUnassignedFromBucketV1", [(0, required, conversation_relay_id,
-    "conversation_relay_id"), (1, required, bucket_relay_id, "bucket_relay_id"), (2,
-    required, support_user_id, "support_user_id"), (3, required, organisation_id,
-    "organisation_id"), (4, required, actor_type, "actor_type"), (5, required, actor_id,
-    "actor_id")]
+    "struct InkConversationUnassignedFromBucketV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, bucket_relay_id, "bucket_relay_id"),
+        (2, required, support_user_id, "support_user_id"),
+        (3, required, organisation_id, "organisation_id"),
+        (4, required, actor_type, "actor_type"),
+        (5, required, actor_id, "actor_id"),
+    ],
 );
+
 /// Event type `ink.conversation.unassigned_from_bucket` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1084,22 +1291,27 @@ pub enum InkConversationUnassignedFromBucket {
     /// Payload version `v1`.
     V1(InkConversationUnassignedFromBucketV1),
 }
+
 impl InkConversationUnassignedFromBucket {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.unassigned_from_bucket";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationUnassignedFromBucketV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1112,6 +1324,7 @@ impl InkConversationUnassignedFromBucket {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationUnassignedFromBucket {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1122,14 +1335,17 @@ impl ::serde::Serialize for InkConversationUnassignedFromBucket {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationUnassignedFromBucketV1>
 for InkConversationUnassignedFromBucket {
     fn from(payload: InkConversationUnassignedFromBucketV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationUnassignedFromBucket {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromBucket;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1141,14 +1357,17 @@ impl crate::events::TypedEvent for InkConversationUnassignedFromBucket {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationUnassignedFromBucket> for crate::events::Event {
     fn from(event: InkConversationUnassignedFromBucket) -> Self {
         Self::InkConversationUnassignedFromBucket(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationUnassignedFromBucket>
 for InkConversationUnassignedFromBucketV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationUnassignedFromBucket,
     ) -> ::std::result::Result<Self, InkConversationUnassignedFromBucket> {
@@ -1156,6 +1375,7 @@ for InkConversationUnassignedFromBucketV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.conversation.unassigned_from_timeline` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversationUnassignedFromTimelineV1 {
@@ -1166,12 +1386,17 @@ pub struct InkConversationUnassignedFromTimelineV1 {
     /// `support_user_id` (integer).
     pub support_user_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     InkConversationUnassignedFromTimelineV1,
-    "struct InkConversationUnassignedFromTimelineV1", [(0, required,
-    conversation_relay_id, "conversation_relay_id"), (1, required, timeline_relay_id,
-    "timeline_relay_id"), (2, required, support_user_id, "support_user_id")]
+    "struct InkConversationUnassignedFromTimelineV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, timeline_relay_id, "timeline_relay_id"),
+        (2, required, support_user_id, "support_user_id"),
+    ],
 );
+
 /// Event type `ink.conversation.unassigned_from_timeline` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1179,22 +1404,27 @@ pub enum InkConversationUnassignedFromTimeline {
     /// Payload version `v1`.
     V1(InkConversationUnassignedFromTimelineV1),
 }
+
 impl InkConversationUnassignedFromTimeline {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.conversation.unassigned_from_timeline";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkConversationUnassignedFromTimelineV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1207,6 +1437,7 @@ impl InkConversationUnassignedFromTimeline {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkConversationUnassignedFromTimeline {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1217,14 +1448,17 @@ impl ::serde::Serialize for InkConversationUnassignedFromTimeline {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationUnassignedFromTimelineV1>
 for InkConversationUnassignedFromTimeline {
     fn from(payload: InkConversationUnassignedFromTimelineV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkConversationUnassignedFromTimeline {
     const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromTimeline;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1236,15 +1470,18 @@ impl crate::events::TypedEvent for InkConversationUnassignedFromTimeline {
         }
     }
 }
+
 impl ::std::convert::From<InkConversationUnassignedFromTimeline>
 for crate::events::Event {
     fn from(event: InkConversationUnassignedFromTimeline) -> Self {
         Self::InkConversationUnassignedFromTimeline(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkConversationUnassignedFromTimeline>
 for InkConversationUnassignedFromTimelineV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkConversationUnassignedFromTimeline,
     ) -> ::std::result::Result<Self, InkConversationUnassignedFromTimeline> {
@@ -1252,6 +1489,7 @@ for InkConversationUnassignedFromTimelineV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.live-chat.closed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatClosedV1 {
@@ -1263,11 +1501,17 @@ pub struct InkLiveChatClosedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    InkLiveChatClosedV1, "struct InkLiveChatClosedV1", [(0, required,
-    live_chat_conversation_relay_id, "live_chat_conversation_relay_id"), (1, required,
-    close_reason, "close_reason"), (2, optional, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    InkLiveChatClosedV1,
+    "struct InkLiveChatClosedV1",
+    [
+        (0, required, live_chat_conversation_relay_id, "live_chat_conversation_relay_id"),
+        (1, required, close_reason, "close_reason"),
+        (2, optional, account_number, "account_number"),
+    ],
 );
+
 /// Event type `ink.live-chat.closed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1275,22 +1519,27 @@ pub enum InkLiveChatClosed {
     /// Payload version `v1`.
     V1(InkLiveChatClosedV1),
 }
+
 impl InkLiveChatClosed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.live-chat.closed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkLiveChatClosedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1301,6 +1550,7 @@ impl InkLiveChatClosed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkLiveChatClosed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1311,13 +1561,16 @@ impl ::serde::Serialize for InkLiveChatClosed {
         }
     }
 }
+
 impl ::std::convert::From<InkLiveChatClosedV1> for InkLiveChatClosed {
     fn from(payload: InkLiveChatClosedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkLiveChatClosed {
     const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatClosed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1327,13 +1580,16 @@ impl crate::events::TypedEvent for InkLiveChatClosed {
         }
     }
 }
+
 impl ::std::convert::From<InkLiveChatClosed> for crate::events::Event {
     fn from(event: InkLiveChatClosed) -> Self {
         Self::InkLiveChatClosed(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkLiveChatClosed> for InkLiveChatClosedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkLiveChatClosed,
     ) -> ::std::result::Result<Self, InkLiveChatClosed> {
@@ -1341,16 +1597,22 @@ impl crate::events::PayloadVersion<InkLiveChatClosed> for InkLiveChatClosedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.live-chat.initiated` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatInitiatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
 }
-crate::de::deserialize_struct!(
-    InkLiveChatInitiatedV1, "struct InkLiveChatInitiatedV1", [(0, required,
-    live_chat_conversation, "live_chat_conversation")]
+
+::energy_api_core::deserialize_struct!(
+    InkLiveChatInitiatedV1,
+    "struct InkLiveChatInitiatedV1",
+    [
+        (0, required, live_chat_conversation, "live_chat_conversation"),
+    ],
 );
+
 /// Event type `ink.live-chat.initiated` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1358,22 +1620,27 @@ pub enum InkLiveChatInitiated {
     /// Payload version `v1`.
     V1(InkLiveChatInitiatedV1),
 }
+
 impl InkLiveChatInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.live-chat.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkLiveChatInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1384,6 +1651,7 @@ impl InkLiveChatInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkLiveChatInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1394,13 +1662,16 @@ impl ::serde::Serialize for InkLiveChatInitiated {
         }
     }
 }
+
 impl ::std::convert::From<InkLiveChatInitiatedV1> for InkLiveChatInitiated {
     fn from(payload: InkLiveChatInitiatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkLiveChatInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1410,13 +1681,16 @@ impl crate::events::TypedEvent for InkLiveChatInitiated {
         }
     }
 }
+
 impl ::std::convert::From<InkLiveChatInitiated> for crate::events::Event {
     fn from(event: InkLiveChatInitiated) -> Self {
         Self::InkLiveChatInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkLiveChatInitiated> for InkLiveChatInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkLiveChatInitiated,
     ) -> ::std::result::Result<Self, InkLiveChatInitiated> {
@@ -1424,17 +1698,22 @@ impl crate::events::PayloadVersion<InkLiveChatInitiated> for InkLiveChatInitiate
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.live-chat.messages.outbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     InkLiveChatMessagesOutboundMessageCreatedV1,
-    "struct InkLiveChatMessagesOutboundMessageCreatedV1", [(0, required,
-    live_chat_conversation, "live_chat_conversation")]
+    "struct InkLiveChatMessagesOutboundMessageCreatedV1",
+    [
+        (0, required, live_chat_conversation, "live_chat_conversation"),
+    ],
 );
+
 /// Event type `ink.live-chat.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1442,22 +1721,27 @@ pub enum InkLiveChatMessagesOutboundMessageCreated {
     /// Payload version `v1`.
     V1(InkLiveChatMessagesOutboundMessageCreatedV1),
 }
+
 impl InkLiveChatMessagesOutboundMessageCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.live-chat.messages.outbound-message-created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1470,6 +1754,7 @@ impl InkLiveChatMessagesOutboundMessageCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkLiveChatMessagesOutboundMessageCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1480,14 +1765,17 @@ impl ::serde::Serialize for InkLiveChatMessagesOutboundMessageCreated {
         }
     }
 }
+
 impl ::std::convert::From<InkLiveChatMessagesOutboundMessageCreatedV1>
 for InkLiveChatMessagesOutboundMessageCreated {
     fn from(payload: InkLiveChatMessagesOutboundMessageCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkLiveChatMessagesOutboundMessageCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatMessagesOutboundMessageCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1499,15 +1787,18 @@ impl crate::events::TypedEvent for InkLiveChatMessagesOutboundMessageCreated {
         }
     }
 }
+
 impl ::std::convert::From<InkLiveChatMessagesOutboundMessageCreated>
 for crate::events::Event {
     fn from(event: InkLiveChatMessagesOutboundMessageCreated) -> Self {
         Self::InkLiveChatMessagesOutboundMessageCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkLiveChatMessagesOutboundMessageCreated>
 for InkLiveChatMessagesOutboundMessageCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkLiveChatMessagesOutboundMessageCreated,
     ) -> ::std::result::Result<Self, InkLiveChatMessagesOutboundMessageCreated> {
@@ -1515,6 +1806,7 @@ for InkLiveChatMessagesOutboundMessageCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.message_attachment.safe` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageAttachmentSafeV1 {
@@ -1527,11 +1819,18 @@ pub struct InkMessageAttachmentSafeV1 {
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
 }
-crate::de::deserialize_struct!(
-    InkMessageAttachmentSafeV1, "struct InkMessageAttachmentSafeV1", [(0, required,
-    filename, "filename"), (1, required, storage_key, "storage_key"), (2, required,
-    storage_bucket, "storage_bucket"), (3, required, size_in_bytes, "size_in_bytes")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessageAttachmentSafeV1,
+    "struct InkMessageAttachmentSafeV1",
+    [
+        (0, required, filename, "filename"),
+        (1, required, storage_key, "storage_key"),
+        (2, required, storage_bucket, "storage_bucket"),
+        (3, required, size_in_bytes, "size_in_bytes"),
+    ],
 );
+
 /// Event type `ink.message_attachment.safe` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1539,22 +1838,27 @@ pub enum InkMessageAttachmentSafe {
     /// Payload version `v1`.
     V1(InkMessageAttachmentSafeV1),
 }
+
 impl InkMessageAttachmentSafe {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.message_attachment.safe";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessageAttachmentSafeV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1565,6 +1869,7 @@ impl InkMessageAttachmentSafe {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessageAttachmentSafe {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1575,13 +1880,16 @@ impl ::serde::Serialize for InkMessageAttachmentSafe {
         }
     }
 }
+
 impl ::std::convert::From<InkMessageAttachmentSafeV1> for InkMessageAttachmentSafe {
     fn from(payload: InkMessageAttachmentSafeV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessageAttachmentSafe {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentSafe;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1593,14 +1901,17 @@ impl crate::events::TypedEvent for InkMessageAttachmentSafe {
         }
     }
 }
+
 impl ::std::convert::From<InkMessageAttachmentSafe> for crate::events::Event {
     fn from(event: InkMessageAttachmentSafe) -> Self {
         Self::InkMessageAttachmentSafe(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessageAttachmentSafe>
 for InkMessageAttachmentSafeV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessageAttachmentSafe,
     ) -> ::std::result::Result<Self, InkMessageAttachmentSafe> {
@@ -1608,6 +1919,7 @@ for InkMessageAttachmentSafeV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.message_attachment.unsafe` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageAttachmentUnsafeV1 {
@@ -1620,11 +1932,18 @@ pub struct InkMessageAttachmentUnsafeV1 {
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
 }
-crate::de::deserialize_struct!(
-    InkMessageAttachmentUnsafeV1, "struct InkMessageAttachmentUnsafeV1", [(0, required,
-    filename, "filename"), (1, required, storage_key, "storage_key"), (2, required,
-    storage_bucket, "storage_bucket"), (3, required, size_in_bytes, "size_in_bytes")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessageAttachmentUnsafeV1,
+    "struct InkMessageAttachmentUnsafeV1",
+    [
+        (0, required, filename, "filename"),
+        (1, required, storage_key, "storage_key"),
+        (2, required, storage_bucket, "storage_bucket"),
+        (3, required, size_in_bytes, "size_in_bytes"),
+    ],
 );
+
 /// Event type `ink.message_attachment.unsafe` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1632,22 +1951,27 @@ pub enum InkMessageAttachmentUnsafe {
     /// Payload version `v1`.
     V1(InkMessageAttachmentUnsafeV1),
 }
+
 impl InkMessageAttachmentUnsafe {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.message_attachment.unsafe";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessageAttachmentUnsafeV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1658,6 +1982,7 @@ impl InkMessageAttachmentUnsafe {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessageAttachmentUnsafe {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1668,13 +1993,16 @@ impl ::serde::Serialize for InkMessageAttachmentUnsafe {
         }
     }
 }
+
 impl ::std::convert::From<InkMessageAttachmentUnsafeV1> for InkMessageAttachmentUnsafe {
     fn from(payload: InkMessageAttachmentUnsafeV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessageAttachmentUnsafe {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentUnsafe;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1686,14 +2014,17 @@ impl crate::events::TypedEvent for InkMessageAttachmentUnsafe {
         }
     }
 }
+
 impl ::std::convert::From<InkMessageAttachmentUnsafe> for crate::events::Event {
     fn from(event: InkMessageAttachmentUnsafe) -> Self {
         Self::InkMessageAttachmentUnsafe(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessageAttachmentUnsafe>
 for InkMessageAttachmentUnsafeV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessageAttachmentUnsafe,
     ) -> ::std::result::Result<Self, InkMessageAttachmentUnsafe> {
@@ -1701,6 +2032,7 @@ for InkMessageAttachmentUnsafeV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.inbound-email-migration` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundEmailMigrationV1 {
@@ -1711,11 +2043,17 @@ pub struct InkMessagesInboundEmailMigrationV1 {
     /// `storage_bucket` (string).
     pub storage_bucket: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    InkMessagesInboundEmailMigrationV1, "struct InkMessagesInboundEmailMigrationV1", [(0,
-    required, message_id, "message_id"), (1, required, storage_key, "storage_key"), (2,
-    required, storage_bucket, "storage_bucket")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesInboundEmailMigrationV1,
+    "struct InkMessagesInboundEmailMigrationV1",
+    [
+        (0, required, message_id, "message_id"),
+        (1, required, storage_key, "storage_key"),
+        (2, required, storage_bucket, "storage_bucket"),
+    ],
 );
+
 /// Event type `ink.messages.inbound-email-migration` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1723,22 +2061,27 @@ pub enum InkMessagesInboundEmailMigration {
     /// Payload version `v1`.
     V1(InkMessagesInboundEmailMigrationV1),
 }
+
 impl InkMessagesInboundEmailMigration {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.inbound-email-migration";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesInboundEmailMigrationV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1751,6 +2094,7 @@ impl InkMessagesInboundEmailMigration {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesInboundEmailMigration {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1761,14 +2105,17 @@ impl ::serde::Serialize for InkMessagesInboundEmailMigration {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesInboundEmailMigrationV1>
 for InkMessagesInboundEmailMigration {
     fn from(payload: InkMessagesInboundEmailMigrationV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesInboundEmailMigration {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundEmailMigration;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1780,14 +2127,17 @@ impl crate::events::TypedEvent for InkMessagesInboundEmailMigration {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesInboundEmailMigration> for crate::events::Event {
     fn from(event: InkMessagesInboundEmailMigration) -> Self {
         Self::InkMessagesInboundEmailMigration(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesInboundEmailMigration>
 for InkMessagesInboundEmailMigrationV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesInboundEmailMigration,
     ) -> ::std::result::Result<Self, InkMessagesInboundEmailMigration> {
@@ -1795,6 +2145,7 @@ for InkMessagesInboundEmailMigrationV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.inbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundMessageCreatedV1 {
@@ -1805,11 +2156,17 @@ pub struct InkMessagesInboundMessageCreatedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-crate::de::deserialize_struct!(
-    InkMessagesInboundMessageCreatedV1, "struct InkMessagesInboundMessageCreatedV1", [(0,
-    required, conversation_relay_id, "conversation_relay_id"), (1, required,
-    account_number, "account_number"), (2, required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesInboundMessageCreatedV1,
+    "struct InkMessagesInboundMessageCreatedV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.messages.inbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1817,22 +2174,27 @@ pub enum InkMessagesInboundMessageCreated {
     /// Payload version `v1`.
     V1(InkMessagesInboundMessageCreatedV1),
 }
+
 impl InkMessagesInboundMessageCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.inbound-message-created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesInboundMessageCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1845,6 +2207,7 @@ impl InkMessagesInboundMessageCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesInboundMessageCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1855,14 +2218,17 @@ impl ::serde::Serialize for InkMessagesInboundMessageCreated {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesInboundMessageCreatedV1>
 for InkMessagesInboundMessageCreated {
     fn from(payload: InkMessagesInboundMessageCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesInboundMessageCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1874,14 +2240,17 @@ impl crate::events::TypedEvent for InkMessagesInboundMessageCreated {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesInboundMessageCreated> for crate::events::Event {
     fn from(event: InkMessagesInboundMessageCreated) -> Self {
         Self::InkMessagesInboundMessageCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesInboundMessageCreated>
 for InkMessagesInboundMessageCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesInboundMessageCreated,
     ) -> ::std::result::Result<Self, InkMessagesInboundMessageCreated> {
@@ -1889,6 +2258,7 @@ for InkMessagesInboundMessageCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.inbound-message-ingested` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesInboundMessageIngestedV1 {
@@ -1901,11 +2271,18 @@ pub struct InkMessagesInboundMessageIngestedV1 {
     /// `message_relay_id` (string).
     pub message_relay_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    InkMessagesInboundMessageIngestedV1, "struct InkMessagesInboundMessageIngestedV1",
-    [(0, required, channel, "channel"), (1, required, vendor, "vendor"), (2, required,
-    vendor_id, "vendor_id"), (3, required, message_relay_id, "message_relay_id")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesInboundMessageIngestedV1,
+    "struct InkMessagesInboundMessageIngestedV1",
+    [
+        (0, required, channel, "channel"),
+        (1, required, vendor, "vendor"),
+        (2, required, vendor_id, "vendor_id"),
+        (3, required, message_relay_id, "message_relay_id"),
+    ],
 );
+
 /// Event type `ink.messages.inbound-message-ingested` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1913,22 +2290,27 @@ pub enum InkMessagesInboundMessageIngested {
     /// Payload version `v1`.
     V1(InkMessagesInboundMessageIngestedV1),
 }
+
 impl InkMessagesInboundMessageIngested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.inbound-message-ingested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesInboundMessageIngestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1941,6 +2323,7 @@ impl InkMessagesInboundMessageIngested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesInboundMessageIngested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1951,14 +2334,17 @@ impl ::serde::Serialize for InkMessagesInboundMessageIngested {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesInboundMessageIngestedV1>
 for InkMessagesInboundMessageIngested {
     fn from(payload: InkMessagesInboundMessageIngestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesInboundMessageIngested {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageIngested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1970,14 +2356,17 @@ impl crate::events::TypedEvent for InkMessagesInboundMessageIngested {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesInboundMessageIngested> for crate::events::Event {
     fn from(event: InkMessagesInboundMessageIngested) -> Self {
         Self::InkMessagesInboundMessageIngested(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesInboundMessageIngested>
 for InkMessagesInboundMessageIngestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesInboundMessageIngested,
     ) -> ::std::result::Result<Self, InkMessagesInboundMessageIngested> {
@@ -1985,6 +2374,7 @@ for InkMessagesInboundMessageIngestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.outbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesOutboundMessageCreatedV1 {
@@ -1995,11 +2385,17 @@ pub struct InkMessagesOutboundMessageCreatedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-crate::de::deserialize_struct!(
-    InkMessagesOutboundMessageCreatedV1, "struct InkMessagesOutboundMessageCreatedV1",
-    [(0, required, conversation_relay_id, "conversation_relay_id"), (1, required,
-    account_number, "account_number"), (2, required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesOutboundMessageCreatedV1,
+    "struct InkMessagesOutboundMessageCreatedV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2007,22 +2403,27 @@ pub enum InkMessagesOutboundMessageCreated {
     /// Payload version `v1`.
     V1(InkMessagesOutboundMessageCreatedV1),
 }
+
 impl InkMessagesOutboundMessageCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.outbound-message-created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesOutboundMessageCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2035,6 +2436,7 @@ impl InkMessagesOutboundMessageCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesOutboundMessageCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2045,14 +2447,17 @@ impl ::serde::Serialize for InkMessagesOutboundMessageCreated {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesOutboundMessageCreatedV1>
 for InkMessagesOutboundMessageCreated {
     fn from(payload: InkMessagesOutboundMessageCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesOutboundMessageCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2064,14 +2469,17 @@ impl crate::events::TypedEvent for InkMessagesOutboundMessageCreated {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesOutboundMessageCreated> for crate::events::Event {
     fn from(event: InkMessagesOutboundMessageCreated) -> Self {
         Self::InkMessagesOutboundMessageCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesOutboundMessageCreated>
 for InkMessagesOutboundMessageCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesOutboundMessageCreated,
     ) -> ::std::result::Result<Self, InkMessagesOutboundMessageCreated> {
@@ -2079,6 +2487,7 @@ for InkMessagesOutboundMessageCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.outbound-message-failed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesOutboundMessageFailedV1 {
@@ -2089,11 +2498,17 @@ pub struct InkMessagesOutboundMessageFailedV1 {
     /// `failure` (`InkFailureData`).
     pub failure: crate::types::InkFailureData,
 }
-crate::de::deserialize_struct!(
-    InkMessagesOutboundMessageFailedV1, "struct InkMessagesOutboundMessageFailedV1", [(0,
-    required, conversation_relay_id, "conversation_relay_id"), (1, required, message,
-    "message"), (2, required, failure, "failure")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesOutboundMessageFailedV1,
+    "struct InkMessagesOutboundMessageFailedV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, message, "message"),
+        (2, required, failure, "failure"),
+    ],
 );
+
 /// Event type `ink.messages.outbound-message-failed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2101,22 +2516,27 @@ pub enum InkMessagesOutboundMessageFailed {
     /// Payload version `v1`.
     V1(InkMessagesOutboundMessageFailedV1),
 }
+
 impl InkMessagesOutboundMessageFailed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.outbound-message-failed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesOutboundMessageFailedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2129,6 +2549,7 @@ impl InkMessagesOutboundMessageFailed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesOutboundMessageFailed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2139,14 +2560,17 @@ impl ::serde::Serialize for InkMessagesOutboundMessageFailed {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesOutboundMessageFailedV1>
 for InkMessagesOutboundMessageFailed {
     fn from(payload: InkMessagesOutboundMessageFailedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesOutboundMessageFailed {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageFailed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2158,14 +2582,17 @@ impl crate::events::TypedEvent for InkMessagesOutboundMessageFailed {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesOutboundMessageFailed> for crate::events::Event {
     fn from(event: InkMessagesOutboundMessageFailed) -> Self {
         Self::InkMessagesOutboundMessageFailed(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesOutboundMessageFailed>
 for InkMessagesOutboundMessageFailedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesOutboundMessageFailed,
     ) -> ::std::result::Result<Self, InkMessagesOutboundMessageFailed> {
@@ -2173,6 +2600,7 @@ for InkMessagesOutboundMessageFailedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.phishing-report-dismissed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesPhishingReportDismissedV1 {
@@ -2183,11 +2611,17 @@ pub struct InkMessagesPhishingReportDismissedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-crate::de::deserialize_struct!(
-    InkMessagesPhishingReportDismissedV1, "struct InkMessagesPhishingReportDismissedV1",
-    [(0, required, conversation_relay_id, "conversation_relay_id"), (1, required,
-    account_number, "account_number"), (2, required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesPhishingReportDismissedV1,
+    "struct InkMessagesPhishingReportDismissedV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.messages.phishing-report-dismissed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2195,22 +2629,27 @@ pub enum InkMessagesPhishingReportDismissed {
     /// Payload version `v1`.
     V1(InkMessagesPhishingReportDismissedV1),
 }
+
 impl InkMessagesPhishingReportDismissed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.phishing-report-dismissed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesPhishingReportDismissedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2223,6 +2662,7 @@ impl InkMessagesPhishingReportDismissed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesPhishingReportDismissed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2233,14 +2673,17 @@ impl ::serde::Serialize for InkMessagesPhishingReportDismissed {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesPhishingReportDismissedV1>
 for InkMessagesPhishingReportDismissed {
     fn from(payload: InkMessagesPhishingReportDismissedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesPhishingReportDismissed {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesPhishingReportDismissed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2252,14 +2695,17 @@ impl crate::events::TypedEvent for InkMessagesPhishingReportDismissed {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesPhishingReportDismissed> for crate::events::Event {
     fn from(event: InkMessagesPhishingReportDismissed) -> Self {
         Self::InkMessagesPhishingReportDismissed(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesPhishingReportDismissed>
 for InkMessagesPhishingReportDismissedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesPhishingReportDismissed,
     ) -> ::std::result::Result<Self, InkMessagesPhishingReportDismissed> {
@@ -2267,6 +2713,7 @@ for InkMessagesPhishingReportDismissedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.reported-phishing` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesReportedPhishingV1 {
@@ -2277,11 +2724,17 @@ pub struct InkMessagesReportedPhishingV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-crate::de::deserialize_struct!(
-    InkMessagesReportedPhishingV1, "struct InkMessagesReportedPhishingV1", [(0, required,
-    conversation_relay_id, "conversation_relay_id"), (1, required, account_number,
-    "account_number"), (2, required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesReportedPhishingV1,
+    "struct InkMessagesReportedPhishingV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.messages.reported-phishing` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2289,22 +2742,27 @@ pub enum InkMessagesReportedPhishing {
     /// Payload version `v1`.
     V1(InkMessagesReportedPhishingV1),
 }
+
 impl InkMessagesReportedPhishing {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.reported-phishing";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesReportedPhishingV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2317,6 +2775,7 @@ impl InkMessagesReportedPhishing {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesReportedPhishing {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2327,14 +2786,17 @@ impl ::serde::Serialize for InkMessagesReportedPhishing {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesReportedPhishingV1>
 for InkMessagesReportedPhishing {
     fn from(payload: InkMessagesReportedPhishingV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesReportedPhishing {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedPhishing;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2346,14 +2808,17 @@ impl crate::events::TypedEvent for InkMessagesReportedPhishing {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesReportedPhishing> for crate::events::Event {
     fn from(event: InkMessagesReportedPhishing) -> Self {
         Self::InkMessagesReportedPhishing(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesReportedPhishing>
 for InkMessagesReportedPhishingV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesReportedPhishing,
     ) -> ::std::result::Result<Self, InkMessagesReportedPhishing> {
@@ -2361,6 +2826,7 @@ for InkMessagesReportedPhishingV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.reported-spam` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesReportedSpamV1 {
@@ -2371,11 +2837,17 @@ pub struct InkMessagesReportedSpamV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-crate::de::deserialize_struct!(
-    InkMessagesReportedSpamV1, "struct InkMessagesReportedSpamV1", [(0, required,
-    conversation_relay_id, "conversation_relay_id"), (1, required, account_number,
-    "account_number"), (2, required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesReportedSpamV1,
+    "struct InkMessagesReportedSpamV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.messages.reported-spam` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2383,22 +2855,27 @@ pub enum InkMessagesReportedSpam {
     /// Payload version `v1`.
     V1(InkMessagesReportedSpamV1),
 }
+
 impl InkMessagesReportedSpam {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.reported-spam";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesReportedSpamV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2409,6 +2886,7 @@ impl InkMessagesReportedSpam {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesReportedSpam {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2419,13 +2897,16 @@ impl ::serde::Serialize for InkMessagesReportedSpam {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesReportedSpamV1> for InkMessagesReportedSpam {
     fn from(payload: InkMessagesReportedSpamV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesReportedSpam {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedSpam;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2437,14 +2918,17 @@ impl crate::events::TypedEvent for InkMessagesReportedSpam {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesReportedSpam> for crate::events::Event {
     fn from(event: InkMessagesReportedSpam) -> Self {
         Self::InkMessagesReportedSpam(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesReportedSpam>
 for InkMessagesReportedSpamV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesReportedSpam,
     ) -> ::std::result::Result<Self, InkMessagesReportedSpam> {
@@ -2452,6 +2936,7 @@ for InkMessagesReportedSpamV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `ink.messages.spam-report-dismissed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessagesSpamReportDismissedV1 {
@@ -2462,11 +2947,17 @@ pub struct InkMessagesSpamReportDismissedV1 {
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
 }
-crate::de::deserialize_struct!(
-    InkMessagesSpamReportDismissedV1, "struct InkMessagesSpamReportDismissedV1", [(0,
-    required, conversation_relay_id, "conversation_relay_id"), (1, required,
-    account_number, "account_number"), (2, required, message, "message")]
+
+::energy_api_core::deserialize_struct!(
+    InkMessagesSpamReportDismissedV1,
+    "struct InkMessagesSpamReportDismissedV1",
+    [
+        (0, required, conversation_relay_id, "conversation_relay_id"),
+        (1, required, account_number, "account_number"),
+        (2, required, message, "message"),
+    ],
 );
+
 /// Event type `ink.messages.spam-report-dismissed` (Conversations and messages), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -2474,22 +2965,27 @@ pub enum InkMessagesSpamReportDismissed {
     /// Payload version `v1`.
     V1(InkMessagesSpamReportDismissedV1),
 }
+
 impl InkMessagesSpamReportDismissed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "ink.messages.spam-report-dismissed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesSpamReportDismissedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -2502,6 +2998,7 @@ impl InkMessagesSpamReportDismissed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for InkMessagesSpamReportDismissed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -2512,14 +3009,17 @@ impl ::serde::Serialize for InkMessagesSpamReportDismissed {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesSpamReportDismissedV1>
 for InkMessagesSpamReportDismissed {
     fn from(payload: InkMessagesSpamReportDismissedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for InkMessagesSpamReportDismissed {
     const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesSpamReportDismissed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -2531,14 +3031,17 @@ impl crate::events::TypedEvent for InkMessagesSpamReportDismissed {
         }
     }
 }
+
 impl ::std::convert::From<InkMessagesSpamReportDismissed> for crate::events::Event {
     fn from(event: InkMessagesSpamReportDismissed) -> Self {
         Self::InkMessagesSpamReportDismissed(event)
     }
 }
+
 impl crate::events::PayloadVersion<InkMessagesSpamReportDismissed>
 for InkMessagesSpamReportDismissedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: InkMessagesSpamReportDismissed,
     ) -> ::std::result::Result<Self, InkMessagesSpamReportDismissed> {

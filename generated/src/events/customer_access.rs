@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Customer access roles".
 //!
 //! Events about partner, partner user and user roles, and loyalty point roles.
+
 /// Payload of `customer_access.partner_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessPartnerRolesCreatedV1 {
@@ -10,10 +11,16 @@ pub struct CustomerAccessPartnerRolesCreatedV1 {
     /// `permissions` (array of string).
     pub permissions: ::std::vec::Vec<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    CustomerAccessPartnerRolesCreatedV1, "struct CustomerAccessPartnerRolesCreatedV1",
-    [(0, required, code, "code"), (1, required, permissions, "permissions")]
+
+::energy_api_core::deserialize_struct!(
+    CustomerAccessPartnerRolesCreatedV1,
+    "struct CustomerAccessPartnerRolesCreatedV1",
+    [
+        (0, required, code, "code"),
+        (1, required, permissions, "permissions"),
+    ],
 );
+
 /// Event type `customer_access.partner_roles.created` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -21,22 +28,27 @@ pub enum CustomerAccessPartnerRolesCreated {
     /// Payload version `v1`.
     V1(CustomerAccessPartnerRolesCreatedV1),
 }
+
 impl CustomerAccessPartnerRolesCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "customer_access.partner_roles.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerRolesCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -49,6 +61,7 @@ impl CustomerAccessPartnerRolesCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CustomerAccessPartnerRolesCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -59,14 +72,17 @@ impl ::serde::Serialize for CustomerAccessPartnerRolesCreated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerRolesCreatedV1>
 for CustomerAccessPartnerRolesCreated {
     fn from(payload: CustomerAccessPartnerRolesCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CustomerAccessPartnerRolesCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -78,14 +94,17 @@ impl crate::events::TypedEvent for CustomerAccessPartnerRolesCreated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerRolesCreated> for crate::events::Event {
     fn from(event: CustomerAccessPartnerRolesCreated) -> Self {
         Self::CustomerAccessPartnerRolesCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CustomerAccessPartnerRolesCreated>
 for CustomerAccessPartnerRolesCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CustomerAccessPartnerRolesCreated,
     ) -> ::std::result::Result<Self, CustomerAccessPartnerRolesCreated> {
@@ -93,6 +112,7 @@ for CustomerAccessPartnerRolesCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `customer_access.partner_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessPartnerRolesUpdatedV1 {
@@ -108,11 +128,18 @@ pub struct CustomerAccessPartnerRolesUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
-crate::de::deserialize_struct!(
-    CustomerAccessPartnerRolesUpdatedV1, "struct CustomerAccessPartnerRolesUpdatedV1",
-    [(0, required, code, "code"), (1, optional, display_name, "display_name"), (2,
-    optional, description, "description"), (3, optional, permissions, "permissions")]
+
+::energy_api_core::deserialize_struct!(
+    CustomerAccessPartnerRolesUpdatedV1,
+    "struct CustomerAccessPartnerRolesUpdatedV1",
+    [
+        (0, required, code, "code"),
+        (1, optional, display_name, "display_name"),
+        (2, optional, description, "description"),
+        (3, optional, permissions, "permissions"),
+    ],
 );
+
 /// Event type `customer_access.partner_roles.updated` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -120,22 +147,27 @@ pub enum CustomerAccessPartnerRolesUpdated {
     /// Payload version `v1`.
     V1(CustomerAccessPartnerRolesUpdatedV1),
 }
+
 impl CustomerAccessPartnerRolesUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "customer_access.partner_roles.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerRolesUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -148,6 +180,7 @@ impl CustomerAccessPartnerRolesUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CustomerAccessPartnerRolesUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -158,14 +191,17 @@ impl ::serde::Serialize for CustomerAccessPartnerRolesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerRolesUpdatedV1>
 for CustomerAccessPartnerRolesUpdated {
     fn from(payload: CustomerAccessPartnerRolesUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CustomerAccessPartnerRolesUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -177,14 +213,17 @@ impl crate::events::TypedEvent for CustomerAccessPartnerRolesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerRolesUpdated> for crate::events::Event {
     fn from(event: CustomerAccessPartnerRolesUpdated) -> Self {
         Self::CustomerAccessPartnerRolesUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CustomerAccessPartnerRolesUpdated>
 for CustomerAccessPartnerRolesUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CustomerAccessPartnerRolesUpdated,
     ) -> ::std::result::Result<Self, CustomerAccessPartnerRolesUpdated> {
@@ -192,6 +231,7 @@ for CustomerAccessPartnerRolesUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `customer_access.partner_user_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessPartnerUserRolesCreatedV1 {
@@ -200,11 +240,16 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1 {
     /// `permissions` (array of string).
     pub permissions: ::std::vec::Vec<::std::string::String>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     CustomerAccessPartnerUserRolesCreatedV1,
-    "struct CustomerAccessPartnerUserRolesCreatedV1", [(0, required, code, "code"), (1,
-    required, permissions, "permissions")]
+    "struct CustomerAccessPartnerUserRolesCreatedV1",
+    [
+        (0, required, code, "code"),
+        (1, required, permissions, "permissions"),
+    ],
 );
+
 /// Event type `customer_access.partner_user_roles.created` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -212,22 +257,27 @@ pub enum CustomerAccessPartnerUserRolesCreated {
     /// Payload version `v1`.
     V1(CustomerAccessPartnerUserRolesCreatedV1),
 }
+
 impl CustomerAccessPartnerUserRolesCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "customer_access.partner_user_roles.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerUserRolesCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -240,6 +290,7 @@ impl CustomerAccessPartnerUserRolesCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CustomerAccessPartnerUserRolesCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -250,14 +301,17 @@ impl ::serde::Serialize for CustomerAccessPartnerUserRolesCreated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerUserRolesCreatedV1>
 for CustomerAccessPartnerUserRolesCreated {
     fn from(payload: CustomerAccessPartnerUserRolesCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -269,15 +323,18 @@ impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesCreated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerUserRolesCreated>
 for crate::events::Event {
     fn from(event: CustomerAccessPartnerUserRolesCreated) -> Self {
         Self::CustomerAccessPartnerUserRolesCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CustomerAccessPartnerUserRolesCreated>
 for CustomerAccessPartnerUserRolesCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CustomerAccessPartnerUserRolesCreated,
     ) -> ::std::result::Result<Self, CustomerAccessPartnerUserRolesCreated> {
@@ -285,6 +342,7 @@ for CustomerAccessPartnerUserRolesCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `customer_access.partner_user_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
@@ -300,12 +358,18 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     CustomerAccessPartnerUserRolesUpdatedV1,
-    "struct CustomerAccessPartnerUserRolesUpdatedV1", [(0, required, code, "code"), (1,
-    optional, display_name, "display_name"), (2, optional, description, "description"),
-    (3, optional, permissions, "permissions")]
+    "struct CustomerAccessPartnerUserRolesUpdatedV1",
+    [
+        (0, required, code, "code"),
+        (1, optional, display_name, "display_name"),
+        (2, optional, description, "description"),
+        (3, optional, permissions, "permissions"),
+    ],
 );
+
 /// Event type `customer_access.partner_user_roles.updated` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -313,22 +377,27 @@ pub enum CustomerAccessPartnerUserRolesUpdated {
     /// Payload version `v1`.
     V1(CustomerAccessPartnerUserRolesUpdatedV1),
 }
+
 impl CustomerAccessPartnerUserRolesUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "customer_access.partner_user_roles.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -341,6 +410,7 @@ impl CustomerAccessPartnerUserRolesUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CustomerAccessPartnerUserRolesUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -351,14 +421,17 @@ impl ::serde::Serialize for CustomerAccessPartnerUserRolesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerUserRolesUpdatedV1>
 for CustomerAccessPartnerUserRolesUpdated {
     fn from(payload: CustomerAccessPartnerUserRolesUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -370,15 +443,18 @@ impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessPartnerUserRolesUpdated>
 for crate::events::Event {
     fn from(event: CustomerAccessPartnerUserRolesUpdated) -> Self {
         Self::CustomerAccessPartnerUserRolesUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CustomerAccessPartnerUserRolesUpdated>
 for CustomerAccessPartnerUserRolesUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CustomerAccessPartnerUserRolesUpdated,
     ) -> ::std::result::Result<Self, CustomerAccessPartnerUserRolesUpdated> {
@@ -386,6 +462,7 @@ for CustomerAccessPartnerUserRolesUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `customer_access.user_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessUserRolesCreatedV1 {
@@ -396,11 +473,17 @@ pub struct CustomerAccessUserRolesCreatedV1 {
     /// `name` (string).
     pub name: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    CustomerAccessUserRolesCreatedV1, "struct CustomerAccessUserRolesCreatedV1", [(0,
-    required, code, "code"), (1, required, permissions, "permissions"), (2, required,
-    name, "name")]
+
+::energy_api_core::deserialize_struct!(
+    CustomerAccessUserRolesCreatedV1,
+    "struct CustomerAccessUserRolesCreatedV1",
+    [
+        (0, required, code, "code"),
+        (1, required, permissions, "permissions"),
+        (2, required, name, "name"),
+    ],
 );
+
 /// Event type `customer_access.user_roles.created` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -408,22 +491,27 @@ pub enum CustomerAccessUserRolesCreated {
     /// Payload version `v1`.
     V1(CustomerAccessUserRolesCreatedV1),
 }
+
 impl CustomerAccessUserRolesCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "customer_access.user_roles.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessUserRolesCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -436,6 +524,7 @@ impl CustomerAccessUserRolesCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CustomerAccessUserRolesCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -446,14 +535,17 @@ impl ::serde::Serialize for CustomerAccessUserRolesCreated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessUserRolesCreatedV1>
 for CustomerAccessUserRolesCreated {
     fn from(payload: CustomerAccessUserRolesCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CustomerAccessUserRolesCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -465,14 +557,17 @@ impl crate::events::TypedEvent for CustomerAccessUserRolesCreated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessUserRolesCreated> for crate::events::Event {
     fn from(event: CustomerAccessUserRolesCreated) -> Self {
         Self::CustomerAccessUserRolesCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CustomerAccessUserRolesCreated>
 for CustomerAccessUserRolesCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CustomerAccessUserRolesCreated,
     ) -> ::std::result::Result<Self, CustomerAccessUserRolesCreated> {
@@ -480,6 +575,7 @@ for CustomerAccessUserRolesCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `customer_access.user_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CustomerAccessUserRolesUpdatedV1 {
@@ -495,11 +591,18 @@ pub struct CustomerAccessUserRolesUpdatedV1 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
-crate::de::deserialize_struct!(
-    CustomerAccessUserRolesUpdatedV1, "struct CustomerAccessUserRolesUpdatedV1", [(0,
-    required, code, "code"), (1, optional, display_name, "display_name"), (2, optional,
-    description, "description"), (3, optional, permissions, "permissions")]
+
+::energy_api_core::deserialize_struct!(
+    CustomerAccessUserRolesUpdatedV1,
+    "struct CustomerAccessUserRolesUpdatedV1",
+    [
+        (0, required, code, "code"),
+        (1, optional, display_name, "display_name"),
+        (2, optional, description, "description"),
+        (3, optional, permissions, "permissions"),
+    ],
 );
+
 /// Event type `customer_access.user_roles.updated` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -507,22 +610,27 @@ pub enum CustomerAccessUserRolesUpdated {
     /// Payload version `v1`.
     V1(CustomerAccessUserRolesUpdatedV1),
 }
+
 impl CustomerAccessUserRolesUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "customer_access.user_roles.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessUserRolesUpdatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -535,6 +643,7 @@ impl CustomerAccessUserRolesUpdated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for CustomerAccessUserRolesUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -545,14 +654,17 @@ impl ::serde::Serialize for CustomerAccessUserRolesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessUserRolesUpdatedV1>
 for CustomerAccessUserRolesUpdated {
     fn from(payload: CustomerAccessUserRolesUpdatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for CustomerAccessUserRolesUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -564,14 +676,17 @@ impl crate::events::TypedEvent for CustomerAccessUserRolesUpdated {
         }
     }
 }
+
 impl ::std::convert::From<CustomerAccessUserRolesUpdated> for crate::events::Event {
     fn from(event: CustomerAccessUserRolesUpdated) -> Self {
         Self::CustomerAccessUserRolesUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<CustomerAccessUserRolesUpdated>
 for CustomerAccessUserRolesUpdatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: CustomerAccessUserRolesUpdated,
     ) -> ::std::result::Result<Self, CustomerAccessUserRolesUpdated> {
@@ -579,6 +694,7 @@ for CustomerAccessUserRolesUpdatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `loyalty-points.user-role-removal` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LoyaltyPointsUserRoleRemovalV1 {
@@ -587,10 +703,16 @@ pub struct LoyaltyPointsUserRoleRemovalV1 {
     /// `account_id` (integer).
     pub account_id: i64,
 }
-crate::de::deserialize_struct!(
-    LoyaltyPointsUserRoleRemovalV1, "struct LoyaltyPointsUserRoleRemovalV1", [(0,
-    required, user_id, "user_id"), (1, required, account_id, "account_id")]
+
+::energy_api_core::deserialize_struct!(
+    LoyaltyPointsUserRoleRemovalV1,
+    "struct LoyaltyPointsUserRoleRemovalV1",
+    [
+        (0, required, user_id, "user_id"),
+        (1, required, account_id, "account_id"),
+    ],
 );
+
 /// Event type `loyalty-points.user-role-removal` (Customer access roles), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -598,22 +720,27 @@ pub enum LoyaltyPointsUserRoleRemoval {
     /// Payload version `v1`.
     V1(LoyaltyPointsUserRoleRemovalV1),
 }
+
 impl LoyaltyPointsUserRoleRemoval {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "loyalty-points.user-role-removal";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LoyaltyPointsUserRoleRemovalV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -626,6 +753,7 @@ impl LoyaltyPointsUserRoleRemoval {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LoyaltyPointsUserRoleRemoval {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -636,14 +764,17 @@ impl ::serde::Serialize for LoyaltyPointsUserRoleRemoval {
         }
     }
 }
+
 impl ::std::convert::From<LoyaltyPointsUserRoleRemovalV1>
 for LoyaltyPointsUserRoleRemoval {
     fn from(payload: LoyaltyPointsUserRoleRemovalV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LoyaltyPointsUserRoleRemoval {
     const TYPE: crate::events::EventType = crate::events::EventType::LoyaltyPointsUserRoleRemoval;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -655,14 +786,17 @@ impl crate::events::TypedEvent for LoyaltyPointsUserRoleRemoval {
         }
     }
 }
+
 impl ::std::convert::From<LoyaltyPointsUserRoleRemoval> for crate::events::Event {
     fn from(event: LoyaltyPointsUserRoleRemoval) -> Self {
         Self::LoyaltyPointsUserRoleRemoval(event)
     }
 }
+
 impl crate::events::PayloadVersion<LoyaltyPointsUserRoleRemoval>
 for LoyaltyPointsUserRoleRemovalV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LoyaltyPointsUserRoleRemoval,
     ) -> ::std::result::Result<Self, LoyaltyPointsUserRoleRemoval> {

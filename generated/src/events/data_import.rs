@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Data import".
 //!
 //! Events of data import processes and order processes, and of uploaded files of external messaging.
+
 /// Payload of `data_import.import_process.cancelled` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessCancelledV1 {
@@ -12,11 +13,17 @@ pub struct DataImportImportProcessCancelledV1 {
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportImportProcessCancelledV1, "struct DataImportImportProcessCancelledV1", [(0,
-    required, resource_type, "resource_type"), (1, required, external_identifier,
-    "external_identifier"), (2, required, expiry_window_end, "expiry_window_end")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportImportProcessCancelledV1,
+    "struct DataImportImportProcessCancelledV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, external_identifier, "external_identifier"),
+        (2, required, expiry_window_end, "expiry_window_end"),
+    ],
 );
+
 /// Event type `data_import.import_process.cancelled` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -24,22 +31,27 @@ pub enum DataImportImportProcessCancelled {
     /// Payload version `v1`.
     V1(DataImportImportProcessCancelledV1),
 }
+
 impl DataImportImportProcessCancelled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.cancelled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessCancelledV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -52,6 +64,7 @@ impl DataImportImportProcessCancelled {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessCancelled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -62,14 +75,17 @@ impl ::serde::Serialize for DataImportImportProcessCancelled {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessCancelledV1>
 for DataImportImportProcessCancelled {
     fn from(payload: DataImportImportProcessCancelledV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessCancelled {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessCancelled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -81,14 +97,17 @@ impl crate::events::TypedEvent for DataImportImportProcessCancelled {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessCancelled> for crate::events::Event {
     fn from(event: DataImportImportProcessCancelled) -> Self {
         Self::DataImportImportProcessCancelled(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessCancelled>
 for DataImportImportProcessCancelledV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessCancelled,
     ) -> ::std::result::Result<Self, DataImportImportProcessCancelled> {
@@ -96,6 +115,7 @@ for DataImportImportProcessCancelledV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.import_process.complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessCompleteV1 {
@@ -106,11 +126,17 @@ pub struct DataImportImportProcessCompleteV1 {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportImportProcessCompleteV1, "struct DataImportImportProcessCompleteV1", [(0,
-    required, resource_type, "resource_type"), (1, required, external_identifier,
-    "external_identifier"), (2, required, identifier, "identifier")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportImportProcessCompleteV1,
+    "struct DataImportImportProcessCompleteV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, external_identifier, "external_identifier"),
+        (2, required, identifier, "identifier"),
+    ],
 );
+
 /// Event type `data_import.import_process.complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -118,22 +144,27 @@ pub enum DataImportImportProcessComplete {
     /// Payload version `v1`.
     V1(DataImportImportProcessCompleteV1),
 }
+
 impl DataImportImportProcessComplete {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.complete";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessCompleteV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -146,6 +177,7 @@ impl DataImportImportProcessComplete {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessComplete {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -156,14 +188,17 @@ impl ::serde::Serialize for DataImportImportProcessComplete {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessCompleteV1>
 for DataImportImportProcessComplete {
     fn from(payload: DataImportImportProcessCompleteV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessComplete {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessComplete;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -175,14 +210,17 @@ impl crate::events::TypedEvent for DataImportImportProcessComplete {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessComplete> for crate::events::Event {
     fn from(event: DataImportImportProcessComplete) -> Self {
         Self::DataImportImportProcessComplete(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessComplete>
 for DataImportImportProcessCompleteV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessComplete,
     ) -> ::std::result::Result<Self, DataImportImportProcessComplete> {
@@ -190,6 +228,7 @@ for DataImportImportProcessCompleteV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.import_process.dry_run_complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessDryRunCompleteV1 {
@@ -198,11 +237,16 @@ pub struct DataImportImportProcessDryRunCompleteV1 {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     DataImportImportProcessDryRunCompleteV1,
-    "struct DataImportImportProcessDryRunCompleteV1", [(0, required, resource_type,
-    "resource_type"), (1, required, external_identifier, "external_identifier")]
+    "struct DataImportImportProcessDryRunCompleteV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, external_identifier, "external_identifier"),
+    ],
 );
+
 /// Event type `data_import.import_process.dry_run_complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -210,22 +254,27 @@ pub enum DataImportImportProcessDryRunComplete {
     /// Payload version `v1`.
     V1(DataImportImportProcessDryRunCompleteV1),
 }
+
 impl DataImportImportProcessDryRunComplete {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.dry_run_complete";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessDryRunCompleteV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -238,6 +287,7 @@ impl DataImportImportProcessDryRunComplete {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessDryRunComplete {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -248,14 +298,17 @@ impl ::serde::Serialize for DataImportImportProcessDryRunComplete {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessDryRunCompleteV1>
 for DataImportImportProcessDryRunComplete {
     fn from(payload: DataImportImportProcessDryRunCompleteV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessDryRunComplete {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunComplete;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -267,15 +320,18 @@ impl crate::events::TypedEvent for DataImportImportProcessDryRunComplete {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessDryRunComplete>
 for crate::events::Event {
     fn from(event: DataImportImportProcessDryRunComplete) -> Self {
         Self::DataImportImportProcessDryRunComplete(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessDryRunComplete>
 for DataImportImportProcessDryRunCompleteV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessDryRunComplete,
     ) -> ::std::result::Result<Self, DataImportImportProcessDryRunComplete> {
@@ -283,6 +339,7 @@ for DataImportImportProcessDryRunCompleteV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.import_process.dry_run_error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessDryRunErrorV1 {
@@ -295,12 +352,18 @@ pub struct DataImportImportProcessDryRunErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportImportProcessDryRunErrorV1, "struct DataImportImportProcessDryRunErrorV1",
-    [(0, required, resource_type, "resource_type"), (1, required, external_identifier,
-    "external_identifier"), (2, required, error_code, "error_code"), (3, required,
-    error_detail, "error_detail")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportImportProcessDryRunErrorV1,
+    "struct DataImportImportProcessDryRunErrorV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, external_identifier, "external_identifier"),
+        (2, required, error_code, "error_code"),
+        (3, required, error_detail, "error_detail"),
+    ],
 );
+
 /// Event type `data_import.import_process.dry_run_error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -308,22 +371,27 @@ pub enum DataImportImportProcessDryRunError {
     /// Payload version `v1`.
     V1(DataImportImportProcessDryRunErrorV1),
 }
+
 impl DataImportImportProcessDryRunError {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.dry_run_error";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessDryRunErrorV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -336,6 +404,7 @@ impl DataImportImportProcessDryRunError {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessDryRunError {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -346,14 +415,17 @@ impl ::serde::Serialize for DataImportImportProcessDryRunError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessDryRunErrorV1>
 for DataImportImportProcessDryRunError {
     fn from(payload: DataImportImportProcessDryRunErrorV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessDryRunError {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunError;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -365,14 +437,17 @@ impl crate::events::TypedEvent for DataImportImportProcessDryRunError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessDryRunError> for crate::events::Event {
     fn from(event: DataImportImportProcessDryRunError) -> Self {
         Self::DataImportImportProcessDryRunError(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessDryRunError>
 for DataImportImportProcessDryRunErrorV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessDryRunError,
     ) -> ::std::result::Result<Self, DataImportImportProcessDryRunError> {
@@ -380,6 +455,7 @@ for DataImportImportProcessDryRunErrorV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.import_process.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessErrorV1 {
@@ -392,12 +468,18 @@ pub struct DataImportImportProcessErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportImportProcessErrorV1, "struct DataImportImportProcessErrorV1", [(0,
-    required, resource_type, "resource_type"), (1, required, external_identifier,
-    "external_identifier"), (2, required, error_code, "error_code"), (3, required,
-    error_detail, "error_detail")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportImportProcessErrorV1,
+    "struct DataImportImportProcessErrorV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, external_identifier, "external_identifier"),
+        (2, required, error_code, "error_code"),
+        (3, required, error_detail, "error_detail"),
+    ],
 );
+
 /// Event type `data_import.import_process.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -405,22 +487,27 @@ pub enum DataImportImportProcessError {
     /// Payload version `v1`.
     V1(DataImportImportProcessErrorV1),
 }
+
 impl DataImportImportProcessError {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.error";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessErrorV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -433,6 +520,7 @@ impl DataImportImportProcessError {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessError {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -443,14 +531,17 @@ impl ::serde::Serialize for DataImportImportProcessError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessErrorV1>
 for DataImportImportProcessError {
     fn from(payload: DataImportImportProcessErrorV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessError {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessError;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -462,14 +553,17 @@ impl crate::events::TypedEvent for DataImportImportProcessError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessError> for crate::events::Event {
     fn from(event: DataImportImportProcessError) -> Self {
         Self::DataImportImportProcessError(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessError>
 for DataImportImportProcessErrorV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessError,
     ) -> ::std::result::Result<Self, DataImportImportProcessError> {
@@ -477,6 +571,7 @@ for DataImportImportProcessErrorV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.import_process.post_import.completed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessPostImportCompletedV1 {
@@ -489,13 +584,18 @@ pub struct DataImportImportProcessPostImportCompletedV1 {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     DataImportImportProcessPostImportCompletedV1,
-    "struct DataImportImportProcessPostImportCompletedV1", [(0, required, resource_type,
-    "resource_type"), (1, required, import_process_resource_type,
-    "import_process_resource_type"), (2, required, import_process_external_identifier,
-    "import_process_external_identifier"), (3, required, identifier, "identifier")]
+    "struct DataImportImportProcessPostImportCompletedV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, import_process_resource_type, "import_process_resource_type"),
+        (2, required, import_process_external_identifier, "import_process_external_identifier"),
+        (3, required, identifier, "identifier"),
+    ],
 );
+
 /// Event type `data_import.import_process.post_import.completed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -503,22 +603,27 @@ pub enum DataImportImportProcessPostImportCompleted {
     /// Payload version `v1`.
     V1(DataImportImportProcessPostImportCompletedV1),
 }
+
 impl DataImportImportProcessPostImportCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.post_import.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessPostImportCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -531,6 +636,7 @@ impl DataImportImportProcessPostImportCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessPostImportCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -541,14 +647,17 @@ impl ::serde::Serialize for DataImportImportProcessPostImportCompleted {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessPostImportCompletedV1>
 for DataImportImportProcessPostImportCompleted {
     fn from(payload: DataImportImportProcessPostImportCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessPostImportCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -560,15 +669,18 @@ impl crate::events::TypedEvent for DataImportImportProcessPostImportCompleted {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessPostImportCompleted>
 for crate::events::Event {
     fn from(event: DataImportImportProcessPostImportCompleted) -> Self {
         Self::DataImportImportProcessPostImportCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessPostImportCompleted>
 for DataImportImportProcessPostImportCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessPostImportCompleted,
     ) -> ::std::result::Result<Self, DataImportImportProcessPostImportCompleted> {
@@ -576,6 +688,7 @@ for DataImportImportProcessPostImportCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.import_process.post_import.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportImportProcessPostImportErrorV1 {
@@ -590,14 +703,19 @@ pub struct DataImportImportProcessPostImportErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     DataImportImportProcessPostImportErrorV1,
-    "struct DataImportImportProcessPostImportErrorV1", [(0, required, resource_type,
-    "resource_type"), (1, required, import_process_resource_type,
-    "import_process_resource_type"), (2, required, import_process_external_identifier,
-    "import_process_external_identifier"), (3, required, error_code, "error_code"), (4,
-    required, error_detail, "error_detail")]
+    "struct DataImportImportProcessPostImportErrorV1",
+    [
+        (0, required, resource_type, "resource_type"),
+        (1, required, import_process_resource_type, "import_process_resource_type"),
+        (2, required, import_process_external_identifier, "import_process_external_identifier"),
+        (3, required, error_code, "error_code"),
+        (4, required, error_detail, "error_detail"),
+    ],
 );
+
 /// Event type `data_import.import_process.post_import.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -605,22 +723,27 @@ pub enum DataImportImportProcessPostImportError {
     /// Payload version `v1`.
     V1(DataImportImportProcessPostImportErrorV1),
 }
+
 impl DataImportImportProcessPostImportError {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.import_process.post_import.error";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessPostImportErrorV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -633,6 +756,7 @@ impl DataImportImportProcessPostImportError {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportImportProcessPostImportError {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -643,14 +767,17 @@ impl ::serde::Serialize for DataImportImportProcessPostImportError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessPostImportErrorV1>
 for DataImportImportProcessPostImportError {
     fn from(payload: DataImportImportProcessPostImportErrorV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportImportProcessPostImportError {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportError;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -662,15 +789,18 @@ impl crate::events::TypedEvent for DataImportImportProcessPostImportError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportImportProcessPostImportError>
 for crate::events::Event {
     fn from(event: DataImportImportProcessPostImportError) -> Self {
         Self::DataImportImportProcessPostImportError(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportImportProcessPostImportError>
 for DataImportImportProcessPostImportErrorV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportImportProcessPostImportError,
     ) -> ::std::result::Result<Self, DataImportImportProcessPostImportError> {
@@ -678,6 +808,7 @@ for DataImportImportProcessPostImportErrorV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessCancelledV1 {
@@ -686,11 +817,16 @@ pub struct DataImportOrderProcessCancelledV1 {
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportOrderProcessCancelledV1, "struct DataImportOrderProcessCancelledV1", [(0,
-    required, external_order_id, "external_order_id"), (1, required, expiry_window_end,
-    "expiry_window_end")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportOrderProcessCancelledV1,
+    "struct DataImportOrderProcessCancelledV1",
+    [
+        (0, required, external_order_id, "external_order_id"),
+        (1, required, expiry_window_end, "expiry_window_end"),
+    ],
 );
+
 /// Event type `data_import.order_process.cancelled` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -698,22 +834,27 @@ pub enum DataImportOrderProcessCancelled {
     /// Payload version `v1`.
     V1(DataImportOrderProcessCancelledV1),
 }
+
 impl DataImportOrderProcessCancelled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.order_process.cancelled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportOrderProcessCancelledV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -726,6 +867,7 @@ impl DataImportOrderProcessCancelled {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportOrderProcessCancelled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -736,14 +878,17 @@ impl ::serde::Serialize for DataImportOrderProcessCancelled {
         }
     }
 }
+
 impl ::std::convert::From<DataImportOrderProcessCancelledV1>
 for DataImportOrderProcessCancelled {
     fn from(payload: DataImportOrderProcessCancelledV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportOrderProcessCancelled {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessCancelled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -755,14 +900,17 @@ impl crate::events::TypedEvent for DataImportOrderProcessCancelled {
         }
     }
 }
+
 impl ::std::convert::From<DataImportOrderProcessCancelled> for crate::events::Event {
     fn from(event: DataImportOrderProcessCancelled) -> Self {
         Self::DataImportOrderProcessCancelled(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportOrderProcessCancelled>
 for DataImportOrderProcessCancelledV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportOrderProcessCancelled,
     ) -> ::std::result::Result<Self, DataImportOrderProcessCancelled> {
@@ -770,6 +918,7 @@ for DataImportOrderProcessCancelledV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.order_process.complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessCompleteV1 {
@@ -778,11 +927,16 @@ pub struct DataImportOrderProcessCompleteV1 {
     /// `process_id` (string).
     pub process_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportOrderProcessCompleteV1, "struct DataImportOrderProcessCompleteV1", [(0,
-    required, external_order_id, "external_order_id"), (1, required, process_id,
-    "process_id")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportOrderProcessCompleteV1,
+    "struct DataImportOrderProcessCompleteV1",
+    [
+        (0, required, external_order_id, "external_order_id"),
+        (1, required, process_id, "process_id"),
+    ],
 );
+
 /// Event type `data_import.order_process.complete` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -790,22 +944,27 @@ pub enum DataImportOrderProcessComplete {
     /// Payload version `v1`.
     V1(DataImportOrderProcessCompleteV1),
 }
+
 impl DataImportOrderProcessComplete {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.order_process.complete";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportOrderProcessCompleteV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -818,6 +977,7 @@ impl DataImportOrderProcessComplete {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportOrderProcessComplete {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -828,14 +988,17 @@ impl ::serde::Serialize for DataImportOrderProcessComplete {
         }
     }
 }
+
 impl ::std::convert::From<DataImportOrderProcessCompleteV1>
 for DataImportOrderProcessComplete {
     fn from(payload: DataImportOrderProcessCompleteV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportOrderProcessComplete {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessComplete;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -847,14 +1010,17 @@ impl crate::events::TypedEvent for DataImportOrderProcessComplete {
         }
     }
 }
+
 impl ::std::convert::From<DataImportOrderProcessComplete> for crate::events::Event {
     fn from(event: DataImportOrderProcessComplete) -> Self {
         Self::DataImportOrderProcessComplete(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportOrderProcessComplete>
 for DataImportOrderProcessCompleteV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportOrderProcessComplete,
     ) -> ::std::result::Result<Self, DataImportOrderProcessComplete> {
@@ -862,6 +1028,7 @@ for DataImportOrderProcessCompleteV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `data_import.order_process.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DataImportOrderProcessErrorV1 {
@@ -872,11 +1039,17 @@ pub struct DataImportOrderProcessErrorV1 {
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    DataImportOrderProcessErrorV1, "struct DataImportOrderProcessErrorV1", [(0, required,
-    external_order_id, "external_order_id"), (1, required, error_code, "error_code"), (2,
-    required, error_detail, "error_detail")]
+
+::energy_api_core::deserialize_struct!(
+    DataImportOrderProcessErrorV1,
+    "struct DataImportOrderProcessErrorV1",
+    [
+        (0, required, external_order_id, "external_order_id"),
+        (1, required, error_code, "error_code"),
+        (2, required, error_detail, "error_detail"),
+    ],
 );
+
 /// Event type `data_import.order_process.error` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -884,22 +1057,27 @@ pub enum DataImportOrderProcessError {
     /// Payload version `v1`.
     V1(DataImportOrderProcessErrorV1),
 }
+
 impl DataImportOrderProcessError {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "data_import.order_process.error";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DataImportOrderProcessErrorV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -912,6 +1090,7 @@ impl DataImportOrderProcessError {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for DataImportOrderProcessError {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -922,14 +1101,17 @@ impl ::serde::Serialize for DataImportOrderProcessError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportOrderProcessErrorV1>
 for DataImportOrderProcessError {
     fn from(payload: DataImportOrderProcessErrorV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for DataImportOrderProcessError {
     const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessError;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -941,14 +1123,17 @@ impl crate::events::TypedEvent for DataImportOrderProcessError {
         }
     }
 }
+
 impl ::std::convert::From<DataImportOrderProcessError> for crate::events::Event {
     fn from(event: DataImportOrderProcessError) -> Self {
         Self::DataImportOrderProcessError(event)
     }
 }
+
 impl crate::events::PayloadVersion<DataImportOrderProcessError>
 for DataImportOrderProcessErrorV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: DataImportOrderProcessError,
     ) -> ::std::result::Result<Self, DataImportOrderProcessError> {
@@ -956,17 +1141,22 @@ for DataImportOrderProcessErrorV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `external_messaging.uploaded_file.processed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileProcessedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ExternalMessagingUploadedFileProcessedV1,
-    "struct ExternalMessagingUploadedFileProcessedV1", [(0, required, file_reference,
-    "file_reference")]
+    "struct ExternalMessagingUploadedFileProcessedV1",
+    [
+        (0, required, file_reference, "file_reference"),
+    ],
 );
+
 /// Event type `external_messaging.uploaded_file.processed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -974,22 +1164,27 @@ pub enum ExternalMessagingUploadedFileProcessed {
     /// Payload version `v1`.
     V1(ExternalMessagingUploadedFileProcessedV1),
 }
+
 impl ExternalMessagingUploadedFileProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1002,6 +1197,7 @@ impl ExternalMessagingUploadedFileProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ExternalMessagingUploadedFileProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1012,14 +1208,17 @@ impl ::serde::Serialize for ExternalMessagingUploadedFileProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileProcessedV1>
 for ExternalMessagingUploadedFileProcessed {
     fn from(payload: ExternalMessagingUploadedFileProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1031,15 +1230,18 @@ impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileProcessed>
 for crate::events::Event {
     fn from(event: ExternalMessagingUploadedFileProcessed) -> Self {
         Self::ExternalMessagingUploadedFileProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ExternalMessagingUploadedFileProcessed>
 for ExternalMessagingUploadedFileProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ExternalMessagingUploadedFileProcessed,
     ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileProcessed> {
@@ -1047,17 +1249,22 @@ for ExternalMessagingUploadedFileProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `external_messaging.uploaded_file.processing_failed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ExternalMessagingUploadedFileProcessingFailedV1,
-    "struct ExternalMessagingUploadedFileProcessingFailedV1", [(0, required,
-    file_reference, "file_reference")]
+    "struct ExternalMessagingUploadedFileProcessingFailedV1",
+    [
+        (0, required, file_reference, "file_reference"),
+    ],
 );
+
 /// Event type `external_messaging.uploaded_file.processing_failed` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1065,22 +1272,27 @@ pub enum ExternalMessagingUploadedFileProcessingFailed {
     /// Payload version `v1`.
     V1(ExternalMessagingUploadedFileProcessingFailedV1),
 }
+
 impl ExternalMessagingUploadedFileProcessingFailed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.processing_failed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1093,6 +1305,7 @@ impl ExternalMessagingUploadedFileProcessingFailed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ExternalMessagingUploadedFileProcessingFailed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1103,14 +1316,17 @@ impl ::serde::Serialize for ExternalMessagingUploadedFileProcessingFailed {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileProcessingFailedV1>
 for ExternalMessagingUploadedFileProcessingFailed {
     fn from(payload: ExternalMessagingUploadedFileProcessingFailedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessingFailed {
     const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessingFailed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1122,15 +1338,18 @@ impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessingFailed
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileProcessingFailed>
 for crate::events::Event {
     fn from(event: ExternalMessagingUploadedFileProcessingFailed) -> Self {
         Self::ExternalMessagingUploadedFileProcessingFailed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ExternalMessagingUploadedFileProcessingFailed>
 for ExternalMessagingUploadedFileProcessingFailedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ExternalMessagingUploadedFileProcessingFailed,
     ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileProcessingFailed> {
@@ -1138,16 +1357,22 @@ for ExternalMessagingUploadedFileProcessingFailedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `external_messaging.uploaded_file.safe` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileSafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    ExternalMessagingUploadedFileSafeV1, "struct ExternalMessagingUploadedFileSafeV1",
-    [(0, required, file_reference, "file_reference")]
+
+::energy_api_core::deserialize_struct!(
+    ExternalMessagingUploadedFileSafeV1,
+    "struct ExternalMessagingUploadedFileSafeV1",
+    [
+        (0, required, file_reference, "file_reference"),
+    ],
 );
+
 /// Event type `external_messaging.uploaded_file.safe` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1155,22 +1380,27 @@ pub enum ExternalMessagingUploadedFileSafe {
     /// Payload version `v1`.
     V1(ExternalMessagingUploadedFileSafeV1),
 }
+
 impl ExternalMessagingUploadedFileSafe {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.safe";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileSafeV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1183,6 +1413,7 @@ impl ExternalMessagingUploadedFileSafe {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ExternalMessagingUploadedFileSafe {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1193,14 +1424,17 @@ impl ::serde::Serialize for ExternalMessagingUploadedFileSafe {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileSafeV1>
 for ExternalMessagingUploadedFileSafe {
     fn from(payload: ExternalMessagingUploadedFileSafeV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileSafe {
     const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileSafe;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1212,14 +1446,17 @@ impl crate::events::TypedEvent for ExternalMessagingUploadedFileSafe {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileSafe> for crate::events::Event {
     fn from(event: ExternalMessagingUploadedFileSafe) -> Self {
         Self::ExternalMessagingUploadedFileSafe(event)
     }
 }
+
 impl crate::events::PayloadVersion<ExternalMessagingUploadedFileSafe>
 for ExternalMessagingUploadedFileSafeV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ExternalMessagingUploadedFileSafe,
     ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileSafe> {
@@ -1227,17 +1464,22 @@ for ExternalMessagingUploadedFileSafeV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `external_messaging.uploaded_file.unsafe` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ExternalMessagingUploadedFileUnsafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ExternalMessagingUploadedFileUnsafeV1,
-    "struct ExternalMessagingUploadedFileUnsafeV1", [(0, required, file_reference,
-    "file_reference")]
+    "struct ExternalMessagingUploadedFileUnsafeV1",
+    [
+        (0, required, file_reference, "file_reference"),
+    ],
 );
+
 /// Event type `external_messaging.uploaded_file.unsafe` (Data import), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1245,22 +1487,27 @@ pub enum ExternalMessagingUploadedFileUnsafe {
     /// Payload version `v1`.
     V1(ExternalMessagingUploadedFileUnsafeV1),
 }
+
 impl ExternalMessagingUploadedFileUnsafe {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.unsafe";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileUnsafeV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1273,6 +1520,7 @@ impl ExternalMessagingUploadedFileUnsafe {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ExternalMessagingUploadedFileUnsafe {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1283,14 +1531,17 @@ impl ::serde::Serialize for ExternalMessagingUploadedFileUnsafe {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileUnsafeV1>
 for ExternalMessagingUploadedFileUnsafe {
     fn from(payload: ExternalMessagingUploadedFileUnsafeV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ExternalMessagingUploadedFileUnsafe {
     const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileUnsafe;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1302,14 +1553,17 @@ impl crate::events::TypedEvent for ExternalMessagingUploadedFileUnsafe {
         }
     }
 }
+
 impl ::std::convert::From<ExternalMessagingUploadedFileUnsafe> for crate::events::Event {
     fn from(event: ExternalMessagingUploadedFileUnsafe) -> Self {
         Self::ExternalMessagingUploadedFileUnsafe(event)
     }
 }
+
 impl crate::events::PayloadVersion<ExternalMessagingUploadedFileUnsafe>
 for ExternalMessagingUploadedFileUnsafeV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ExternalMessagingUploadedFileUnsafe,
     ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileUnsafe> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Flexible devices".
 //!
 //! Events about flexible devices (electric vehicles, batteries) and their optimisations.
+
 /// Payload of `flex_device.deauthenticated` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
@@ -23,12 +24,20 @@ pub struct FlexDeviceDeauthenticatedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-crate::de::deserialize_struct!(
-    FlexDeviceDeauthenticatedV1, "struct FlexDeviceDeauthenticatedV1", [(0, required,
-    account_number, "account_number"), (1, required, property_id, "property_id"), (2,
-    required, device_id, "device_id"), (3, required, site_id, "site_id"), (4, required,
-    device_type, "device_type"), (5, optional, payload, "payload")]
+
+::energy_api_core::deserialize_struct!(
+    FlexDeviceDeauthenticatedV1,
+    "struct FlexDeviceDeauthenticatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, property_id, "property_id"),
+        (2, required, device_id, "device_id"),
+        (3, required, site_id, "site_id"),
+        (4, required, device_type, "device_type"),
+        (5, optional, payload, "payload"),
+    ],
 );
+
 /// Event type `flex_device.deauthenticated` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -36,22 +45,27 @@ pub enum FlexDeviceDeauthenticated {
     /// Payload version `v1`.
     V1(FlexDeviceDeauthenticatedV1),
 }
+
 impl FlexDeviceDeauthenticated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "flex_device.deauthenticated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceDeauthenticatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -62,6 +76,7 @@ impl FlexDeviceDeauthenticated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for FlexDeviceDeauthenticated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -72,13 +87,16 @@ impl ::serde::Serialize for FlexDeviceDeauthenticated {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceDeauthenticatedV1> for FlexDeviceDeauthenticated {
     fn from(payload: FlexDeviceDeauthenticatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for FlexDeviceDeauthenticated {
     const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDeauthenticated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -90,14 +108,17 @@ impl crate::events::TypedEvent for FlexDeviceDeauthenticated {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceDeauthenticated> for crate::events::Event {
     fn from(event: FlexDeviceDeauthenticated) -> Self {
         Self::FlexDeviceDeauthenticated(event)
     }
 }
+
 impl crate::events::PayloadVersion<FlexDeviceDeauthenticated>
 for FlexDeviceDeauthenticatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: FlexDeviceDeauthenticated,
     ) -> ::std::result::Result<Self, FlexDeviceDeauthenticated> {
@@ -105,6 +126,7 @@ for FlexDeviceDeauthenticatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `flex_device.disconnected` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
@@ -123,12 +145,20 @@ pub struct FlexDeviceDisconnectedV1 {
     /// `payload` (`FlexDeviceDisconnectedPayload`).
     pub payload: crate::types::FlexDeviceDisconnectedPayload,
 }
-crate::de::deserialize_struct!(
-    FlexDeviceDisconnectedV1, "struct FlexDeviceDisconnectedV1", [(0, required,
-    account_number, "account_number"), (1, required, property_id, "property_id"), (2,
-    required, device_id, "device_id"), (3, required, site_id, "site_id"), (4, required,
-    device_type, "device_type"), (5, required, payload, "payload")]
+
+::energy_api_core::deserialize_struct!(
+    FlexDeviceDisconnectedV1,
+    "struct FlexDeviceDisconnectedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, property_id, "property_id"),
+        (2, required, device_id, "device_id"),
+        (3, required, site_id, "site_id"),
+        (4, required, device_type, "device_type"),
+        (5, required, payload, "payload"),
+    ],
 );
+
 /// Event type `flex_device.disconnected` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -136,22 +166,27 @@ pub enum FlexDeviceDisconnected {
     /// Payload version `v1`.
     V1(FlexDeviceDisconnectedV1),
 }
+
 impl FlexDeviceDisconnected {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "flex_device.disconnected";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceDisconnectedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -162,6 +197,7 @@ impl FlexDeviceDisconnected {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for FlexDeviceDisconnected {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -172,13 +208,16 @@ impl ::serde::Serialize for FlexDeviceDisconnected {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceDisconnectedV1> for FlexDeviceDisconnected {
     fn from(payload: FlexDeviceDisconnectedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for FlexDeviceDisconnected {
     const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDisconnected;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -190,13 +229,16 @@ impl crate::events::TypedEvent for FlexDeviceDisconnected {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceDisconnected> for crate::events::Event {
     fn from(event: FlexDeviceDisconnected) -> Self {
         Self::FlexDeviceDisconnected(event)
     }
 }
+
 impl crate::events::PayloadVersion<FlexDeviceDisconnected> for FlexDeviceDisconnectedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: FlexDeviceDisconnected,
     ) -> ::std::result::Result<Self, FlexDeviceDisconnected> {
@@ -204,6 +246,7 @@ impl crate::events::PayloadVersion<FlexDeviceDisconnected> for FlexDeviceDisconn
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `flex_device.optimisation_created` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
@@ -222,13 +265,20 @@ pub struct FlexDeviceOptimisationCreatedV1 {
     /// `payload` (`FlexDeviceOptimisationCreatedPayload`).
     pub payload: crate::types::FlexDeviceOptimisationCreatedPayload,
 }
-crate::de::deserialize_struct!(
-    FlexDeviceOptimisationCreatedV1, "struct FlexDeviceOptimisationCreatedV1", [(0,
-    required, account_number, "account_number"), (1, required, property_id,
-    "property_id"), (2, required, device_id, "device_id"), (3, required, site_id,
-    "site_id"), (4, required, device_type, "device_type"), (5, required, payload,
-    "payload")]
+
+::energy_api_core::deserialize_struct!(
+    FlexDeviceOptimisationCreatedV1,
+    "struct FlexDeviceOptimisationCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, property_id, "property_id"),
+        (2, required, device_id, "device_id"),
+        (3, required, site_id, "site_id"),
+        (4, required, device_type, "device_type"),
+        (5, required, payload, "payload"),
+    ],
 );
+
 /// Event type `flex_device.optimisation_created` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -236,22 +286,27 @@ pub enum FlexDeviceOptimisationCreated {
     /// Payload version `v1`.
     V1(FlexDeviceOptimisationCreatedV1),
 }
+
 impl FlexDeviceOptimisationCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "flex_device.optimisation_created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceOptimisationCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -264,6 +319,7 @@ impl FlexDeviceOptimisationCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for FlexDeviceOptimisationCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -274,14 +330,17 @@ impl ::serde::Serialize for FlexDeviceOptimisationCreated {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceOptimisationCreatedV1>
 for FlexDeviceOptimisationCreated {
     fn from(payload: FlexDeviceOptimisationCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for FlexDeviceOptimisationCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceOptimisationCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -293,14 +352,17 @@ impl crate::events::TypedEvent for FlexDeviceOptimisationCreated {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceOptimisationCreated> for crate::events::Event {
     fn from(event: FlexDeviceOptimisationCreated) -> Self {
         Self::FlexDeviceOptimisationCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<FlexDeviceOptimisationCreated>
 for FlexDeviceOptimisationCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: FlexDeviceOptimisationCreated,
     ) -> ::std::result::Result<Self, FlexDeviceOptimisationCreated> {
@@ -308,6 +370,7 @@ for FlexDeviceOptimisationCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `flex_device.registered` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
@@ -329,12 +392,20 @@ pub struct FlexDeviceRegisteredV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-crate::de::deserialize_struct!(
-    FlexDeviceRegisteredV1, "struct FlexDeviceRegisteredV1", [(0, required,
-    account_number, "account_number"), (1, required, property_id, "property_id"), (2,
-    required, device_id, "device_id"), (3, required, site_id, "site_id"), (4, required,
-    device_type, "device_type"), (5, optional, payload, "payload")]
+
+::energy_api_core::deserialize_struct!(
+    FlexDeviceRegisteredV1,
+    "struct FlexDeviceRegisteredV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, property_id, "property_id"),
+        (2, required, device_id, "device_id"),
+        (3, required, site_id, "site_id"),
+        (4, required, device_type, "device_type"),
+        (5, optional, payload, "payload"),
+    ],
 );
+
 /// Event type `flex_device.registered` (Flexible devices), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -342,22 +413,27 @@ pub enum FlexDeviceRegistered {
     /// Payload version `v1`.
     V1(FlexDeviceRegisteredV1),
 }
+
 impl FlexDeviceRegistered {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "flex_device.registered";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceRegisteredV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -368,6 +444,7 @@ impl FlexDeviceRegistered {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for FlexDeviceRegistered {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -378,13 +455,16 @@ impl ::serde::Serialize for FlexDeviceRegistered {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceRegisteredV1> for FlexDeviceRegistered {
     fn from(payload: FlexDeviceRegisteredV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for FlexDeviceRegistered {
     const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceRegistered;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -394,13 +474,16 @@ impl crate::events::TypedEvent for FlexDeviceRegistered {
         }
     }
 }
+
 impl ::std::convert::From<FlexDeviceRegistered> for crate::events::Event {
     fn from(event: FlexDeviceRegistered) -> Self {
         Self::FlexDeviceRegistered(event)
     }
 }
+
 impl crate::events::PayloadVersion<FlexDeviceRegistered> for FlexDeviceRegisteredV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: FlexDeviceRegistered,
     ) -> ::std::result::Result<Self, FlexDeviceRegistered> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Industry (electricity and gas)".
 //!
 //! Events of industry processes of the electricity and gas markets (energisation, change of supply, export).
+
 /// Payload of `industry.electricity.change_of_energisation.unsolicited_message` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
@@ -12,12 +13,17 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
-    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1", [(0, required,
-    mpan, "mpan"), (1, required, energisation_status, "energisation_status"), (2,
-    required, effective_from, "effective_from")]
+    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
+    [
+        (0, required, mpan, "mpan"),
+        (1, required, energisation_status, "energisation_status"),
+        (2, required, effective_from, "effective_from"),
+    ],
 );
+
 /// Event type `industry.electricity.change_of_energisation.unsolicited_message` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -25,22 +31,27 @@ pub enum IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     /// Payload version `v1`.
     V1(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1),
 }
+
 impl IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_energisation.unsolicited_message";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -53,6 +64,7 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -63,6 +75,7 @@ impl ::serde::Serialize for IndustryElectricityChangeOfEnergisationUnsolicitedMe
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1>
 for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     fn from(
@@ -71,9 +84,11 @@ for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -85,16 +100,19 @@ for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfEnergisationUnsolicitedMessage>
 for crate::events::Event {
     fn from(event: IndustryElectricityChangeOfEnergisationUnsolicitedMessage) -> Self {
         Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
 > for IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
     ) -> ::std::result::Result<
@@ -105,6 +123,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `industry.electricity.change_of_service.meter_deactivated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
@@ -115,12 +134,17 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1,
-    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1", [(0, required, mpan,
-    "mpan"), (1, required, serial_number, "serial_number"), (2, required, effective_from,
-    "effective_from")]
+    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
+    [
+        (0, required, mpan, "mpan"),
+        (1, required, serial_number, "serial_number"),
+        (2, required, effective_from, "effective_from"),
+    ],
 );
+
 /// Event type `industry.electricity.change_of_service.meter_deactivated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -128,22 +152,27 @@ pub enum IndustryElectricityChangeOfServiceMeterDeactivated {
     /// Payload version `v1`.
     V1(IndustryElectricityChangeOfServiceMeterDeactivatedV1),
 }
+
 impl IndustryElectricityChangeOfServiceMeterDeactivated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_service.meter_deactivated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -156,6 +185,7 @@ impl IndustryElectricityChangeOfServiceMeterDeactivated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for IndustryElectricityChangeOfServiceMeterDeactivated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -166,14 +196,17 @@ impl ::serde::Serialize for IndustryElectricityChangeOfServiceMeterDeactivated {
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfServiceMeterDeactivatedV1>
 for IndustryElectricityChangeOfServiceMeterDeactivated {
     fn from(payload: IndustryElectricityChangeOfServiceMeterDeactivatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for IndustryElectricityChangeOfServiceMeterDeactivated {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfServiceMeterDeactivated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -185,15 +218,18 @@ impl crate::events::TypedEvent for IndustryElectricityChangeOfServiceMeterDeacti
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfServiceMeterDeactivated>
 for crate::events::Event {
     fn from(event: IndustryElectricityChangeOfServiceMeterDeactivated) -> Self {
         Self::IndustryElectricityChangeOfServiceMeterDeactivated(event)
     }
 }
+
 impl crate::events::PayloadVersion<IndustryElectricityChangeOfServiceMeterDeactivated>
 for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryElectricityChangeOfServiceMeterDeactivated,
     ) -> ::std::result::Result<
@@ -204,17 +240,22 @@ for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `industry.electricity.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1,
-    "struct IndustryElectricityChangeOfSupplyGainInitiatedV1", [(0, required,
-    meter_point_identifier, "meter_point_identifier")]
+    "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
+    [
+        (0, required, meter_point_identifier, "meter_point_identifier"),
+    ],
 );
+
 /// Event type `industry.electricity.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -222,22 +263,27 @@ pub enum IndustryElectricityChangeOfSupplyGainInitiated {
     /// Payload version `v1`.
     V1(IndustryElectricityChangeOfSupplyGainInitiatedV1),
 }
+
 impl IndustryElectricityChangeOfSupplyGainInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_supply.gain.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -250,6 +296,7 @@ impl IndustryElectricityChangeOfSupplyGainInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for IndustryElectricityChangeOfSupplyGainInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -260,14 +307,17 @@ impl ::serde::Serialize for IndustryElectricityChangeOfSupplyGainInitiated {
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfSupplyGainInitiatedV1>
 for IndustryElectricityChangeOfSupplyGainInitiated {
     fn from(payload: IndustryElectricityChangeOfSupplyGainInitiatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyGainInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyGainInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -279,15 +329,18 @@ impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyGainInitiate
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfSupplyGainInitiated>
 for crate::events::Event {
     fn from(event: IndustryElectricityChangeOfSupplyGainInitiated) -> Self {
         Self::IndustryElectricityChangeOfSupplyGainInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<IndustryElectricityChangeOfSupplyGainInitiated>
 for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryElectricityChangeOfSupplyGainInitiated,
     ) -> ::std::result::Result<Self, IndustryElectricityChangeOfSupplyGainInitiated> {
@@ -295,6 +348,7 @@ for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `industry.electricity.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
@@ -307,13 +361,18 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1,
-    "struct IndustryElectricityChangeOfSupplyLossCompleteV1", [(0, required,
-    account_number, "account_number"), (1, required, mpan, "mpan"), (2, required,
-    supply_end_date, "supply_end_date"), (3, required, new_supplier_id,
-    "new_supplier_id")]
+    "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, mpan, "mpan"),
+        (2, required, supply_end_date, "supply_end_date"),
+        (3, required, new_supplier_id, "new_supplier_id"),
+    ],
 );
+
 /// Event type `industry.electricity.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -321,22 +380,27 @@ pub enum IndustryElectricityChangeOfSupplyLossComplete {
     /// Payload version `v1`.
     V1(IndustryElectricityChangeOfSupplyLossCompleteV1),
 }
+
 impl IndustryElectricityChangeOfSupplyLossComplete {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_supply.loss.complete";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -349,6 +413,7 @@ impl IndustryElectricityChangeOfSupplyLossComplete {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for IndustryElectricityChangeOfSupplyLossComplete {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -359,14 +424,17 @@ impl ::serde::Serialize for IndustryElectricityChangeOfSupplyLossComplete {
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfSupplyLossCompleteV1>
 for IndustryElectricityChangeOfSupplyLossComplete {
     fn from(payload: IndustryElectricityChangeOfSupplyLossCompleteV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyLossComplete {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyLossComplete;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -378,15 +446,18 @@ impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyLossComplete
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityChangeOfSupplyLossComplete>
 for crate::events::Event {
     fn from(event: IndustryElectricityChangeOfSupplyLossComplete) -> Self {
         Self::IndustryElectricityChangeOfSupplyLossComplete(event)
     }
 }
+
 impl crate::events::PayloadVersion<IndustryElectricityChangeOfSupplyLossComplete>
 for IndustryElectricityChangeOfSupplyLossCompleteV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryElectricityChangeOfSupplyLossComplete,
     ) -> ::std::result::Result<Self, IndustryElectricityChangeOfSupplyLossComplete> {
@@ -394,6 +465,7 @@ for IndustryElectricityChangeOfSupplyLossCompleteV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `industry.electricity.export_installation.validated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryElectricityExportInstallationValidatedV1 {
@@ -414,15 +486,21 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
     /// `journey_identifier` (string).
     pub journey_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryElectricityExportInstallationValidatedV1,
-    "struct IndustryElectricityExportInstallationValidatedV1", [(0, required,
-    import_mpan, "import_mpan"), (1, required, account_number, "account_number"), (2,
-    required, product_code, "product_code"), (3, required, manual_declared_net_capacity,
-    "manual_declared_net_capacity"), (4, required, manual_technology_type,
-    "manual_technology_type"), (5, required, valid_mcs_installations,
-    "valid_mcs_installations"), (6, required, journey_identifier, "journey_identifier")]
+    "struct IndustryElectricityExportInstallationValidatedV1",
+    [
+        (0, required, import_mpan, "import_mpan"),
+        (1, required, account_number, "account_number"),
+        (2, required, product_code, "product_code"),
+        (3, required, manual_declared_net_capacity, "manual_declared_net_capacity"),
+        (4, required, manual_technology_type, "manual_technology_type"),
+        (5, required, valid_mcs_installations, "valid_mcs_installations"),
+        (6, required, journey_identifier, "journey_identifier"),
+    ],
 );
+
 /// Payload of `industry.electricity.export_installation.validated` version `v2` (Industry (electricity and gas)).
 ///
 /// The v1 fields plus the export MPAN (required).
@@ -449,16 +527,22 @@ pub struct IndustryElectricityExportInstallationValidatedV2 {
     /// `export_mpan` (string).
     pub export_mpan: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryElectricityExportInstallationValidatedV2,
-    "struct IndustryElectricityExportInstallationValidatedV2", [(0, required,
-    import_mpan, "import_mpan"), (1, required, account_number, "account_number"), (2,
-    required, product_code, "product_code"), (3, required, manual_declared_net_capacity,
-    "manual_declared_net_capacity"), (4, required, manual_technology_type,
-    "manual_technology_type"), (5, required, valid_mcs_installations,
-    "valid_mcs_installations"), (6, required, journey_identifier, "journey_identifier"),
-    (7, required, export_mpan, "export_mpan")]
+    "struct IndustryElectricityExportInstallationValidatedV2",
+    [
+        (0, required, import_mpan, "import_mpan"),
+        (1, required, account_number, "account_number"),
+        (2, required, product_code, "product_code"),
+        (3, required, manual_declared_net_capacity, "manual_declared_net_capacity"),
+        (4, required, manual_technology_type, "manual_technology_type"),
+        (5, required, valid_mcs_installations, "valid_mcs_installations"),
+        (6, required, journey_identifier, "journey_identifier"),
+        (7, required, export_mpan, "export_mpan"),
+    ],
 );
+
 /// Event type `industry.electricity.export_installation.validated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -468,11 +552,14 @@ pub enum IndustryElectricityExportInstallationValidated {
     /// Payload version `v2`.
     V2(IndustryElectricityExportInstallationValidatedV2),
 }
+
 impl IndustryElectricityExportInstallationValidated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.electricity.export_installation.validated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -480,13 +567,15 @@ impl IndustryElectricityExportInstallationValidated {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::IndustryElectricityExportInstallationValidatedV1,
             _ => &crate::shapes::IndustryElectricityExportInstallationValidatedV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -508,6 +597,7 @@ impl IndustryElectricityExportInstallationValidated {
         }
     }
 }
+
 impl ::serde::Serialize for IndustryElectricityExportInstallationValidated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -519,20 +609,24 @@ impl ::serde::Serialize for IndustryElectricityExportInstallationValidated {
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV1>
 for IndustryElectricityExportInstallationValidated {
     fn from(payload: IndustryElectricityExportInstallationValidatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV2>
 for IndustryElectricityExportInstallationValidated {
     fn from(payload: IndustryElectricityExportInstallationValidatedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for IndustryElectricityExportInstallationValidated {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityExportInstallationValidated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -544,15 +638,18 @@ impl crate::events::TypedEvent for IndustryElectricityExportInstallationValidate
         }
     }
 }
+
 impl ::std::convert::From<IndustryElectricityExportInstallationValidated>
 for crate::events::Event {
     fn from(event: IndustryElectricityExportInstallationValidated) -> Self {
         Self::IndustryElectricityExportInstallationValidated(event)
     }
 }
+
 impl crate::events::PayloadVersion<IndustryElectricityExportInstallationValidated>
 for IndustryElectricityExportInstallationValidatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryElectricityExportInstallationValidated,
     ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
@@ -563,6 +660,7 @@ for IndustryElectricityExportInstallationValidatedV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: IndustryElectricityExportInstallationValidated,
     ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
@@ -576,9 +674,11 @@ for IndustryElectricityExportInstallationValidatedV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<IndustryElectricityExportInstallationValidated>
 for IndustryElectricityExportInstallationValidatedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: IndustryElectricityExportInstallationValidated,
     ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
@@ -590,6 +690,7 @@ for IndustryElectricityExportInstallationValidatedV2 {
         }
     }
 }
+
 /// Version view: `industry.electricity.export_installation.validated` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV2>
 for IndustryElectricityExportInstallationValidatedV1 {
@@ -605,17 +706,22 @@ for IndustryElectricityExportInstallationValidatedV1 {
         }
     }
 }
+
 /// Payload of `industry.gas.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1,
-    "struct IndustryGasChangeOfSupplyGainInitiatedV1", [(0, required,
-    meter_point_identifier, "meter_point_identifier")]
+    "struct IndustryGasChangeOfSupplyGainInitiatedV1",
+    [
+        (0, required, meter_point_identifier, "meter_point_identifier"),
+    ],
 );
+
 /// Event type `industry.gas.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -623,22 +729,27 @@ pub enum IndustryGasChangeOfSupplyGainInitiated {
     /// Payload version `v1`.
     V1(IndustryGasChangeOfSupplyGainInitiatedV1),
 }
+
 impl IndustryGasChangeOfSupplyGainInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.gas.change_of_supply.gain.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -651,6 +762,7 @@ impl IndustryGasChangeOfSupplyGainInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for IndustryGasChangeOfSupplyGainInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -661,14 +773,17 @@ impl ::serde::Serialize for IndustryGasChangeOfSupplyGainInitiated {
         }
     }
 }
+
 impl ::std::convert::From<IndustryGasChangeOfSupplyGainInitiatedV1>
 for IndustryGasChangeOfSupplyGainInitiated {
     fn from(payload: IndustryGasChangeOfSupplyGainInitiatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for IndustryGasChangeOfSupplyGainInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyGainInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -680,15 +795,18 @@ impl crate::events::TypedEvent for IndustryGasChangeOfSupplyGainInitiated {
         }
     }
 }
+
 impl ::std::convert::From<IndustryGasChangeOfSupplyGainInitiated>
 for crate::events::Event {
     fn from(event: IndustryGasChangeOfSupplyGainInitiated) -> Self {
         Self::IndustryGasChangeOfSupplyGainInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<IndustryGasChangeOfSupplyGainInitiated>
 for IndustryGasChangeOfSupplyGainInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryGasChangeOfSupplyGainInitiated,
     ) -> ::std::result::Result<Self, IndustryGasChangeOfSupplyGainInitiated> {
@@ -696,6 +814,7 @@ for IndustryGasChangeOfSupplyGainInitiatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `industry.gas.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
@@ -708,12 +827,18 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1,
-    "struct IndustryGasChangeOfSupplyLossCompleteV1", [(0, required, account_number,
-    "account_number"), (1, required, mprn, "mprn"), (2, required, supply_end_date,
-    "supply_end_date"), (3, required, new_supplier_id, "new_supplier_id")]
+    "struct IndustryGasChangeOfSupplyLossCompleteV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, mprn, "mprn"),
+        (2, required, supply_end_date, "supply_end_date"),
+        (3, required, new_supplier_id, "new_supplier_id"),
+    ],
 );
+
 /// Event type `industry.gas.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -721,22 +846,27 @@ pub enum IndustryGasChangeOfSupplyLossComplete {
     /// Payload version `v1`.
     V1(IndustryGasChangeOfSupplyLossCompleteV1),
 }
+
 impl IndustryGasChangeOfSupplyLossComplete {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "industry.gas.change_of_supply.loss.complete";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -749,6 +879,7 @@ impl IndustryGasChangeOfSupplyLossComplete {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for IndustryGasChangeOfSupplyLossComplete {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -759,14 +890,17 @@ impl ::serde::Serialize for IndustryGasChangeOfSupplyLossComplete {
         }
     }
 }
+
 impl ::std::convert::From<IndustryGasChangeOfSupplyLossCompleteV1>
 for IndustryGasChangeOfSupplyLossComplete {
     fn from(payload: IndustryGasChangeOfSupplyLossCompleteV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for IndustryGasChangeOfSupplyLossComplete {
     const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyLossComplete;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -778,15 +912,18 @@ impl crate::events::TypedEvent for IndustryGasChangeOfSupplyLossComplete {
         }
     }
 }
+
 impl ::std::convert::From<IndustryGasChangeOfSupplyLossComplete>
 for crate::events::Event {
     fn from(event: IndustryGasChangeOfSupplyLossComplete) -> Self {
         Self::IndustryGasChangeOfSupplyLossComplete(event)
     }
 }
+
 impl crate::events::PayloadVersion<IndustryGasChangeOfSupplyLossComplete>
 for IndustryGasChangeOfSupplyLossCompleteV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: IndustryGasChangeOfSupplyLossComplete,
     ) -> ::std::result::Result<Self, IndustryGasChangeOfSupplyLossComplete> {

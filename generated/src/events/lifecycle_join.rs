@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Lifecycle: joining a supplier".
 //!
 //! Events of the process of joining the supplier, per process and per supply point.
+
 /// Payload of `lifecycle.join-supplier.activation.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -18,14 +19,19 @@ pub struct LifecycleJoinSupplierActivationCompletedV1 {
     /// `supply_point` (`ActivatedSupplyPoint`).
     pub supply_point: crate::types::ActivatedSupplyPoint,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierActivationCompletedV1,
-    "struct LifecycleJoinSupplierActivationCompletedV1", [(0, required, account_number,
-    "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
-    activation_journey_type, "activation_journey_type"), (4, required, supply_point,
-    "supply_point")]
+    "struct LifecycleJoinSupplierActivationCompletedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, activation_journey_type, "activation_journey_type"),
+        (4, required, supply_point, "supply_point"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.activation.completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -33,22 +39,27 @@ pub enum LifecycleJoinSupplierActivationCompleted {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierActivationCompletedV1),
 }
+
 impl LifecycleJoinSupplierActivationCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.activation.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierActivationCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -61,6 +72,7 @@ impl LifecycleJoinSupplierActivationCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierActivationCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -71,14 +83,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierActivationCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierActivationCompletedV1>
 for LifecycleJoinSupplierActivationCompleted {
     fn from(payload: LifecycleJoinSupplierActivationCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierActivationCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -90,15 +105,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierActivationCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierActivationCompleted>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierActivationCompleted) -> Self {
         Self::LifecycleJoinSupplierActivationCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierActivationCompleted>
 for LifecycleJoinSupplierActivationCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierActivationCompleted,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierActivationCompleted> {
@@ -106,6 +124,7 @@ for LifecycleJoinSupplierActivationCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.activation.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -122,14 +141,19 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     /// `supply_point` (`ActivationInitiatedSupplyPoint`).
     pub supply_point: crate::types::ActivationInitiatedSupplyPoint,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierActivationInitiatedV1,
-    "struct LifecycleJoinSupplierActivationInitiatedV1", [(0, required, account_number,
-    "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
-    activation_journey_type, "activation_journey_type"), (4, required, supply_point,
-    "supply_point")]
+    "struct LifecycleJoinSupplierActivationInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, activation_journey_type, "activation_journey_type"),
+        (4, required, supply_point, "supply_point"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.activation.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -137,22 +161,27 @@ pub enum LifecycleJoinSupplierActivationInitiated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierActivationInitiatedV1),
 }
+
 impl LifecycleJoinSupplierActivationInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.activation.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierActivationInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -165,6 +194,7 @@ impl LifecycleJoinSupplierActivationInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierActivationInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -175,14 +205,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierActivationInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierActivationInitiatedV1>
 for LifecycleJoinSupplierActivationInitiated {
     fn from(payload: LifecycleJoinSupplierActivationInitiatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierActivationInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -194,15 +227,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierActivationInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierActivationInitiated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierActivationInitiated) -> Self {
         Self::LifecycleJoinSupplierActivationInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierActivationInitiated>
 for LifecycleJoinSupplierActivationInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierActivationInitiated,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierActivationInitiated> {
@@ -210,6 +246,7 @@ for LifecycleJoinSupplierActivationInitiatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.agreement.created` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -226,14 +263,19 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierAgreementCreatedV1,
-    "struct LifecycleJoinSupplierAgreementCreatedV1", [(0, required, account_number,
-    "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, supply_point, "supply_point"), (3,
-    required, agreements, "agreements"), (4, required, contract_references,
-    "contract_references")]
+    "struct LifecycleJoinSupplierAgreementCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, agreements, "agreements"),
+        (4, required, contract_references, "contract_references"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.agreement.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -241,22 +283,27 @@ pub enum LifecycleJoinSupplierAgreementCreated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierAgreementCreatedV1),
 }
+
 impl LifecycleJoinSupplierAgreementCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.agreement.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAgreementCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -269,6 +316,7 @@ impl LifecycleJoinSupplierAgreementCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierAgreementCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -279,14 +327,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierAgreementCreated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAgreementCreatedV1>
 for LifecycleJoinSupplierAgreementCreated {
     fn from(payload: LifecycleJoinSupplierAgreementCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierAgreementCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAgreementCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -298,15 +349,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierAgreementCreated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAgreementCreated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierAgreementCreated) -> Self {
         Self::LifecycleJoinSupplierAgreementCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierAgreementCreated>
 for LifecycleJoinSupplierAgreementCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierAgreementCreated,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierAgreementCreated> {
@@ -314,6 +368,7 @@ for LifecycleJoinSupplierAgreementCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -326,12 +381,17 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1", [(0, required,
-    account_number, "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype")]
+    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -339,22 +399,27 @@ pub enum LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1),
 }
+
 impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.await-post-activation-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -367,6 +432,7 @@ impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -377,6 +443,7 @@ impl ::serde::Serialize for LifecycleJoinSupplierAwaitPostActivationFlowStepInit
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1>
 for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     fn from(
@@ -385,9 +452,11 @@ for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -399,16 +468,19 @@ for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated) -> Self {
         Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
 > for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -419,6 +491,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -431,12 +504,17 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1", [(0, required,
-    account_number, "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype")]
+    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -444,22 +522,27 @@ pub enum LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1),
 }
+
 impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.await-pre-activation-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -472,6 +555,7 @@ impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -482,6 +566,7 @@ impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreActivationFlowStepIniti
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1>
 for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     fn from(
@@ -490,9 +575,11 @@ for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -504,16 +591,19 @@ for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated) -> Self {
         Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
 > for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -524,6 +614,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -536,12 +627,17 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1", [(0, required,
-    account_number, "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype")]
+    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -549,22 +645,27 @@ pub enum LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1),
 }
+
 impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -577,6 +678,7 @@ impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -587,15 +689,18 @@ impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitia
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1>
 for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     fn from(payload: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -607,16 +712,19 @@ for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated) -> Self {
         Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
 > for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -627,6 +735,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.cancellation-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -641,13 +750,18 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierCancellationRequestedV1,
-    "struct LifecycleJoinSupplierCancellationRequestedV1", [(0, required, account_number,
-    "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
-    supply_points, "supply_points")]
+    "struct LifecycleJoinSupplierCancellationRequestedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.cancellation-requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -655,22 +769,27 @@ pub enum LifecycleJoinSupplierCancellationRequested {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierCancellationRequestedV1),
 }
+
 impl LifecycleJoinSupplierCancellationRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.cancellation-requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierCancellationRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -683,6 +802,7 @@ impl LifecycleJoinSupplierCancellationRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierCancellationRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -693,14 +813,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierCancellationRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierCancellationRequestedV1>
 for LifecycleJoinSupplierCancellationRequested {
     fn from(payload: LifecycleJoinSupplierCancellationRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierCancellationRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancellationRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -712,15 +835,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierCancellationRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierCancellationRequested>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierCancellationRequested) -> Self {
         Self::LifecycleJoinSupplierCancellationRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierCancellationRequested>
 for LifecycleJoinSupplierCancellationRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierCancellationRequested,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierCancellationRequested> {
@@ -728,6 +854,7 @@ for LifecycleJoinSupplierCancellationRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.cancelled` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -742,12 +869,18 @@ pub struct LifecycleJoinSupplierCancelledV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-crate::de::deserialize_struct!(
-    LifecycleJoinSupplierCancelledV1, "struct LifecycleJoinSupplierCancelledV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
-    "subtype"), (3, required, supply_points, "supply_points")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleJoinSupplierCancelledV1,
+    "struct LifecycleJoinSupplierCancelledV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.cancelled` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -755,22 +888,27 @@ pub enum LifecycleJoinSupplierCancelled {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierCancelledV1),
 }
+
 impl LifecycleJoinSupplierCancelled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.cancelled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierCancelledV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -783,6 +921,7 @@ impl LifecycleJoinSupplierCancelled {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierCancelled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -793,14 +932,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierCancelled {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierCancelledV1>
 for LifecycleJoinSupplierCancelled {
     fn from(payload: LifecycleJoinSupplierCancelledV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierCancelled {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancelled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -812,14 +954,17 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierCancelled {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierCancelled> for crate::events::Event {
     fn from(event: LifecycleJoinSupplierCancelled) -> Self {
         Self::LifecycleJoinSupplierCancelled(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierCancelled>
 for LifecycleJoinSupplierCancelledV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierCancelled,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierCancelled> {
@@ -827,6 +972,7 @@ for LifecycleJoinSupplierCancelledV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -841,12 +987,18 @@ pub struct LifecycleJoinSupplierCompletedV1 {
     /// `supply_points` (array of `ActivatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
 }
-crate::de::deserialize_struct!(
-    LifecycleJoinSupplierCompletedV1, "struct LifecycleJoinSupplierCompletedV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
-    "subtype"), (3, required, supply_points, "supply_points")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleJoinSupplierCompletedV1,
+    "struct LifecycleJoinSupplierCompletedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -854,22 +1006,27 @@ pub enum LifecycleJoinSupplierCompleted {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierCompletedV1),
 }
+
 impl LifecycleJoinSupplierCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierCompletedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -882,6 +1039,7 @@ impl LifecycleJoinSupplierCompleted {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -892,14 +1050,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierCompletedV1>
 for LifecycleJoinSupplierCompleted {
     fn from(payload: LifecycleJoinSupplierCompletedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -911,14 +1072,17 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierCompleted> for crate::events::Event {
     fn from(event: LifecycleJoinSupplierCompleted) -> Self {
         Self::LifecycleJoinSupplierCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierCompleted>
 for LifecycleJoinSupplierCompletedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierCompleted,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierCompleted> {
@@ -926,6 +1090,7 @@ for LifecycleJoinSupplierCompletedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -942,13 +1107,19 @@ pub struct LifecycleJoinSupplierRequestedV1 {
     /// `requested_at` (string).
     pub requested_at: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LifecycleJoinSupplierRequestedV1, "struct LifecycleJoinSupplierRequestedV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
-    "subtype"), (3, required, supply_points, "supply_points"), (4, required,
-    requested_at, "requested_at")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleJoinSupplierRequestedV1,
+    "struct LifecycleJoinSupplierRequestedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, supply_points, "supply_points"),
+        (4, required, requested_at, "requested_at"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -956,22 +1127,27 @@ pub enum LifecycleJoinSupplierRequested {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierRequestedV1),
 }
+
 impl LifecycleJoinSupplierRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -984,6 +1160,7 @@ impl LifecycleJoinSupplierRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -994,14 +1171,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierRequestedV1>
 for LifecycleJoinSupplierRequested {
     fn from(payload: LifecycleJoinSupplierRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1013,14 +1193,17 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierRequested> for crate::events::Event {
     fn from(event: LifecycleJoinSupplierRequested) -> Self {
         Self::LifecycleJoinSupplierRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierRequested>
 for LifecycleJoinSupplierRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierRequested,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierRequested> {
@@ -1028,6 +1211,7 @@ for LifecycleJoinSupplierRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.reversal-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1042,13 +1226,18 @@ pub struct LifecycleJoinSupplierReversalRequestedV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierReversalRequestedV1,
-    "struct LifecycleJoinSupplierReversalRequestedV1", [(0, required, account_number,
-    "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, subtype, "subtype"), (3, required,
-    supply_points, "supply_points")]
+    "struct LifecycleJoinSupplierReversalRequestedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.reversal-requested` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1056,22 +1245,27 @@ pub enum LifecycleJoinSupplierReversalRequested {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierReversalRequestedV1),
 }
+
 impl LifecycleJoinSupplierReversalRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.reversal-requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierReversalRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1084,6 +1278,7 @@ impl LifecycleJoinSupplierReversalRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierReversalRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1094,14 +1289,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierReversalRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierReversalRequestedV1>
 for LifecycleJoinSupplierReversalRequested {
     fn from(payload: LifecycleJoinSupplierReversalRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierReversalRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversalRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1113,15 +1311,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierReversalRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierReversalRequested>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierReversalRequested) -> Self {
         Self::LifecycleJoinSupplierReversalRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierReversalRequested>
 for LifecycleJoinSupplierReversalRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierReversalRequested,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierReversalRequested> {
@@ -1129,6 +1330,7 @@ for LifecycleJoinSupplierReversalRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.reversed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1143,12 +1345,18 @@ pub struct LifecycleJoinSupplierReversedV1 {
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
-crate::de::deserialize_struct!(
-    LifecycleJoinSupplierReversedV1, "struct LifecycleJoinSupplierReversedV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required, subtype,
-    "subtype"), (3, required, supply_points, "supply_points")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleJoinSupplierReversedV1,
+    "struct LifecycleJoinSupplierReversedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.reversed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1156,22 +1364,27 @@ pub enum LifecycleJoinSupplierReversed {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierReversedV1),
 }
+
 impl LifecycleJoinSupplierReversed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.reversed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierReversedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1184,6 +1397,7 @@ impl LifecycleJoinSupplierReversed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierReversed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1194,14 +1408,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierReversed {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierReversedV1>
 for LifecycleJoinSupplierReversed {
     fn from(payload: LifecycleJoinSupplierReversedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierReversed {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1213,14 +1430,17 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierReversed {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierReversed> for crate::events::Event {
     fn from(event: LifecycleJoinSupplierReversed) -> Self {
         Self::LifecycleJoinSupplierReversed(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierReversed>
 for LifecycleJoinSupplierReversedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierReversed,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierReversed> {
@@ -1228,6 +1448,7 @@ for LifecycleJoinSupplierReversedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.supply-period.created` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1244,14 +1465,19 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierSupplyPeriodCreatedV1,
-    "struct LifecycleJoinSupplierSupplyPeriodCreatedV1", [(0, required, account_number,
-    "account_number"), (1, required, join_supplier_process_number,
-    "join_supplier_process_number"), (2, required, supply_point, "supply_point"), (3,
-    required, supply_period, "supply_period"), (4, required, contract_references,
-    "contract_references")]
+    "struct LifecycleJoinSupplierSupplyPeriodCreatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, supply_period, "supply_period"),
+        (4, required, contract_references, "contract_references"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.supply-period.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1259,22 +1485,27 @@ pub enum LifecycleJoinSupplierSupplyPeriodCreated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierSupplyPeriodCreatedV1),
 }
+
 impl LifecycleJoinSupplierSupplyPeriodCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.supply-period.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1287,6 +1518,7 @@ impl LifecycleJoinSupplierSupplyPeriodCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierSupplyPeriodCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1297,14 +1529,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierSupplyPeriodCreated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierSupplyPeriodCreatedV1>
 for LifecycleJoinSupplierSupplyPeriodCreated {
     fn from(payload: LifecycleJoinSupplierSupplyPeriodCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierSupplyPeriodCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPeriodCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1316,15 +1551,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierSupplyPeriodCreated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierSupplyPeriodCreated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierSupplyPeriodCreated) -> Self {
         Self::LifecycleJoinSupplierSupplyPeriodCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierSupplyPeriodCreated>
 for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierSupplyPeriodCreated,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierSupplyPeriodCreated> {
@@ -1332,6 +1570,7 @@ for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1346,13 +1585,18 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
     "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
-    [(0, required, account_number, "account_number"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required,
-    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1360,22 +1604,27 @@ pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIniti
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1),
 }
+
 impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1388,6 +1637,7 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
@@ -1399,6 +1649,7 @@ for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated 
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
 > for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
@@ -1408,9 +1659,11 @@ impl ::std::convert::From<
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1422,6 +1675,7 @@ for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated 
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
 > for crate::events::Event {
@@ -1433,10 +1687,12 @@ impl ::std::convert::From<
         )
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
 > for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -1449,6 +1705,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
@@ -1463,13 +1720,18 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
     "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
-    [(0, required, account_number, "account_number"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required,
-    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1477,22 +1739,27 @@ pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1),
 }
+
 impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1505,6 +1772,7 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated 
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
@@ -1516,6 +1784,7 @@ for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
 > for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
@@ -1525,9 +1794,11 @@ impl ::std::convert::From<
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1539,6 +1810,7 @@ for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
 > for crate::events::Event {
@@ -1550,10 +1822,12 @@ impl ::std::convert::From<
         )
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
 > for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -1566,6 +1840,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_completed` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1578,13 +1853,17 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
-    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2", [(0,
-    required, join_supplier_process_id, "join_supplier_process_id"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required,
-    account_number, "account_number")]
+    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
+    [
+        (0, required, join_supplier_process_id, "join_supplier_process_id"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1592,22 +1871,27 @@ pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     /// Payload version `v2`.
     V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2),
 }
+
 impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier._ensure_payment_instructions.step_completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1620,6 +1904,7 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1630,6 +1915,7 @@ impl ::serde::Serialize for LifecycleJoinSupplierEnsurePaymentInstructionsStepCo
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2>
 for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     fn from(
@@ -1638,9 +1924,11 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1652,16 +1940,19 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted) -> Self {
         Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
 > for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
     ) -> ::std::result::Result<
@@ -1672,6 +1963,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1684,13 +1976,17 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
-    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2", [(0,
-    required, join_supplier_process_id, "join_supplier_process_id"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required,
-    account_number, "account_number")]
+    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
+    [
+        (0, required, join_supplier_process_id, "join_supplier_process_id"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1698,22 +1994,27 @@ pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     /// Payload version `v2`.
     V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2),
 }
+
 impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier._ensure_payment_instructions.step_initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1726,6 +2027,7 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1736,6 +2038,7 @@ impl ::serde::Serialize for LifecycleJoinSupplierEnsurePaymentInstructionsStepIn
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2>
 for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     fn from(
@@ -1744,9 +2047,11 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1758,16 +2063,19 @@ for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated) -> Self {
         Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
 > for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
     ) -> ::std::result::Result<
@@ -1778,17 +2086,22 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join_supplier.security_deposits.created` version `v1` (Lifecycle: joining a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierSecurityDepositsCreatedV1,
-    "struct LifecycleJoinSupplierSecurityDepositsCreatedV1", [(0, required,
-    join_supplier_process_number, "join_supplier_process_number")]
+    "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
+    [
+        (0, required, join_supplier_process_number, "join_supplier_process_number"),
+    ],
 );
+
 /// Event type `lifecycle.join_supplier.security_deposits.created` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1796,22 +2109,27 @@ pub enum LifecycleJoinSupplierSecurityDepositsCreated {
     /// Payload version `v1`.
     V1(LifecycleJoinSupplierSecurityDepositsCreatedV1),
 }
+
 impl LifecycleJoinSupplierSecurityDepositsCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier.security_deposits.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1824,6 +2142,7 @@ impl LifecycleJoinSupplierSecurityDepositsCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierSecurityDepositsCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1834,14 +2153,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierSecurityDepositsCreated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierSecurityDepositsCreatedV1>
 for LifecycleJoinSupplierSecurityDepositsCreated {
     fn from(payload: LifecycleJoinSupplierSecurityDepositsCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierSecurityDepositsCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSecurityDepositsCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1853,15 +2175,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierSecurityDepositsCreated 
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierSecurityDepositsCreated>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierSecurityDepositsCreated) -> Self {
         Self::LifecycleJoinSupplierSecurityDepositsCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierSecurityDepositsCreated>
 for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleJoinSupplierSecurityDepositsCreated,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierSecurityDepositsCreated> {
@@ -1869,6 +2194,7 @@ for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.join_supplier.terms-and-conditions.accepted` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1879,12 +2205,16 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
-    "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2", [(0, required,
-    join_supplier_process_id, "join_supplier_process_id"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number")]
+    "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
+    [
+        (0, required, join_supplier_process_id, "join_supplier_process_id"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+    ],
 );
+
 /// Event type `lifecycle.join_supplier.terms-and-conditions.accepted` (Lifecycle: joining a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1892,22 +2222,27 @@ pub enum LifecycleJoinSupplierTermsAndConditionsAccepted {
     /// Payload version `v2`.
     V2(LifecycleJoinSupplierTermsAndConditionsAcceptedV2),
 }
+
 impl LifecycleJoinSupplierTermsAndConditionsAccepted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier.terms-and-conditions.accepted";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1920,6 +2255,7 @@ impl LifecycleJoinSupplierTermsAndConditionsAccepted {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleJoinSupplierTermsAndConditionsAccepted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1930,14 +2266,17 @@ impl ::serde::Serialize for LifecycleJoinSupplierTermsAndConditionsAccepted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierTermsAndConditionsAcceptedV2>
 for LifecycleJoinSupplierTermsAndConditionsAccepted {
     fn from(payload: LifecycleJoinSupplierTermsAndConditionsAcceptedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleJoinSupplierTermsAndConditionsAccepted {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierTermsAndConditionsAccepted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1949,15 +2288,18 @@ impl crate::events::TypedEvent for LifecycleJoinSupplierTermsAndConditionsAccept
         }
     }
 }
+
 impl ::std::convert::From<LifecycleJoinSupplierTermsAndConditionsAccepted>
 for crate::events::Event {
     fn from(event: LifecycleJoinSupplierTermsAndConditionsAccepted) -> Self {
         Self::LifecycleJoinSupplierTermsAndConditionsAccepted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleJoinSupplierTermsAndConditionsAccepted>
 for LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleJoinSupplierTermsAndConditionsAccepted,
     ) -> ::std::result::Result<Self, LifecycleJoinSupplierTermsAndConditionsAccepted> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Lifecycle: leaving a supplier".
 //!
 //! Events of the process of leaving the supplier, per process and per supply point.
+
 /// Payload of `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
@@ -12,13 +13,17 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
-    subtype, "subtype")]
+    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -26,22 +31,27 @@ pub enum LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     /// Payload version `v1`.
     V1(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1),
 }
+
 impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -54,6 +64,7 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
@@ -65,6 +76,7 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1>
 for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     fn from(
@@ -73,9 +85,11 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -87,6 +101,7 @@ for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated>
 for crate::events::Event {
     fn from(
@@ -95,10 +110,12 @@ for crate::events::Event {
         Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
 > for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -109,6 +126,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
@@ -119,13 +137,17 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1", [(0,
-    required, account_number, "account_number"), (1, required,
-    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
-    subtype, "subtype")]
+    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -133,22 +155,27 @@ pub enum LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     /// Payload version `v1`.
     V1(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1),
 }
+
 impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.await-post-termination-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -161,6 +188,7 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -171,6 +199,7 @@ impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPostTerminationFlowStepIn
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1>
 for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     fn from(
@@ -179,9 +208,11 @@ for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -193,16 +224,19 @@ for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated>
 for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated) -> Self {
         Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
 > for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -213,6 +247,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
@@ -223,12 +258,17 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1", [(0, required,
-    account_number, "account_number"), (1, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (2, required, subtype, "subtype")]
+    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -236,22 +276,27 @@ pub enum LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     /// Payload version `v1`.
     V1(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1),
 }
+
 impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -264,6 +309,7 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -274,6 +320,7 @@ impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPreTerminationFlowStepIni
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1>
 for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     fn from(
@@ -282,9 +329,11 @@ for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -296,16 +345,19 @@ for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated>
 for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated) -> Self {
         Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
 > for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -316,6 +368,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.cancellation-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -330,13 +383,18 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierCancellationRequestedV2,
-    "struct LifecycleLeaveSupplierCancellationRequestedV2", [(0, required,
-    account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (3, required, supply_points, "supply_points")]
+    "struct LifecycleLeaveSupplierCancellationRequestedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.cancellation-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -344,22 +402,27 @@ pub enum LifecycleLeaveSupplierCancellationRequested {
     /// Payload version `v2`.
     V2(LifecycleLeaveSupplierCancellationRequestedV2),
 }
+
 impl LifecycleLeaveSupplierCancellationRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.cancellation-requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -372,6 +435,7 @@ impl LifecycleLeaveSupplierCancellationRequested {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierCancellationRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -382,14 +446,17 @@ impl ::serde::Serialize for LifecycleLeaveSupplierCancellationRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierCancellationRequestedV2>
 for LifecycleLeaveSupplierCancellationRequested {
     fn from(payload: LifecycleLeaveSupplierCancellationRequestedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierCancellationRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancellationRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -401,15 +468,18 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierCancellationRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierCancellationRequested>
 for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierCancellationRequested) -> Self {
         Self::LifecycleLeaveSupplierCancellationRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierCancellationRequested>
 for LifecycleLeaveSupplierCancellationRequestedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleLeaveSupplierCancellationRequested,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCancellationRequested> {
@@ -417,6 +487,7 @@ for LifecycleLeaveSupplierCancellationRequestedV2 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.cancelled` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -431,12 +502,18 @@ pub struct LifecycleLeaveSupplierCancelledV2 {
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
-crate::de::deserialize_struct!(
-    LifecycleLeaveSupplierCancelledV2, "struct LifecycleLeaveSupplierCancelledV2", [(0,
-    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (3, required, supply_points, "supply_points")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleLeaveSupplierCancelledV2,
+    "struct LifecycleLeaveSupplierCancelledV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.cancelled` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -444,22 +521,27 @@ pub enum LifecycleLeaveSupplierCancelled {
     /// Payload version `v2`.
     V2(LifecycleLeaveSupplierCancelledV2),
 }
+
 impl LifecycleLeaveSupplierCancelled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.cancelled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierCancelledV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -472,6 +554,7 @@ impl LifecycleLeaveSupplierCancelled {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierCancelled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -482,14 +565,17 @@ impl ::serde::Serialize for LifecycleLeaveSupplierCancelled {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierCancelledV2>
 for LifecycleLeaveSupplierCancelled {
     fn from(payload: LifecycleLeaveSupplierCancelledV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierCancelled {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancelled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -501,14 +587,17 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierCancelled {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierCancelled> for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierCancelled) -> Self {
         Self::LifecycleLeaveSupplierCancelled(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierCancelled>
 for LifecycleLeaveSupplierCancelledV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleLeaveSupplierCancelled,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCancelled> {
@@ -516,6 +605,7 @@ for LifecycleLeaveSupplierCancelledV2 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.completed` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// Only version v3 is listed in the catalogue.
@@ -532,13 +622,19 @@ pub struct LifecycleLeaveSupplierCompletedV3 {
     /// `supply_points` (array of `TerminatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
 }
-crate::de::deserialize_struct!(
-    LifecycleLeaveSupplierCompletedV3, "struct LifecycleLeaveSupplierCompletedV3", [(0,
-    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (3, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (4, required, supply_points, "supply_points")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleLeaveSupplierCompletedV3,
+    "struct LifecycleLeaveSupplierCompletedV3",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (3, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (4, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.completed` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -546,22 +642,27 @@ pub enum LifecycleLeaveSupplierCompleted {
     /// Payload version `v3`.
     V3(LifecycleLeaveSupplierCompletedV3),
 }
+
 impl LifecycleLeaveSupplierCompleted {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.completed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v3"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V3(_) => "v3",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierCompletedV3
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -574,6 +675,7 @@ impl LifecycleLeaveSupplierCompleted {
             .map(Self::V3)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierCompleted {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -584,14 +686,17 @@ impl ::serde::Serialize for LifecycleLeaveSupplierCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierCompletedV3>
 for LifecycleLeaveSupplierCompleted {
     fn from(payload: LifecycleLeaveSupplierCompletedV3) -> Self {
         Self::V3(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierCompleted {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCompleted;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -603,14 +708,17 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierCompleted {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierCompleted> for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierCompleted) -> Self {
         Self::LifecycleLeaveSupplierCompleted(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierCompleted>
 for LifecycleLeaveSupplierCompletedV3 {
     const VERSION: &'static str = "v3";
+
     fn from_versions(
         event: LifecycleLeaveSupplierCompleted,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCompleted> {
@@ -618,6 +726,7 @@ for LifecycleLeaveSupplierCompletedV3 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// The oldest version listed in the catalogue.
@@ -643,16 +752,23 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
-crate::de::deserialize_struct!(
-    LifecycleLeaveSupplierRequestedV2, "struct LifecycleLeaveSupplierRequestedV2", [(0,
-    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
-    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
-    requested_supply_end_date, "requested_supply_end_date"), (6, required, requested_at,
-    "requested_at"), (7, required, is_passive, "is_passive"), (8, optional,
-    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleLeaveSupplierRequestedV2,
+    "struct LifecycleLeaveSupplierRequestedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (3, required, supply_points, "supply_points"),
+        (4, required, requested_supply_end_at, "requested_supply_end_at"),
+        (5, required, requested_supply_end_date, "requested_supply_end_date"),
+        (6, required, requested_at, "requested_at"),
+        (7, required, is_passive, "is_passive"),
+        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+    ],
 );
+
 /// Payload of `lifecycle.leave-supplier.requested` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// The v2 fields plus the process number (required).
@@ -682,17 +798,24 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LifecycleLeaveSupplierRequestedV3, "struct LifecycleLeaveSupplierRequestedV3", [(0,
-    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
-    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
-    requested_supply_end_date, "requested_supply_end_date"), (6, required, requested_at,
-    "requested_at"), (7, required, is_passive, "is_passive"), (8, optional,
-    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
-    (9, required, leave_supplier_process_number, "leave_supplier_process_number")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleLeaveSupplierRequestedV3,
+    "struct LifecycleLeaveSupplierRequestedV3",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (3, required, supply_points, "supply_points"),
+        (4, required, requested_supply_end_at, "requested_supply_end_at"),
+        (5, required, requested_supply_end_date, "requested_supply_end_date"),
+        (6, required, requested_at, "requested_at"),
+        (7, required, is_passive, "is_passive"),
+        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+        (9, required, leave_supplier_process_number, "leave_supplier_process_number"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -702,11 +825,14 @@ pub enum LifecycleLeaveSupplierRequested {
     /// Payload version `v3`.
     V3(LifecycleLeaveSupplierRequestedV3),
 }
+
 impl LifecycleLeaveSupplierRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2", "v3"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -714,13 +840,15 @@ impl LifecycleLeaveSupplierRequested {
             Self::V3(_) => "v3",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::LifecycleLeaveSupplierRequestedV2,
             _ => &crate::shapes::LifecycleLeaveSupplierRequestedV3,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -742,6 +870,7 @@ impl LifecycleLeaveSupplierRequested {
         }
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -753,20 +882,24 @@ impl ::serde::Serialize for LifecycleLeaveSupplierRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierRequestedV2>
 for LifecycleLeaveSupplierRequested {
     fn from(payload: LifecycleLeaveSupplierRequestedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierRequestedV3>
 for LifecycleLeaveSupplierRequested {
     fn from(payload: LifecycleLeaveSupplierRequestedV3) -> Self {
         Self::V3(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -778,14 +911,17 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierRequested> for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierRequested) -> Self {
         Self::LifecycleLeaveSupplierRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierRequested>
 for LifecycleLeaveSupplierRequestedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleLeaveSupplierRequested,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
@@ -796,6 +932,7 @@ for LifecycleLeaveSupplierRequestedV2 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: LifecycleLeaveSupplierRequested,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
@@ -809,9 +946,11 @@ for LifecycleLeaveSupplierRequestedV2 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierRequested>
 for LifecycleLeaveSupplierRequestedV3 {
     const VERSION: &'static str = "v3";
+
     fn from_versions(
         event: LifecycleLeaveSupplierRequested,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
@@ -823,6 +962,7 @@ for LifecycleLeaveSupplierRequestedV3 {
         }
     }
 }
+
 /// Version view: `lifecycle.leave-supplier.requested` v3 read as v2 (every field of v2 is in v3; the others are dropped).
 impl ::std::convert::From<LifecycleLeaveSupplierRequestedV3>
 for LifecycleLeaveSupplierRequestedV2 {
@@ -841,6 +981,7 @@ for LifecycleLeaveSupplierRequestedV2 {
         }
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.reversal-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -855,13 +996,18 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierReversalRequestedV2,
-    "struct LifecycleLeaveSupplierReversalRequestedV2", [(0, required, account_number,
-    "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (3, required, supply_points, "supply_points")]
+    "struct LifecycleLeaveSupplierReversalRequestedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (3, required, supply_points, "supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.reversal-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -869,22 +1015,27 @@ pub enum LifecycleLeaveSupplierReversalRequested {
     /// Payload version `v2`.
     V2(LifecycleLeaveSupplierReversalRequestedV2),
 }
+
 impl LifecycleLeaveSupplierReversalRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.reversal-requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierReversalRequestedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -897,6 +1048,7 @@ impl LifecycleLeaveSupplierReversalRequested {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierReversalRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -907,14 +1059,17 @@ impl ::serde::Serialize for LifecycleLeaveSupplierReversalRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierReversalRequestedV2>
 for LifecycleLeaveSupplierReversalRequested {
     fn from(payload: LifecycleLeaveSupplierReversalRequestedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierReversalRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierReversalRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -926,15 +1081,18 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierReversalRequested {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierReversalRequested>
 for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierReversalRequested) -> Self {
         Self::LifecycleLeaveSupplierReversalRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierReversalRequested>
 for LifecycleLeaveSupplierReversalRequestedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleLeaveSupplierReversalRequested,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierReversalRequested> {
@@ -942,6 +1100,7 @@ for LifecycleLeaveSupplierReversalRequestedV2 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
@@ -954,13 +1113,18 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
     "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
-    [(0, required, account_number, "account_number"), (1, required,
-    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
-    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -968,22 +1132,27 @@ pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepIni
     /// Payload version `v1`.
     V1(LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1),
 }
+
 impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -996,6 +1165,7 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
@@ -1007,6 +1177,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiate
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
 > for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
@@ -1016,9 +1187,11 @@ impl ::std::convert::From<
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1030,6 +1203,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiate
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
 > for crate::events::Event {
@@ -1041,10 +1215,12 @@ impl ::std::convert::From<
         )
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
 > for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -1057,6 +1233,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
@@ -1069,13 +1246,18 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
     "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
-    [(0, required, account_number, "account_number"), (1, required,
-    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
-    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1085,22 +1267,27 @@ pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlo
         LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
     ),
 }
+
 impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1113,6 +1300,7 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
@@ -1124,6 +1312,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
 >
@@ -1134,9 +1323,11 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1148,6 +1339,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
 > for crate::events::Event {
@@ -1159,11 +1351,13 @@ impl ::std::convert::From<
         )
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
 >
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -1176,6 +1370,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
@@ -1188,13 +1383,18 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     /// `subtype` (string).
     pub subtype: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
     "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
-    [(0, required, account_number, "account_number"), (1, required,
-    leave_supplier_process_number, "leave_supplier_process_number"), (2, required,
-    supply_point, "supply_point"), (3, required, subtype, "subtype")]
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, supply_point, "supply_point"),
+        (3, required, subtype, "subtype"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1202,22 +1402,27 @@ pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInit
     /// Payload version `v1`.
     V1(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1),
 }
+
 impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1230,6 +1435,7 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
     fn serialize<S: ::serde::Serializer>(
@@ -1241,6 +1447,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
 > for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
@@ -1250,9 +1457,11 @@ impl ::std::convert::From<
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1264,6 +1473,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
 > for crate::events::Event {
@@ -1275,10 +1485,12 @@ impl ::std::convert::From<
         )
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
 > for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
     ) -> ::std::result::Result<
@@ -1291,6 +1503,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.termination.confirmed` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -1307,14 +1520,19 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     /// `supply_point` (`TerminatedSupplyPoint`).
     pub supply_point: crate::types::TerminatedSupplyPoint,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierTerminationConfirmedV2,
-    "struct LifecycleLeaveSupplierTerminationConfirmedV2", [(0, required, account_number,
-    "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (3, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (4, required, supply_point, "supply_point")]
+    "struct LifecycleLeaveSupplierTerminationConfirmedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (3, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (4, required, supply_point, "supply_point"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.termination.confirmed` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1322,22 +1540,27 @@ pub enum LifecycleLeaveSupplierTerminationConfirmed {
     /// Payload version `v2`.
     V2(LifecycleLeaveSupplierTerminationConfirmedV2),
 }
+
 impl LifecycleLeaveSupplierTerminationConfirmed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.termination.confirmed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1350,6 +1573,7 @@ impl LifecycleLeaveSupplierTerminationConfirmed {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierTerminationConfirmed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1360,14 +1584,17 @@ impl ::serde::Serialize for LifecycleLeaveSupplierTerminationConfirmed {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierTerminationConfirmedV2>
 for LifecycleLeaveSupplierTerminationConfirmed {
     fn from(payload: LifecycleLeaveSupplierTerminationConfirmedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationConfirmed {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationConfirmed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1379,15 +1606,18 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationConfirmed {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierTerminationConfirmed>
 for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierTerminationConfirmed) -> Self {
         Self::LifecycleLeaveSupplierTerminationConfirmed(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierTerminationConfirmed>
 for LifecycleLeaveSupplierTerminationConfirmedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleLeaveSupplierTerminationConfirmed,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierTerminationConfirmed> {
@@ -1395,6 +1625,7 @@ for LifecycleLeaveSupplierTerminationConfirmedV2 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.termination.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
@@ -1407,13 +1638,18 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     /// `supply_point` (`TerminationInitiatedSupplyPoint`).
     pub supply_point: crate::types::TerminationInitiatedSupplyPoint,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleLeaveSupplierTerminationInitiatedV1,
-    "struct LifecycleLeaveSupplierTerminationInitiatedV1", [(0, required, account_number,
-    "account_number"), (1, required, leave_supplier_process_number,
-    "leave_supplier_process_number"), (2, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (3, required, supply_point, "supply_point")]
+    "struct LifecycleLeaveSupplierTerminationInitiatedV1",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (3, required, supply_point, "supply_point"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.termination.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1421,22 +1657,27 @@ pub enum LifecycleLeaveSupplierTerminationInitiated {
     /// Payload version `v1`.
     V1(LifecycleLeaveSupplierTerminationInitiatedV1),
 }
+
 impl LifecycleLeaveSupplierTerminationInitiated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.termination.initiated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1449,6 +1690,7 @@ impl LifecycleLeaveSupplierTerminationInitiated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierTerminationInitiated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1459,14 +1701,17 @@ impl ::serde::Serialize for LifecycleLeaveSupplierTerminationInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierTerminationInitiatedV1>
 for LifecycleLeaveSupplierTerminationInitiated {
     fn from(payload: LifecycleLeaveSupplierTerminationInitiatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationInitiated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationInitiated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1478,15 +1723,18 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationInitiated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierTerminationInitiated>
 for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierTerminationInitiated) -> Self {
         Self::LifecycleLeaveSupplierTerminationInitiated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierTerminationInitiated>
 for LifecycleLeaveSupplierTerminationInitiatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleLeaveSupplierTerminationInitiated,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierTerminationInitiated> {
@@ -1494,6 +1742,7 @@ for LifecycleLeaveSupplierTerminationInitiatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.leave-supplier.updated` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// The fields of `lifecycle.leave-supplier.requested` v2, with `updated_at` in place of `requested_at`.
@@ -1519,16 +1768,23 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
-crate::de::deserialize_struct!(
-    LifecycleLeaveSupplierUpdatedV2, "struct LifecycleLeaveSupplierUpdatedV2", [(0,
-    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
-    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
-    requested_supply_end_date, "requested_supply_end_date"), (6, required, updated_at,
-    "updated_at"), (7, required, is_passive, "is_passive"), (8, optional,
-    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleLeaveSupplierUpdatedV2,
+    "struct LifecycleLeaveSupplierUpdatedV2",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (3, required, supply_points, "supply_points"),
+        (4, required, requested_supply_end_at, "requested_supply_end_at"),
+        (5, required, requested_supply_end_date, "requested_supply_end_date"),
+        (6, required, updated_at, "updated_at"),
+        (7, required, is_passive, "is_passive"),
+        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+    ],
 );
+
 /// Payload of `lifecycle.leave-supplier.updated` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// The v2 fields plus the process number (required).
@@ -1558,17 +1814,24 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LifecycleLeaveSupplierUpdatedV3, "struct LifecycleLeaveSupplierUpdatedV3", [(0,
-    required, account_number, "account_number"), (1, required, leave_supplier_process_id,
-    "leave_supplier_process_id"), (2, required, leave_supplier_process_subtype,
-    "leave_supplier_process_subtype"), (3, required, supply_points, "supply_points"), (4,
-    required, requested_supply_end_at, "requested_supply_end_at"), (5, required,
-    requested_supply_end_date, "requested_supply_end_date"), (6, required, updated_at,
-    "updated_at"), (7, required, is_passive, "is_passive"), (8, optional,
-    passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
-    (9, required, leave_supplier_process_number, "leave_supplier_process_number")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleLeaveSupplierUpdatedV3,
+    "struct LifecycleLeaveSupplierUpdatedV3",
+    [
+        (0, required, account_number, "account_number"),
+        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
+        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
+        (3, required, supply_points, "supply_points"),
+        (4, required, requested_supply_end_at, "requested_supply_end_at"),
+        (5, required, requested_supply_end_date, "requested_supply_end_date"),
+        (6, required, updated_at, "updated_at"),
+        (7, required, is_passive, "is_passive"),
+        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+        (9, required, leave_supplier_process_number, "leave_supplier_process_number"),
+    ],
 );
+
 /// Event type `lifecycle.leave-supplier.updated` (Lifecycle: leaving a supplier), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1578,11 +1841,14 @@ pub enum LifecycleLeaveSupplierUpdated {
     /// Payload version `v3`.
     V3(LifecycleLeaveSupplierUpdatedV3),
 }
+
 impl LifecycleLeaveSupplierUpdated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.updated";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2", "v3"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -1590,13 +1856,15 @@ impl LifecycleLeaveSupplierUpdated {
             Self::V3(_) => "v3",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::LifecycleLeaveSupplierUpdatedV2,
             _ => &crate::shapes::LifecycleLeaveSupplierUpdatedV3,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1618,6 +1886,7 @@ impl LifecycleLeaveSupplierUpdated {
         }
     }
 }
+
 impl ::serde::Serialize for LifecycleLeaveSupplierUpdated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1629,20 +1898,24 @@ impl ::serde::Serialize for LifecycleLeaveSupplierUpdated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV2>
 for LifecycleLeaveSupplierUpdated {
     fn from(payload: LifecycleLeaveSupplierUpdatedV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV3>
 for LifecycleLeaveSupplierUpdated {
     fn from(payload: LifecycleLeaveSupplierUpdatedV3) -> Self {
         Self::V3(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleLeaveSupplierUpdated {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierUpdated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1654,14 +1927,17 @@ impl crate::events::TypedEvent for LifecycleLeaveSupplierUpdated {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleLeaveSupplierUpdated> for crate::events::Event {
     fn from(event: LifecycleLeaveSupplierUpdated) -> Self {
         Self::LifecycleLeaveSupplierUpdated(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierUpdated>
 for LifecycleLeaveSupplierUpdatedV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleLeaveSupplierUpdated,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
@@ -1672,6 +1948,7 @@ for LifecycleLeaveSupplierUpdatedV2 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: LifecycleLeaveSupplierUpdated,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
@@ -1685,9 +1962,11 @@ for LifecycleLeaveSupplierUpdatedV2 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleLeaveSupplierUpdated>
 for LifecycleLeaveSupplierUpdatedV3 {
     const VERSION: &'static str = "v3";
+
     fn from_versions(
         event: LifecycleLeaveSupplierUpdated,
     ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
@@ -1699,6 +1978,7 @@ for LifecycleLeaveSupplierUpdatedV3 {
         }
     }
 }
+
 /// Version view: `lifecycle.leave-supplier.updated` v3 read as v2 (every field of v2 is in v3; the others are dropped).
 impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV3>
 for LifecycleLeaveSupplierUpdatedV2 {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Lifecycle: status and enrolment".
 //!
 //! Events about the status of lifecycle processes, support site sales and loyalty points of enrolments.
+
 /// Payload of `lifecycle.enrollment.loyalty-points-qualification-reversed` version `v1` (Lifecycle: status and enrolment).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
@@ -16,15 +17,18 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     /// `all_supply_points` (array of `EnrollmentSupplyPoint`).
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
-    "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1", [(0, required,
-    join_supplier_process_number, "join_supplier_process_number"), (1, required,
-    account_number, "account_number"), (2, required,
-    supply_points_no_longer_coming_on_supply,
-    "supply_points_no_longer_coming_on_supply"), (3, required, all_supply_points,
-    "all_supply_points")]
+    "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1",
+    [
+        (0, required, join_supplier_process_number, "join_supplier_process_number"),
+        (1, required, account_number, "account_number"),
+        (2, required, supply_points_no_longer_coming_on_supply, "supply_points_no_longer_coming_on_supply"),
+        (3, required, all_supply_points, "all_supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.enrollment.loyalty-points-qualification-reversed` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -32,22 +36,27 @@ pub enum LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     /// Payload version `v1`.
     V1(LifecycleEnrollmentLoyaltyPointsQualificationReversedV1),
 }
+
 impl LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.enrollment.loyalty-points-qualification-reversed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -60,6 +69,7 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -70,15 +80,18 @@ impl ::serde::Serialize for LifecycleEnrollmentLoyaltyPointsQualificationReverse
         }
     }
 }
+
 impl ::std::convert::From<LifecycleEnrollmentLoyaltyPointsQualificationReversedV1>
 for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     fn from(payload: LifecycleEnrollmentLoyaltyPointsQualificationReversedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -90,15 +103,18 @@ for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleEnrollmentLoyaltyPointsQualificationReversed>
 for crate::events::Event {
     fn from(event: LifecycleEnrollmentLoyaltyPointsQualificationReversed) -> Self {
         Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleEnrollmentLoyaltyPointsQualificationReversed>
 for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleEnrollmentLoyaltyPointsQualificationReversed,
     ) -> ::std::result::Result<
@@ -109,6 +125,7 @@ for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` version `v2` (Lifecycle: status and enrolment).
 ///
 /// Only version v2 is listed in the catalogue.
@@ -125,14 +142,19 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     /// `all_supply_points` (array of `EnrollmentSupplyPoint`).
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-    "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2", [(0,
-    required, join_supplier_process_id, "join_supplier_process_id"), (1, required,
-    join_supplier_process_number, "join_supplier_process_number"), (2, required,
-    account_number, "account_number"), (3, required, supply_points_past_ssd,
-    "supply_points_past_ssd"), (4, required, all_supply_points, "all_supply_points")]
+    "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2",
+    [
+        (0, required, join_supplier_process_id, "join_supplier_process_id"),
+        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        (2, required, account_number, "account_number"),
+        (3, required, supply_points_past_ssd, "supply_points_past_ssd"),
+        (4, required, all_supply_points, "all_supply_points"),
+    ],
 );
+
 /// Event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -140,22 +162,27 @@ pub enum LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
     /// Payload version `v2`.
     V2(LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2),
 }
+
 impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -168,6 +195,7 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
             .map(Self::V2)
     }
 }
+
 impl ::serde::Serialize
 for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
     fn serialize<S: ::serde::Serializer>(
@@ -179,6 +207,7 @@ for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
         }
     }
 }
+
 impl ::std::convert::From<
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
 > for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
@@ -188,9 +217,11 @@ impl ::std::convert::From<
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -202,6 +233,7 @@ for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint>
 for crate::events::Event {
     fn from(
@@ -210,10 +242,12 @@ for crate::events::Event {
         Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
 > for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
     ) -> ::std::result::Result<
@@ -226,6 +260,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.status-changed` version `v1` (Lifecycle: status and enrolment).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LifecycleStatusChangedV1 {
@@ -238,12 +273,18 @@ pub struct LifecycleStatusChangedV1 {
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LifecycleStatusChangedV1, "struct LifecycleStatusChangedV1", [(0, required,
-    process_number, "process_number"), (1, required, account_number, "account_number"),
-    (2, required, new_status, "new_status"), (3, required, previous_status,
-    "previous_status")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleStatusChangedV1,
+    "struct LifecycleStatusChangedV1",
+    [
+        (0, required, process_number, "process_number"),
+        (1, required, account_number, "account_number"),
+        (2, required, new_status, "new_status"),
+        (3, required, previous_status, "previous_status"),
+    ],
 );
+
 /// Event type `lifecycle.status-changed` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -251,22 +292,27 @@ pub enum LifecycleStatusChanged {
     /// Payload version `v1`.
     V1(LifecycleStatusChangedV1),
 }
+
 impl LifecycleStatusChanged {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.status-changed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleStatusChangedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -277,6 +323,7 @@ impl LifecycleStatusChanged {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for LifecycleStatusChanged {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -287,13 +334,16 @@ impl ::serde::Serialize for LifecycleStatusChanged {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleStatusChangedV1> for LifecycleStatusChanged {
     fn from(payload: LifecycleStatusChangedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleStatusChanged {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleStatusChanged;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -305,13 +355,16 @@ impl crate::events::TypedEvent for LifecycleStatusChanged {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleStatusChanged> for crate::events::Event {
     fn from(event: LifecycleStatusChanged) -> Self {
         Self::LifecycleStatusChanged(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleStatusChanged> for LifecycleStatusChangedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: LifecycleStatusChanged,
     ) -> ::std::result::Result<Self, LifecycleStatusChanged> {
@@ -319,6 +372,7 @@ impl crate::events::PayloadVersion<LifecycleStatusChanged> for LifecycleStatusCh
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `lifecycle.support-site.sale` version `1.0.0` (Lifecycle: status and enrolment).
 ///
 /// The one event of the catalogue whose payload version is labelled `1.0.0`.
@@ -331,11 +385,17 @@ pub struct LifecycleSupportSiteSaleV1_0_0 {
     /// `trigger_action` (string).
     pub trigger_action: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    LifecycleSupportSiteSaleV1_0_0, "struct LifecycleSupportSiteSaleV1_0_0", [(0,
-    required, support_user_id, "support_user_id"), (1, required, supply_start_date,
-    "supply_start_date"), (2, required, trigger_action, "trigger_action")]
+
+::energy_api_core::deserialize_struct!(
+    LifecycleSupportSiteSaleV1_0_0,
+    "struct LifecycleSupportSiteSaleV1_0_0",
+    [
+        (0, required, support_user_id, "support_user_id"),
+        (1, required, supply_start_date, "supply_start_date"),
+        (2, required, trigger_action, "trigger_action"),
+    ],
 );
+
 /// Event type `lifecycle.support-site.sale` (Lifecycle: status and enrolment), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -343,22 +403,27 @@ pub enum LifecycleSupportSiteSale {
     /// Payload version `1.0.0`.
     V1_0_0(LifecycleSupportSiteSaleV1_0_0),
 }
+
 impl LifecycleSupportSiteSale {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "lifecycle.support-site.sale";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["1.0.0"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1_0_0(_) => "1.0.0",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::LifecycleSupportSiteSaleV1_0_0
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -371,6 +436,7 @@ impl LifecycleSupportSiteSale {
             .map(Self::V1_0_0)
     }
 }
+
 impl ::serde::Serialize for LifecycleSupportSiteSale {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -381,13 +447,16 @@ impl ::serde::Serialize for LifecycleSupportSiteSale {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleSupportSiteSaleV1_0_0> for LifecycleSupportSiteSale {
     fn from(payload: LifecycleSupportSiteSaleV1_0_0) -> Self {
         Self::V1_0_0(payload)
     }
 }
+
 impl crate::events::TypedEvent for LifecycleSupportSiteSale {
     const TYPE: crate::events::EventType = crate::events::EventType::LifecycleSupportSiteSale;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -399,14 +468,17 @@ impl crate::events::TypedEvent for LifecycleSupportSiteSale {
         }
     }
 }
+
 impl ::std::convert::From<LifecycleSupportSiteSale> for crate::events::Event {
     fn from(event: LifecycleSupportSiteSale) -> Self {
         Self::LifecycleSupportSiteSale(event)
     }
 }
+
 impl crate::events::PayloadVersion<LifecycleSupportSiteSale>
 for LifecycleSupportSiteSaleV1_0_0 {
     const VERSION: &'static str = "1.0.0";
+
     fn from_versions(
         event: LifecycleSupportSiteSale,
     ) -> ::std::result::Result<Self, LifecycleSupportSiteSale> {

@@ -2,17 +2,22 @@
 //! Events of the catalogue section "Market files (electricity, gas, Spanish market)".
 //!
 //! Events about market flow files and invoices of the electricity and gas markets, and Spanish supply points.
+
 /// Payload of `electricity-flow-file.cancellation-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileCancellationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ElectricityFlowFileCancellationInvoiceProcessedV1,
-    "struct ElectricityFlowFileCancellationInvoiceProcessedV1", [(0, required,
-    flow_file_id, "flow_file_id")]
+    "struct ElectricityFlowFileCancellationInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+    ],
 );
+
 /// Event type `electricity-flow-file.cancellation-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -20,22 +25,27 @@ pub enum ElectricityFlowFileCancellationInvoiceProcessed {
     /// Payload version `v1`.
     V1(ElectricityFlowFileCancellationInvoiceProcessedV1),
 }
+
 impl ElectricityFlowFileCancellationInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "electricity-flow-file.cancellation-invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileCancellationInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -48,6 +58,7 @@ impl ElectricityFlowFileCancellationInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ElectricityFlowFileCancellationInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -58,14 +69,17 @@ impl ::serde::Serialize for ElectricityFlowFileCancellationInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileCancellationInvoiceProcessedV1>
 for ElectricityFlowFileCancellationInvoiceProcessed {
     fn from(payload: ElectricityFlowFileCancellationInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ElectricityFlowFileCancellationInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileCancellationInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -77,15 +91,18 @@ impl crate::events::TypedEvent for ElectricityFlowFileCancellationInvoiceProcess
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileCancellationInvoiceProcessed>
 for crate::events::Event {
     fn from(event: ElectricityFlowFileCancellationInvoiceProcessed) -> Self {
         Self::ElectricityFlowFileCancellationInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ElectricityFlowFileCancellationInvoiceProcessed>
 for ElectricityFlowFileCancellationInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ElectricityFlowFileCancellationInvoiceProcessed,
     ) -> ::std::result::Result<Self, ElectricityFlowFileCancellationInvoiceProcessed> {
@@ -93,17 +110,22 @@ for ElectricityFlowFileCancellationInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `electricity-flow-file.complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ElectricityFlowFileComplementaryInvoiceProcessedV1,
-    "struct ElectricityFlowFileComplementaryInvoiceProcessedV1", [(0, required,
-    flow_file_id, "flow_file_id")]
+    "struct ElectricityFlowFileComplementaryInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+    ],
 );
+
 /// Event type `electricity-flow-file.complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -111,22 +133,27 @@ pub enum ElectricityFlowFileComplementaryInvoiceProcessed {
     /// Payload version `v1`.
     V1(ElectricityFlowFileComplementaryInvoiceProcessedV1),
 }
+
 impl ElectricityFlowFileComplementaryInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "electricity-flow-file.complementary-invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileComplementaryInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -139,6 +166,7 @@ impl ElectricityFlowFileComplementaryInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ElectricityFlowFileComplementaryInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -149,14 +177,17 @@ impl ::serde::Serialize for ElectricityFlowFileComplementaryInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileComplementaryInvoiceProcessedV1>
 for ElectricityFlowFileComplementaryInvoiceProcessed {
     fn from(payload: ElectricityFlowFileComplementaryInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ElectricityFlowFileComplementaryInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileComplementaryInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -168,15 +199,18 @@ impl crate::events::TypedEvent for ElectricityFlowFileComplementaryInvoiceProces
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileComplementaryInvoiceProcessed>
 for crate::events::Event {
     fn from(event: ElectricityFlowFileComplementaryInvoiceProcessed) -> Self {
         Self::ElectricityFlowFileComplementaryInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ElectricityFlowFileComplementaryInvoiceProcessed>
 for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ElectricityFlowFileComplementaryInvoiceProcessed,
     ) -> ::std::result::Result<Self, ElectricityFlowFileComplementaryInvoiceProcessed> {
@@ -184,17 +218,22 @@ for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `electricity-flow-file.rectification-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRectificationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ElectricityFlowFileRectificationInvoiceProcessedV1,
-    "struct ElectricityFlowFileRectificationInvoiceProcessedV1", [(0, required,
-    flow_file_id, "flow_file_id")]
+    "struct ElectricityFlowFileRectificationInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+    ],
 );
+
 /// Event type `electricity-flow-file.rectification-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -202,22 +241,27 @@ pub enum ElectricityFlowFileRectificationInvoiceProcessed {
     /// Payload version `v1`.
     V1(ElectricityFlowFileRectificationInvoiceProcessedV1),
 }
+
 impl ElectricityFlowFileRectificationInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "electricity-flow-file.rectification-invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileRectificationInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -230,6 +274,7 @@ impl ElectricityFlowFileRectificationInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ElectricityFlowFileRectificationInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -240,14 +285,17 @@ impl ::serde::Serialize for ElectricityFlowFileRectificationInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileRectificationInvoiceProcessedV1>
 for ElectricityFlowFileRectificationInvoiceProcessed {
     fn from(payload: ElectricityFlowFileRectificationInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ElectricityFlowFileRectificationInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRectificationInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -259,15 +307,18 @@ impl crate::events::TypedEvent for ElectricityFlowFileRectificationInvoiceProces
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileRectificationInvoiceProcessed>
 for crate::events::Event {
     fn from(event: ElectricityFlowFileRectificationInvoiceProcessed) -> Self {
         Self::ElectricityFlowFileRectificationInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ElectricityFlowFileRectificationInvoiceProcessed>
 for ElectricityFlowFileRectificationInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ElectricityFlowFileRectificationInvoiceProcessed,
     ) -> ::std::result::Result<Self, ElectricityFlowFileRectificationInvoiceProcessed> {
@@ -275,17 +326,22 @@ for ElectricityFlowFileRectificationInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `electricity-flow-file.regularizer-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ElectricityFlowFileRegularizerInvoiceProcessedV1,
-    "struct ElectricityFlowFileRegularizerInvoiceProcessedV1", [(0, required,
-    flow_file_id, "flow_file_id")]
+    "struct ElectricityFlowFileRegularizerInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+    ],
 );
+
 /// Event type `electricity-flow-file.regularizer-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -293,22 +349,27 @@ pub enum ElectricityFlowFileRegularizerInvoiceProcessed {
     /// Payload version `v1`.
     V1(ElectricityFlowFileRegularizerInvoiceProcessedV1),
 }
+
 impl ElectricityFlowFileRegularizerInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "electricity-flow-file.regularizer-invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileRegularizerInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -321,6 +382,7 @@ impl ElectricityFlowFileRegularizerInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ElectricityFlowFileRegularizerInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -331,14 +393,17 @@ impl ::serde::Serialize for ElectricityFlowFileRegularizerInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileRegularizerInvoiceProcessedV1>
 for ElectricityFlowFileRegularizerInvoiceProcessed {
     fn from(payload: ElectricityFlowFileRegularizerInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ElectricityFlowFileRegularizerInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularizerInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -350,15 +415,18 @@ impl crate::events::TypedEvent for ElectricityFlowFileRegularizerInvoiceProcesse
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileRegularizerInvoiceProcessed>
 for crate::events::Event {
     fn from(event: ElectricityFlowFileRegularizerInvoiceProcessed) -> Self {
         Self::ElectricityFlowFileRegularizerInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ElectricityFlowFileRegularizerInvoiceProcessed>
 for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ElectricityFlowFileRegularizerInvoiceProcessed,
     ) -> ::std::result::Result<Self, ElectricityFlowFileRegularizerInvoiceProcessed> {
@@ -366,17 +434,22 @@ for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `electricity_flow_file.billable_concepts_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
-    "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1", [(0, required,
-    flow_file_id, "flow_file_id")]
+    "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+    ],
 );
+
 /// Event type `electricity_flow_file.billable_concepts_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -384,22 +457,27 @@ pub enum ElectricityFlowFileBillableConceptsInvoiceProcessed {
     /// Payload version `v1`.
     V1(ElectricityFlowFileBillableConceptsInvoiceProcessedV1),
 }
+
 impl ElectricityFlowFileBillableConceptsInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "electricity_flow_file.billable_concepts_invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileBillableConceptsInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -412,6 +490,7 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ElectricityFlowFileBillableConceptsInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -422,14 +501,17 @@ impl ::serde::Serialize for ElectricityFlowFileBillableConceptsInvoiceProcessed 
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileBillableConceptsInvoiceProcessedV1>
 for ElectricityFlowFileBillableConceptsInvoiceProcessed {
     fn from(payload: ElectricityFlowFileBillableConceptsInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ElectricityFlowFileBillableConceptsInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -441,15 +523,18 @@ impl crate::events::TypedEvent for ElectricityFlowFileBillableConceptsInvoicePro
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileBillableConceptsInvoiceProcessed>
 for crate::events::Event {
     fn from(event: ElectricityFlowFileBillableConceptsInvoiceProcessed) -> Self {
         Self::ElectricityFlowFileBillableConceptsInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ElectricityFlowFileBillableConceptsInvoiceProcessed>
 for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ElectricityFlowFileBillableConceptsInvoiceProcessed,
     ) -> ::std::result::Result<
@@ -460,17 +545,22 @@ for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `electricity_flow_file.regular_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     ElectricityFlowFileRegularInvoiceProcessedV1,
-    "struct ElectricityFlowFileRegularInvoiceProcessedV1", [(0, required, flow_file_id,
-    "flow_file_id")]
+    "struct ElectricityFlowFileRegularInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+    ],
 );
+
 /// Event type `electricity_flow_file.regular_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -478,22 +568,27 @@ pub enum ElectricityFlowFileRegularInvoiceProcessed {
     /// Payload version `v1`.
     V1(ElectricityFlowFileRegularInvoiceProcessedV1),
 }
+
 impl ElectricityFlowFileRegularInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "electricity_flow_file.regular_invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileRegularInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -506,6 +601,7 @@ impl ElectricityFlowFileRegularInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for ElectricityFlowFileRegularInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -516,14 +612,17 @@ impl ::serde::Serialize for ElectricityFlowFileRegularInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileRegularInvoiceProcessedV1>
 for ElectricityFlowFileRegularInvoiceProcessed {
     fn from(payload: ElectricityFlowFileRegularInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for ElectricityFlowFileRegularInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -535,15 +634,18 @@ impl crate::events::TypedEvent for ElectricityFlowFileRegularInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<ElectricityFlowFileRegularInvoiceProcessed>
 for crate::events::Event {
     fn from(event: ElectricityFlowFileRegularInvoiceProcessed) -> Self {
         Self::ElectricityFlowFileRegularInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<ElectricityFlowFileRegularInvoiceProcessed>
 for ElectricityFlowFileRegularInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: ElectricityFlowFileRegularInvoiceProcessed,
     ) -> ::std::result::Result<Self, ElectricityFlowFileRegularInvoiceProcessed> {
@@ -551,6 +653,7 @@ for ElectricityFlowFileRegularInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `esp-supply-points.enrichment-data.sent` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EspSupplyPointsEnrichmentDataSentV1 {
@@ -563,12 +666,18 @@ pub struct EspSupplyPointsEnrichmentDataSentV1 {
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    EspSupplyPointsEnrichmentDataSentV1, "struct EspSupplyPointsEnrichmentDataSentV1",
-    [(0, required, supply_point_identifier, "supply_point_identifier"), (1, required,
-    province_code, "province_code"), (2, required, atr, "atr"), (3, required, valid_from,
-    "valid_from")]
+
+::energy_api_core::deserialize_struct!(
+    EspSupplyPointsEnrichmentDataSentV1,
+    "struct EspSupplyPointsEnrichmentDataSentV1",
+    [
+        (0, required, supply_point_identifier, "supply_point_identifier"),
+        (1, required, province_code, "province_code"),
+        (2, required, atr, "atr"),
+        (3, required, valid_from, "valid_from"),
+    ],
 );
+
 /// Event type `esp-supply-points.enrichment-data.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -576,22 +685,27 @@ pub enum EspSupplyPointsEnrichmentDataSent {
     /// Payload version `v1`.
     V1(EspSupplyPointsEnrichmentDataSentV1),
 }
+
 impl EspSupplyPointsEnrichmentDataSent {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "esp-supply-points.enrichment-data.sent";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::EspSupplyPointsEnrichmentDataSentV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -604,6 +718,7 @@ impl EspSupplyPointsEnrichmentDataSent {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for EspSupplyPointsEnrichmentDataSent {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -614,14 +729,17 @@ impl ::serde::Serialize for EspSupplyPointsEnrichmentDataSent {
         }
     }
 }
+
 impl ::std::convert::From<EspSupplyPointsEnrichmentDataSentV1>
 for EspSupplyPointsEnrichmentDataSent {
     fn from(payload: EspSupplyPointsEnrichmentDataSentV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for EspSupplyPointsEnrichmentDataSent {
     const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsEnrichmentDataSent;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -633,14 +751,17 @@ impl crate::events::TypedEvent for EspSupplyPointsEnrichmentDataSent {
         }
     }
 }
+
 impl ::std::convert::From<EspSupplyPointsEnrichmentDataSent> for crate::events::Event {
     fn from(event: EspSupplyPointsEnrichmentDataSent) -> Self {
         Self::EspSupplyPointsEnrichmentDataSent(event)
     }
 }
+
 impl crate::events::PayloadVersion<EspSupplyPointsEnrichmentDataSent>
 for EspSupplyPointsEnrichmentDataSentV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: EspSupplyPointsEnrichmentDataSent,
     ) -> ::std::result::Result<Self, EspSupplyPointsEnrichmentDataSent> {
@@ -648,6 +769,7 @@ for EspSupplyPointsEnrichmentDataSentV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `esp_supply_points.atr_snapshot.sent` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EspSupplyPointsAtrSnapshotSentV1 {
@@ -662,12 +784,19 @@ pub struct EspSupplyPointsAtrSnapshotSentV1 {
     /// `insert_datetime` (string).
     pub insert_datetime: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    EspSupplyPointsAtrSnapshotSentV1, "struct EspSupplyPointsAtrSnapshotSentV1", [(0,
-    required, supply_point_identifier, "supply_point_identifier"), (1, required, market,
-    "market"), (2, required, atr, "atr"), (3, required, effective_datetime,
-    "effective_datetime"), (4, required, insert_datetime, "insert_datetime")]
+
+::energy_api_core::deserialize_struct!(
+    EspSupplyPointsAtrSnapshotSentV1,
+    "struct EspSupplyPointsAtrSnapshotSentV1",
+    [
+        (0, required, supply_point_identifier, "supply_point_identifier"),
+        (1, required, market, "market"),
+        (2, required, atr, "atr"),
+        (3, required, effective_datetime, "effective_datetime"),
+        (4, required, insert_datetime, "insert_datetime"),
+    ],
 );
+
 /// Event type `esp_supply_points.atr_snapshot.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -675,22 +804,27 @@ pub enum EspSupplyPointsAtrSnapshotSent {
     /// Payload version `v1`.
     V1(EspSupplyPointsAtrSnapshotSentV1),
 }
+
 impl EspSupplyPointsAtrSnapshotSent {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "esp_supply_points.atr_snapshot.sent";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::EspSupplyPointsAtrSnapshotSentV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -703,6 +837,7 @@ impl EspSupplyPointsAtrSnapshotSent {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for EspSupplyPointsAtrSnapshotSent {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -713,14 +848,17 @@ impl ::serde::Serialize for EspSupplyPointsAtrSnapshotSent {
         }
     }
 }
+
 impl ::std::convert::From<EspSupplyPointsAtrSnapshotSentV1>
 for EspSupplyPointsAtrSnapshotSent {
     fn from(payload: EspSupplyPointsAtrSnapshotSentV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for EspSupplyPointsAtrSnapshotSent {
     const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsAtrSnapshotSent;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -732,14 +870,17 @@ impl crate::events::TypedEvent for EspSupplyPointsAtrSnapshotSent {
         }
     }
 }
+
 impl ::std::convert::From<EspSupplyPointsAtrSnapshotSent> for crate::events::Event {
     fn from(event: EspSupplyPointsAtrSnapshotSent) -> Self {
         Self::EspSupplyPointsAtrSnapshotSent(event)
     }
 }
+
 impl crate::events::PayloadVersion<EspSupplyPointsAtrSnapshotSent>
 for EspSupplyPointsAtrSnapshotSentV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: EspSupplyPointsAtrSnapshotSent,
     ) -> ::std::result::Result<Self, EspSupplyPointsAtrSnapshotSent> {
@@ -747,6 +888,7 @@ for EspSupplyPointsAtrSnapshotSentV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-bill-flow-details.annulment-with-substituent-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
@@ -755,12 +897,16 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
-    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1", [(0, required,
-    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
-    "invoice_identifier")]
+    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -768,22 +914,27 @@ pub enum GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     /// Payload version `v1`.
     V1(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1),
 }
+
 impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.annulment-with-substituent-invoice.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -796,6 +947,7 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -806,6 +958,7 @@ impl ::serde::Serialize for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCre
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1>
 for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     fn from(
@@ -814,9 +967,11 @@ for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -828,16 +983,19 @@ for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated>
 for crate::events::Event {
     fn from(event: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated) -> Self {
         Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
 > for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
     ) -> ::std::result::Result<
@@ -848,6 +1006,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-bill-flow-details.cancellation-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
@@ -856,11 +1015,16 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1,
-    "struct GasBillFlowDetailsCancellationInvoiceCreatedV1", [(0, required, flow_file_id,
-    "flow_file_id"), (1, required, invoice_identifier, "invoice_identifier")]
+    "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-bill-flow-details.cancellation-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -868,22 +1032,27 @@ pub enum GasBillFlowDetailsCancellationInvoiceCreated {
     /// Payload version `v1`.
     V1(GasBillFlowDetailsCancellationInvoiceCreatedV1),
 }
+
 impl GasBillFlowDetailsCancellationInvoiceCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.cancellation-invoice.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -896,6 +1065,7 @@ impl GasBillFlowDetailsCancellationInvoiceCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasBillFlowDetailsCancellationInvoiceCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -906,14 +1076,17 @@ impl ::serde::Serialize for GasBillFlowDetailsCancellationInvoiceCreated {
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsCancellationInvoiceCreatedV1>
 for GasBillFlowDetailsCancellationInvoiceCreated {
     fn from(payload: GasBillFlowDetailsCancellationInvoiceCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasBillFlowDetailsCancellationInvoiceCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsCancellationInvoiceCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -925,15 +1098,18 @@ impl crate::events::TypedEvent for GasBillFlowDetailsCancellationInvoiceCreated 
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsCancellationInvoiceCreated>
 for crate::events::Event {
     fn from(event: GasBillFlowDetailsCancellationInvoiceCreated) -> Self {
         Self::GasBillFlowDetailsCancellationInvoiceCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasBillFlowDetailsCancellationInvoiceCreated>
 for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasBillFlowDetailsCancellationInvoiceCreated,
     ) -> ::std::result::Result<Self, GasBillFlowDetailsCancellationInvoiceCreated> {
@@ -941,6 +1117,7 @@ for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-bill-flow-details.complementary-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
@@ -949,12 +1126,16 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1,
-    "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1", [(0, required,
-    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
-    "invoice_identifier")]
+    "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-bill-flow-details.complementary-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -962,22 +1143,27 @@ pub enum GasBillFlowDetailsComplementaryInvoiceCreated {
     /// Payload version `v1`.
     V1(GasBillFlowDetailsComplementaryInvoiceCreatedV1),
 }
+
 impl GasBillFlowDetailsComplementaryInvoiceCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.complementary-invoice.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -990,6 +1176,7 @@ impl GasBillFlowDetailsComplementaryInvoiceCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasBillFlowDetailsComplementaryInvoiceCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1000,14 +1187,17 @@ impl ::serde::Serialize for GasBillFlowDetailsComplementaryInvoiceCreated {
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsComplementaryInvoiceCreatedV1>
 for GasBillFlowDetailsComplementaryInvoiceCreated {
     fn from(payload: GasBillFlowDetailsComplementaryInvoiceCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasBillFlowDetailsComplementaryInvoiceCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsComplementaryInvoiceCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1019,15 +1209,18 @@ impl crate::events::TypedEvent for GasBillFlowDetailsComplementaryInvoiceCreated
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsComplementaryInvoiceCreated>
 for crate::events::Event {
     fn from(event: GasBillFlowDetailsComplementaryInvoiceCreated) -> Self {
         Self::GasBillFlowDetailsComplementaryInvoiceCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasBillFlowDetailsComplementaryInvoiceCreated>
 for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasBillFlowDetailsComplementaryInvoiceCreated,
     ) -> ::std::result::Result<Self, GasBillFlowDetailsComplementaryInvoiceCreated> {
@@ -1035,6 +1228,7 @@ for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-bill-flow-details.rectification-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
@@ -1043,12 +1237,16 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1,
-    "struct GasBillFlowDetailsRectificationInvoiceCreatedV1", [(0, required,
-    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
-    "invoice_identifier")]
+    "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-bill-flow-details.rectification-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1056,22 +1254,27 @@ pub enum GasBillFlowDetailsRectificationInvoiceCreated {
     /// Payload version `v1`.
     V1(GasBillFlowDetailsRectificationInvoiceCreatedV1),
 }
+
 impl GasBillFlowDetailsRectificationInvoiceCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.rectification-invoice.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1084,6 +1287,7 @@ impl GasBillFlowDetailsRectificationInvoiceCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasBillFlowDetailsRectificationInvoiceCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1094,14 +1298,17 @@ impl ::serde::Serialize for GasBillFlowDetailsRectificationInvoiceCreated {
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsRectificationInvoiceCreatedV1>
 for GasBillFlowDetailsRectificationInvoiceCreated {
     fn from(payload: GasBillFlowDetailsRectificationInvoiceCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasBillFlowDetailsRectificationInvoiceCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRectificationInvoiceCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1113,15 +1320,18 @@ impl crate::events::TypedEvent for GasBillFlowDetailsRectificationInvoiceCreated
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsRectificationInvoiceCreated>
 for crate::events::Event {
     fn from(event: GasBillFlowDetailsRectificationInvoiceCreated) -> Self {
         Self::GasBillFlowDetailsRectificationInvoiceCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasBillFlowDetailsRectificationInvoiceCreated>
 for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasBillFlowDetailsRectificationInvoiceCreated,
     ) -> ::std::result::Result<Self, GasBillFlowDetailsRectificationInvoiceCreated> {
@@ -1129,6 +1339,7 @@ for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-bill-flow-details.regular-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
@@ -1137,11 +1348,16 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1,
-    "struct GasBillFlowDetailsRegularInvoiceCreatedV1", [(0, required, flow_file_id,
-    "flow_file_id"), (1, required, invoice_identifier, "invoice_identifier")]
+    "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-bill-flow-details.regular-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1149,22 +1365,27 @@ pub enum GasBillFlowDetailsRegularInvoiceCreated {
     /// Payload version `v1`.
     V1(GasBillFlowDetailsRegularInvoiceCreatedV1),
 }
+
 impl GasBillFlowDetailsRegularInvoiceCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.regular-invoice.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1177,6 +1398,7 @@ impl GasBillFlowDetailsRegularInvoiceCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasBillFlowDetailsRegularInvoiceCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1187,14 +1409,17 @@ impl ::serde::Serialize for GasBillFlowDetailsRegularInvoiceCreated {
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsRegularInvoiceCreatedV1>
 for GasBillFlowDetailsRegularInvoiceCreated {
     fn from(payload: GasBillFlowDetailsRegularInvoiceCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasBillFlowDetailsRegularInvoiceCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRegularInvoiceCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1206,15 +1431,18 @@ impl crate::events::TypedEvent for GasBillFlowDetailsRegularInvoiceCreated {
         }
     }
 }
+
 impl ::std::convert::From<GasBillFlowDetailsRegularInvoiceCreated>
 for crate::events::Event {
     fn from(event: GasBillFlowDetailsRegularInvoiceCreated) -> Self {
         Self::GasBillFlowDetailsRegularInvoiceCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasBillFlowDetailsRegularInvoiceCreated>
 for GasBillFlowDetailsRegularInvoiceCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasBillFlowDetailsRegularInvoiceCreated,
     ) -> ::std::result::Result<Self, GasBillFlowDetailsRegularInvoiceCreated> {
@@ -1222,6 +1450,7 @@ for GasBillFlowDetailsRegularInvoiceCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-flow-file.b7033-complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
@@ -1230,12 +1459,16 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1,
-    "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1", [(0, required,
-    flow_file_id, "flow_file_id"), (1, required, invoice_identifier,
-    "invoice_identifier")]
+    "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-flow-file.b7033-complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1243,22 +1476,27 @@ pub enum GasFlowFileB7033ComplementaryInvoiceProcessed {
     /// Payload version `v1`.
     V1(GasFlowFileB7033ComplementaryInvoiceProcessedV1),
 }
+
 impl GasFlowFileB7033ComplementaryInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-flow-file.b7033-complementary-invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1271,6 +1509,7 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasFlowFileB7033ComplementaryInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1281,14 +1520,17 @@ impl ::serde::Serialize for GasFlowFileB7033ComplementaryInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<GasFlowFileB7033ComplementaryInvoiceProcessedV1>
 for GasFlowFileB7033ComplementaryInvoiceProcessed {
     fn from(payload: GasFlowFileB7033ComplementaryInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasFlowFileB7033ComplementaryInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033ComplementaryInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1300,15 +1542,18 @@ impl crate::events::TypedEvent for GasFlowFileB7033ComplementaryInvoiceProcessed
         }
     }
 }
+
 impl ::std::convert::From<GasFlowFileB7033ComplementaryInvoiceProcessed>
 for crate::events::Event {
     fn from(event: GasFlowFileB7033ComplementaryInvoiceProcessed) -> Self {
         Self::GasFlowFileB7033ComplementaryInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasFlowFileB7033ComplementaryInvoiceProcessed>
 for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasFlowFileB7033ComplementaryInvoiceProcessed,
     ) -> ::std::result::Result<Self, GasFlowFileB7033ComplementaryInvoiceProcessed> {
@@ -1316,6 +1561,7 @@ for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-flow-file.b7033-regular-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
@@ -1324,11 +1570,16 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1,
-    "struct GasFlowFileB7033RegularInvoiceProcessedV1", [(0, required, flow_file_id,
-    "flow_file_id"), (1, required, invoice_identifier, "invoice_identifier")]
+    "struct GasFlowFileB7033RegularInvoiceProcessedV1",
+    [
+        (0, required, flow_file_id, "flow_file_id"),
+        (1, required, invoice_identifier, "invoice_identifier"),
+    ],
 );
+
 /// Event type `gas-flow-file.b7033-regular-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1336,22 +1587,27 @@ pub enum GasFlowFileB7033RegularInvoiceProcessed {
     /// Payload version `v1`.
     V1(GasFlowFileB7033RegularInvoiceProcessedV1),
 }
+
 impl GasFlowFileB7033RegularInvoiceProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-flow-file.b7033-regular-invoice.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1364,6 +1620,7 @@ impl GasFlowFileB7033RegularInvoiceProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasFlowFileB7033RegularInvoiceProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1374,14 +1631,17 @@ impl ::serde::Serialize for GasFlowFileB7033RegularInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<GasFlowFileB7033RegularInvoiceProcessedV1>
 for GasFlowFileB7033RegularInvoiceProcessed {
     fn from(payload: GasFlowFileB7033RegularInvoiceProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasFlowFileB7033RegularInvoiceProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033RegularInvoiceProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1393,15 +1653,18 @@ impl crate::events::TypedEvent for GasFlowFileB7033RegularInvoiceProcessed {
         }
     }
 }
+
 impl ::std::convert::From<GasFlowFileB7033RegularInvoiceProcessed>
 for crate::events::Event {
     fn from(event: GasFlowFileB7033RegularInvoiceProcessed) -> Self {
         Self::GasFlowFileB7033RegularInvoiceProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasFlowFileB7033RegularInvoiceProcessed>
 for GasFlowFileB7033RegularInvoiceProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasFlowFileB7033RegularInvoiceProcessed,
     ) -> ::std::result::Result<Self, GasFlowFileB7033RegularInvoiceProcessed> {
@@ -1409,6 +1672,7 @@ for GasFlowFileB7033RegularInvoiceProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `gas-supply-point.inspection-results.received` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GasSupplyPointInspectionResultsReceivedV1 {
@@ -1430,13 +1694,20 @@ pub struct GasSupplyPointInspectionResultsReceivedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     GasSupplyPointInspectionResultsReceivedV1,
-    "struct GasSupplyPointInspectionResultsReceivedV1", [(0, required, cups, "cups"), (1,
-    optional, account_number, "account_number"), (2, optional, property_id,
-    "property_id"), (3, required, inspection_result, "inspection_result"), (4, required,
-    inspection_datetime, "inspection_datetime"), (5, optional, defects, "defects")]
+    "struct GasSupplyPointInspectionResultsReceivedV1",
+    [
+        (0, required, cups, "cups"),
+        (1, optional, account_number, "account_number"),
+        (2, optional, property_id, "property_id"),
+        (3, required, inspection_result, "inspection_result"),
+        (4, required, inspection_datetime, "inspection_datetime"),
+        (5, optional, defects, "defects"),
+    ],
 );
+
 /// Event type `gas-supply-point.inspection-results.received` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1444,22 +1715,27 @@ pub enum GasSupplyPointInspectionResultsReceived {
     /// Payload version `v1`.
     V1(GasSupplyPointInspectionResultsReceivedV1),
 }
+
 impl GasSupplyPointInspectionResultsReceived {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "gas-supply-point.inspection-results.received";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::GasSupplyPointInspectionResultsReceivedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1472,6 +1748,7 @@ impl GasSupplyPointInspectionResultsReceived {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for GasSupplyPointInspectionResultsReceived {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1482,14 +1759,17 @@ impl ::serde::Serialize for GasSupplyPointInspectionResultsReceived {
         }
     }
 }
+
 impl ::std::convert::From<GasSupplyPointInspectionResultsReceivedV1>
 for GasSupplyPointInspectionResultsReceived {
     fn from(payload: GasSupplyPointInspectionResultsReceivedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for GasSupplyPointInspectionResultsReceived {
     const TYPE: crate::events::EventType = crate::events::EventType::GasSupplyPointInspectionResultsReceived;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1501,15 +1781,18 @@ impl crate::events::TypedEvent for GasSupplyPointInspectionResultsReceived {
         }
     }
 }
+
 impl ::std::convert::From<GasSupplyPointInspectionResultsReceived>
 for crate::events::Event {
     fn from(event: GasSupplyPointInspectionResultsReceived) -> Self {
         Self::GasSupplyPointInspectionResultsReceived(event)
     }
 }
+
 impl crate::events::PayloadVersion<GasSupplyPointInspectionResultsReceived>
 for GasSupplyPointInspectionResultsReceivedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: GasSupplyPointInspectionResultsReceived,
     ) -> ::std::result::Result<Self, GasSupplyPointInspectionResultsReceived> {
@@ -1517,6 +1800,7 @@ for GasSupplyPointInspectionResultsReceivedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `markets.esp.bill-flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspBillFlowFileProcessedV1 {
@@ -1533,13 +1817,20 @@ pub struct MarketsEspBillFlowFileProcessedV1 {
     /// `billing_period_to` (string).
     pub billing_period_to: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MarketsEspBillFlowFileProcessedV1, "struct MarketsEspBillFlowFileProcessedV1", [(0,
-    required, bill_details_id, "bill_details_id"), (1, required, market, "market"), (2,
-    required, bill_type, "bill_type"), (3, required, cups, "cups"), (4, required,
-    billing_period_from, "billing_period_from"), (5, required, billing_period_to,
-    "billing_period_to")]
+
+::energy_api_core::deserialize_struct!(
+    MarketsEspBillFlowFileProcessedV1,
+    "struct MarketsEspBillFlowFileProcessedV1",
+    [
+        (0, required, bill_details_id, "bill_details_id"),
+        (1, required, market, "market"),
+        (2, required, bill_type, "bill_type"),
+        (3, required, cups, "cups"),
+        (4, required, billing_period_from, "billing_period_from"),
+        (5, required, billing_period_to, "billing_period_to"),
+    ],
 );
+
 /// Event type `markets.esp.bill-flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1547,22 +1838,27 @@ pub enum MarketsEspBillFlowFileProcessed {
     /// Payload version `v1`.
     V1(MarketsEspBillFlowFileProcessedV1),
 }
+
 impl MarketsEspBillFlowFileProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "markets.esp.bill-flow-file.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MarketsEspBillFlowFileProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1575,6 +1871,7 @@ impl MarketsEspBillFlowFileProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MarketsEspBillFlowFileProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1585,14 +1882,17 @@ impl ::serde::Serialize for MarketsEspBillFlowFileProcessed {
         }
     }
 }
+
 impl ::std::convert::From<MarketsEspBillFlowFileProcessedV1>
 for MarketsEspBillFlowFileProcessed {
     fn from(payload: MarketsEspBillFlowFileProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MarketsEspBillFlowFileProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspBillFlowFileProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1604,14 +1904,17 @@ impl crate::events::TypedEvent for MarketsEspBillFlowFileProcessed {
         }
     }
 }
+
 impl ::std::convert::From<MarketsEspBillFlowFileProcessed> for crate::events::Event {
     fn from(event: MarketsEspBillFlowFileProcessed) -> Self {
         Self::MarketsEspBillFlowFileProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<MarketsEspBillFlowFileProcessed>
 for MarketsEspBillFlowFileProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MarketsEspBillFlowFileProcessed,
     ) -> ::std::result::Result<Self, MarketsEspBillFlowFileProcessed> {
@@ -1619,6 +1922,7 @@ for MarketsEspBillFlowFileProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `markets.esp.flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspFlowFileProcessedV1 {
@@ -1631,11 +1935,18 @@ pub struct MarketsEspFlowFileProcessedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MarketsEspFlowFileProcessedV1, "struct MarketsEspFlowFileProcessedV1", [(0, required,
-    market, "market"), (1, required, flow_type, "flow_type"), (2, required, cups,
-    "cups"), (3, required, account_number, "account_number")]
+
+::energy_api_core::deserialize_struct!(
+    MarketsEspFlowFileProcessedV1,
+    "struct MarketsEspFlowFileProcessedV1",
+    [
+        (0, required, market, "market"),
+        (1, required, flow_type, "flow_type"),
+        (2, required, cups, "cups"),
+        (3, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `markets.esp.flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1643,22 +1954,27 @@ pub enum MarketsEspFlowFileProcessed {
     /// Payload version `v1`.
     V1(MarketsEspFlowFileProcessedV1),
 }
+
 impl MarketsEspFlowFileProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "markets.esp.flow-file.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MarketsEspFlowFileProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1671,6 +1987,7 @@ impl MarketsEspFlowFileProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MarketsEspFlowFileProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1681,14 +1998,17 @@ impl ::serde::Serialize for MarketsEspFlowFileProcessed {
         }
     }
 }
+
 impl ::std::convert::From<MarketsEspFlowFileProcessedV1>
 for MarketsEspFlowFileProcessed {
     fn from(payload: MarketsEspFlowFileProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MarketsEspFlowFileProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspFlowFileProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1700,14 +2020,17 @@ impl crate::events::TypedEvent for MarketsEspFlowFileProcessed {
         }
     }
 }
+
 impl ::std::convert::From<MarketsEspFlowFileProcessed> for crate::events::Event {
     fn from(event: MarketsEspFlowFileProcessed) -> Self {
         Self::MarketsEspFlowFileProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<MarketsEspFlowFileProcessed>
 for MarketsEspFlowFileProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MarketsEspFlowFileProcessed,
     ) -> ::std::result::Result<Self, MarketsEspFlowFileProcessed> {
@@ -1715,6 +2038,7 @@ for MarketsEspFlowFileProcessedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `markets.esp_industry_gasbillflowdetails.inspection.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
@@ -1725,11 +2049,16 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
-    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1", [(0, required,
-    id, "id"), (1, required, billable_items, "billable_items")]
+    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
+    [
+        (0, required, id, "id"),
+        (1, required, billable_items, "billable_items"),
+    ],
 );
+
 /// Event type `markets.esp_industry_gasbillflowdetails.inspection.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1737,22 +2066,27 @@ pub enum MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     /// Payload version `v1`.
     V1(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1),
 }
+
 impl MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "markets.esp_industry_gasbillflowdetails.inspection.processed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1765,6 +2099,7 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1775,15 +2110,18 @@ impl ::serde::Serialize for MarketsEspIndustryGasbillflowdetailsInspectionProces
         }
     }
 }
+
 impl ::std::convert::From<MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1>
 for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     fn from(payload: MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1795,16 +2133,19 @@ for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
         }
     }
 }
+
 impl ::std::convert::From<MarketsEspIndustryGasbillflowdetailsInspectionProcessed>
 for crate::events::Event {
     fn from(event: MarketsEspIndustryGasbillflowdetailsInspectionProcessed) -> Self {
         Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
 > for MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
     ) -> ::std::result::Result<
@@ -1815,6 +2156,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `markets.gas-supply-point.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsGasSupplyPointCreatedV1 {
@@ -1823,10 +2165,16 @@ pub struct MarketsGasSupplyPointCreatedV1 {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
 }
-crate::de::deserialize_struct!(
-    MarketsGasSupplyPointCreatedV1, "struct MarketsGasSupplyPointCreatedV1", [(0,
-    required, cups, "cups"), (1, required, supply_point_id, "supply_point_id")]
+
+::energy_api_core::deserialize_struct!(
+    MarketsGasSupplyPointCreatedV1,
+    "struct MarketsGasSupplyPointCreatedV1",
+    [
+        (0, required, cups, "cups"),
+        (1, required, supply_point_id, "supply_point_id"),
+    ],
 );
+
 /// Event type `markets.gas-supply-point.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1834,22 +2182,27 @@ pub enum MarketsGasSupplyPointCreated {
     /// Payload version `v1`.
     V1(MarketsGasSupplyPointCreatedV1),
 }
+
 impl MarketsGasSupplyPointCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "markets.gas-supply-point.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MarketsGasSupplyPointCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1862,6 +2215,7 @@ impl MarketsGasSupplyPointCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MarketsGasSupplyPointCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1872,14 +2226,17 @@ impl ::serde::Serialize for MarketsGasSupplyPointCreated {
         }
     }
 }
+
 impl ::std::convert::From<MarketsGasSupplyPointCreatedV1>
 for MarketsGasSupplyPointCreated {
     fn from(payload: MarketsGasSupplyPointCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MarketsGasSupplyPointCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::MarketsGasSupplyPointCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1891,14 +2248,17 @@ impl crate::events::TypedEvent for MarketsGasSupplyPointCreated {
         }
     }
 }
+
 impl ::std::convert::From<MarketsGasSupplyPointCreated> for crate::events::Event {
     fn from(event: MarketsGasSupplyPointCreated) -> Self {
         Self::MarketsGasSupplyPointCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<MarketsGasSupplyPointCreated>
 for MarketsGasSupplyPointCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MarketsGasSupplyPointCreated,
     ) -> ::std::result::Result<Self, MarketsGasSupplyPointCreated> {
@@ -1906,6 +2266,7 @@ for MarketsGasSupplyPointCreatedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `markets.network-operator.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MarketsNetworkOperatorCreatedV1 {
@@ -1920,12 +2281,19 @@ pub struct MarketsNetworkOperatorCreatedV1 {
     /// `market` (string).
     pub market: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MarketsNetworkOperatorCreatedV1, "struct MarketsNetworkOperatorCreatedV1", [(0,
-    required, network_operator_id, "network_operator_id"), (1, required, name, "name"),
-    (2, required, cif, "cif"), (3, required, ree_code, "ree_code"), (4, required, market,
-    "market")]
+
+::energy_api_core::deserialize_struct!(
+    MarketsNetworkOperatorCreatedV1,
+    "struct MarketsNetworkOperatorCreatedV1",
+    [
+        (0, required, network_operator_id, "network_operator_id"),
+        (1, required, name, "name"),
+        (2, required, cif, "cif"),
+        (3, required, ree_code, "ree_code"),
+        (4, required, market, "market"),
+    ],
 );
+
 /// Event type `markets.network-operator.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1933,22 +2301,27 @@ pub enum MarketsNetworkOperatorCreated {
     /// Payload version `v1`.
     V1(MarketsNetworkOperatorCreatedV1),
 }
+
 impl MarketsNetworkOperatorCreated {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "markets.network-operator.created";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MarketsNetworkOperatorCreatedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1961,6 +2334,7 @@ impl MarketsNetworkOperatorCreated {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MarketsNetworkOperatorCreated {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1971,14 +2345,17 @@ impl ::serde::Serialize for MarketsNetworkOperatorCreated {
         }
     }
 }
+
 impl ::std::convert::From<MarketsNetworkOperatorCreatedV1>
 for MarketsNetworkOperatorCreated {
     fn from(payload: MarketsNetworkOperatorCreatedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MarketsNetworkOperatorCreated {
     const TYPE: crate::events::EventType = crate::events::EventType::MarketsNetworkOperatorCreated;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1990,14 +2367,17 @@ impl crate::events::TypedEvent for MarketsNetworkOperatorCreated {
         }
     }
 }
+
 impl ::std::convert::From<MarketsNetworkOperatorCreated> for crate::events::Event {
     fn from(event: MarketsNetworkOperatorCreated) -> Self {
         Self::MarketsNetworkOperatorCreated(event)
     }
 }
+
 impl crate::events::PayloadVersion<MarketsNetworkOperatorCreated>
 for MarketsNetworkOperatorCreatedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MarketsNetworkOperatorCreated,
     ) -> ::std::result::Result<Self, MarketsNetworkOperatorCreated> {

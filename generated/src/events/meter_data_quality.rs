@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Meter data quality".
 //!
 //! Events about issues with meter data and their resolution.
+
 /// Payload of `meter_data_quality.resolution_cancelled` version `v1` (Meter data quality).
 ///
 /// Holds the fields of base `IB`, then its own.
@@ -28,16 +29,24 @@ pub struct MeterDataQualityResolutionCancelledV1 {
     /// `utility` (string). From base IB.
     pub utility: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterDataQualityResolutionCancelledV1,
-    "struct MeterDataQualityResolutionCancelledV1", [(0, required, issue_id, "issue_id"),
-    (1, required, issue_category, "issue_category"), (2, required, issue_subcategory,
-    "issue_subcategory"), (3, required, issue_status, "issue_status"), (4, required,
-    market_supply_point_id, "market_supply_point_id"), (5, required, opened_at,
-    "opened_at"), (6, required, period_start, "period_start"), (7, required, period_end,
-    "period_end"), (8, required, reading_type, "reading_type"), (9, required, utility,
-    "utility")]
+    "struct MeterDataQualityResolutionCancelledV1",
+    [
+        (0, required, issue_id, "issue_id"),
+        (1, required, issue_category, "issue_category"),
+        (2, required, issue_subcategory, "issue_subcategory"),
+        (3, required, issue_status, "issue_status"),
+        (4, required, market_supply_point_id, "market_supply_point_id"),
+        (5, required, opened_at, "opened_at"),
+        (6, required, period_start, "period_start"),
+        (7, required, period_end, "period_end"),
+        (8, required, reading_type, "reading_type"),
+        (9, required, utility, "utility"),
+    ],
 );
+
 /// Payload of `meter_data_quality.resolution_cancelled` version `v2` (Meter data quality).
 ///
 /// The issue fields plus the source of the cancellation.
@@ -68,16 +77,25 @@ pub struct MeterDataQualityResolutionCancelledV2 {
     /// `source` (string).
     pub source: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterDataQualityResolutionCancelledV2,
-    "struct MeterDataQualityResolutionCancelledV2", [(0, required, issue_id, "issue_id"),
-    (1, required, issue_category, "issue_category"), (2, required, issue_subcategory,
-    "issue_subcategory"), (3, required, issue_status, "issue_status"), (4, required,
-    market_supply_point_id, "market_supply_point_id"), (5, required, opened_at,
-    "opened_at"), (6, required, period_start, "period_start"), (7, required, period_end,
-    "period_end"), (8, required, reading_type, "reading_type"), (9, required, utility,
-    "utility"), (10, required, source, "source")]
+    "struct MeterDataQualityResolutionCancelledV2",
+    [
+        (0, required, issue_id, "issue_id"),
+        (1, required, issue_category, "issue_category"),
+        (2, required, issue_subcategory, "issue_subcategory"),
+        (3, required, issue_status, "issue_status"),
+        (4, required, market_supply_point_id, "market_supply_point_id"),
+        (5, required, opened_at, "opened_at"),
+        (6, required, period_start, "period_start"),
+        (7, required, period_end, "period_end"),
+        (8, required, reading_type, "reading_type"),
+        (9, required, utility, "utility"),
+        (10, required, source, "source"),
+    ],
 );
+
 /// Event type `meter_data_quality.resolution_cancelled` (Meter data quality), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -87,11 +105,14 @@ pub enum MeterDataQualityResolutionCancelled {
     /// Payload version `v2`.
     V2(MeterDataQualityResolutionCancelledV2),
 }
+
 impl MeterDataQualityResolutionCancelled {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meter_data_quality.resolution_cancelled";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
@@ -99,13 +120,15 @@ impl MeterDataQualityResolutionCancelled {
             Self::V2(_) => "v2",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         match index {
             0u8 => &crate::shapes::MeterDataQualityResolutionCancelledV1,
             _ => &crate::shapes::MeterDataQualityResolutionCancelledV2,
         }
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -127,6 +150,7 @@ impl MeterDataQualityResolutionCancelled {
         }
     }
 }
+
 impl ::serde::Serialize for MeterDataQualityResolutionCancelled {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -138,20 +162,24 @@ impl ::serde::Serialize for MeterDataQualityResolutionCancelled {
         }
     }
 }
+
 impl ::std::convert::From<MeterDataQualityResolutionCancelledV1>
 for MeterDataQualityResolutionCancelled {
     fn from(payload: MeterDataQualityResolutionCancelledV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl ::std::convert::From<MeterDataQualityResolutionCancelledV2>
 for MeterDataQualityResolutionCancelled {
     fn from(payload: MeterDataQualityResolutionCancelledV2) -> Self {
         Self::V2(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterDataQualityResolutionCancelled {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionCancelled;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -163,14 +191,17 @@ impl crate::events::TypedEvent for MeterDataQualityResolutionCancelled {
         }
     }
 }
+
 impl ::std::convert::From<MeterDataQualityResolutionCancelled> for crate::events::Event {
     fn from(event: MeterDataQualityResolutionCancelled) -> Self {
         Self::MeterDataQualityResolutionCancelled(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterDataQualityResolutionCancelled>
 for MeterDataQualityResolutionCancelledV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterDataQualityResolutionCancelled,
     ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
@@ -181,6 +212,7 @@ for MeterDataQualityResolutionCancelledV1 {
             other => ::std::result::Result::Err(other),
         }
     }
+
     fn view_of(
         event: MeterDataQualityResolutionCancelled,
     ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
@@ -194,9 +226,11 @@ for MeterDataQualityResolutionCancelledV1 {
         }
     }
 }
+
 impl crate::events::PayloadVersion<MeterDataQualityResolutionCancelled>
 for MeterDataQualityResolutionCancelledV2 {
     const VERSION: &'static str = "v2";
+
     fn from_versions(
         event: MeterDataQualityResolutionCancelled,
     ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
@@ -208,6 +242,7 @@ for MeterDataQualityResolutionCancelledV2 {
         }
     }
 }
+
 /// Version view: `meter_data_quality.resolution_cancelled` v2 read as v1 (every field of v1 is in v2; the others are dropped).
 impl ::std::convert::From<MeterDataQualityResolutionCancelledV2>
 for MeterDataQualityResolutionCancelledV1 {
@@ -226,6 +261,7 @@ for MeterDataQualityResolutionCancelledV1 {
         }
     }
 }
+
 /// Payload of `meter_data_quality.resolution_requested` version `v1` (Meter data quality).
 ///
 /// Holds the fields of base `IB`, then its own.
@@ -252,16 +288,24 @@ pub struct MeterDataQualityResolutionRequestedV1 {
     /// `utility` (string). From base IB.
     pub utility: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterDataQualityResolutionRequestedV1,
-    "struct MeterDataQualityResolutionRequestedV1", [(0, required, issue_id, "issue_id"),
-    (1, required, issue_category, "issue_category"), (2, required, issue_subcategory,
-    "issue_subcategory"), (3, required, issue_status, "issue_status"), (4, required,
-    market_supply_point_id, "market_supply_point_id"), (5, required, opened_at,
-    "opened_at"), (6, required, period_start, "period_start"), (7, required, period_end,
-    "period_end"), (8, required, reading_type, "reading_type"), (9, required, utility,
-    "utility")]
+    "struct MeterDataQualityResolutionRequestedV1",
+    [
+        (0, required, issue_id, "issue_id"),
+        (1, required, issue_category, "issue_category"),
+        (2, required, issue_subcategory, "issue_subcategory"),
+        (3, required, issue_status, "issue_status"),
+        (4, required, market_supply_point_id, "market_supply_point_id"),
+        (5, required, opened_at, "opened_at"),
+        (6, required, period_start, "period_start"),
+        (7, required, period_end, "period_end"),
+        (8, required, reading_type, "reading_type"),
+        (9, required, utility, "utility"),
+    ],
 );
+
 /// Event type `meter_data_quality.resolution_requested` (Meter data quality), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -269,22 +313,27 @@ pub enum MeterDataQualityResolutionRequested {
     /// Payload version `v1`.
     V1(MeterDataQualityResolutionRequestedV1),
 }
+
 impl MeterDataQualityResolutionRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meter_data_quality.resolution_requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterDataQualityResolutionRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -297,6 +346,7 @@ impl MeterDataQualityResolutionRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterDataQualityResolutionRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -307,14 +357,17 @@ impl ::serde::Serialize for MeterDataQualityResolutionRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterDataQualityResolutionRequestedV1>
 for MeterDataQualityResolutionRequested {
     fn from(payload: MeterDataQualityResolutionRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterDataQualityResolutionRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -326,14 +379,17 @@ impl crate::events::TypedEvent for MeterDataQualityResolutionRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterDataQualityResolutionRequested> for crate::events::Event {
     fn from(event: MeterDataQualityResolutionRequested) -> Self {
         Self::MeterDataQualityResolutionRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterDataQualityResolutionRequested>
 for MeterDataQualityResolutionRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterDataQualityResolutionRequested,
     ) -> ::std::result::Result<Self, MeterDataQualityResolutionRequested> {

@@ -2,6 +2,7 @@
 //! Events of the catalogue section "Meter points (gas and electricity)".
 //!
 //! Events about gas and electricity meter points: registrations, backfills, meter asset managers (MAM), change of supply, and disputed closing readings. The catalogue's listing is truncated after `meterpoint.gas.disputed_closing_reading.queried.by_us` v1; events listed after it are not shown.
+
 /// Payload of `meterpoint.elec.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointElecCosGainRegistrationRequestedV1 {
@@ -20,14 +21,21 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     /// `is_export` (boolean).
     pub is_export: bool,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterpointElecCosGainRegistrationRequestedV1,
-    "struct MeterpointElecCosGainRegistrationRequestedV1", [(0, required, mpan, "mpan"),
-    (1, required, supply_start_date, "supply_start_date"), (2, required, supplier_mpid,
-    "supplier_mpid"), (3, required, account_number, "account_number"), (4, required,
-    is_internal_transfer, "is_internal_transfer"), (5, required, is_migrated,
-    "is_migrated"), (6, required, is_export, "is_export")]
+    "struct MeterpointElecCosGainRegistrationRequestedV1",
+    [
+        (0, required, mpan, "mpan"),
+        (1, required, supply_start_date, "supply_start_date"),
+        (2, required, supplier_mpid, "supplier_mpid"),
+        (3, required, account_number, "account_number"),
+        (4, required, is_internal_transfer, "is_internal_transfer"),
+        (5, required, is_migrated, "is_migrated"),
+        (6, required, is_export, "is_export"),
+    ],
 );
+
 /// Event type `meterpoint.elec.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -35,22 +43,27 @@ pub enum MeterpointElecCosGainRegistrationRequested {
     /// Payload version `v1`.
     V1(MeterpointElecCosGainRegistrationRequestedV1),
 }
+
 impl MeterpointElecCosGainRegistrationRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.elec.cos_gain.registration.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointElecCosGainRegistrationRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -63,6 +76,7 @@ impl MeterpointElecCosGainRegistrationRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointElecCosGainRegistrationRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -73,14 +87,17 @@ impl ::serde::Serialize for MeterpointElecCosGainRegistrationRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointElecCosGainRegistrationRequestedV1>
 for MeterpointElecCosGainRegistrationRequested {
     fn from(payload: MeterpointElecCosGainRegistrationRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointElecCosGainRegistrationRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointElecCosGainRegistrationRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -92,15 +109,18 @@ impl crate::events::TypedEvent for MeterpointElecCosGainRegistrationRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointElecCosGainRegistrationRequested>
 for crate::events::Event {
     fn from(event: MeterpointElecCosGainRegistrationRequested) -> Self {
         Self::MeterpointElecCosGainRegistrationRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointElecCosGainRegistrationRequested>
 for MeterpointElecCosGainRegistrationRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointElecCosGainRegistrationRequested,
     ) -> ::std::result::Result<Self, MeterpointElecCosGainRegistrationRequested> {
@@ -108,6 +128,7 @@ for MeterpointElecCosGainRegistrationRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.api_backfill` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasApiBackfillV1 {
@@ -124,13 +145,20 @@ pub struct MeterpointGasApiBackfillV1 {
     /// `supply_end_date` (string).
     pub supply_end_date: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasApiBackfillV1, "struct MeterpointGasApiBackfillV1", [(0, required, mprn,
-    "mprn"), (1, required, supplier, "supplier"), (2, required, supply_start_date,
-    "supply_start_date"), (3, required, meter_reading_factor, "meter_reading_factor"),
-    (4, required, nomination_shipper_ref, "nomination_shipper_ref"), (5, required,
-    supply_end_date, "supply_end_date")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasApiBackfillV1,
+    "struct MeterpointGasApiBackfillV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, supplier, "supplier"),
+        (2, required, supply_start_date, "supply_start_date"),
+        (3, required, meter_reading_factor, "meter_reading_factor"),
+        (4, required, nomination_shipper_ref, "nomination_shipper_ref"),
+        (5, required, supply_end_date, "supply_end_date"),
+    ],
 );
+
 /// Event type `meterpoint.gas.api_backfill` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -138,22 +166,27 @@ pub enum MeterpointGasApiBackfill {
     /// Payload version `v1`.
     V1(MeterpointGasApiBackfillV1),
 }
+
 impl MeterpointGasApiBackfill {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.api_backfill";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasApiBackfillV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -164,6 +197,7 @@ impl MeterpointGasApiBackfill {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasApiBackfill {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -174,13 +208,16 @@ impl ::serde::Serialize for MeterpointGasApiBackfill {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasApiBackfillV1> for MeterpointGasApiBackfill {
     fn from(payload: MeterpointGasApiBackfillV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasApiBackfill {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasApiBackfill;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -192,14 +229,17 @@ impl crate::events::TypedEvent for MeterpointGasApiBackfill {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasApiBackfill> for crate::events::Event {
     fn from(event: MeterpointGasApiBackfill) -> Self {
         Self::MeterpointGasApiBackfill(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasApiBackfill>
 for MeterpointGasApiBackfillV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasApiBackfill,
     ) -> ::std::result::Result<Self, MeterpointGasApiBackfill> {
@@ -207,6 +247,7 @@ for MeterpointGasApiBackfillV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.appoint_mam.requested` version `v1` (Meter points (gas and electricity)).
 ///
 /// Holds the fields of base `MB`, then its own.
@@ -237,16 +278,26 @@ pub struct MeterpointGasAppointMamRequestedV1 {
     /// `meter_mechanism` (string). From base MB.
     pub meter_mechanism: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasAppointMamRequestedV1, "struct MeterpointGasAppointMamRequestedV1", [(0,
-    required, mprn, "mprn"), (1, required, mam_to_appoint, "mam_to_appoint"), (2,
-    required, force_appointment, "force_appointment"), (3, required, owner, "owner"), (4,
-    required, model, "model"), (5, required, manufacturer, "manufacturer"), (6, required,
-    manufactured_year, "manufactured_year"), (7, required, location, "location"), (8,
-    required, location_description, "location_description"), (9, required, status,
-    "status"), (10, required, meter_type, "meter_type"), (11, required, meter_mechanism,
-    "meter_mechanism")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasAppointMamRequestedV1,
+    "struct MeterpointGasAppointMamRequestedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, mam_to_appoint, "mam_to_appoint"),
+        (2, required, force_appointment, "force_appointment"),
+        (3, required, owner, "owner"),
+        (4, required, model, "model"),
+        (5, required, manufacturer, "manufacturer"),
+        (6, required, manufactured_year, "manufactured_year"),
+        (7, required, location, "location"),
+        (8, required, location_description, "location_description"),
+        (9, required, status, "status"),
+        (10, required, meter_type, "meter_type"),
+        (11, required, meter_mechanism, "meter_mechanism"),
+    ],
 );
+
 /// Event type `meterpoint.gas.appoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -254,22 +305,27 @@ pub enum MeterpointGasAppointMamRequested {
     /// Payload version `v1`.
     V1(MeterpointGasAppointMamRequestedV1),
 }
+
 impl MeterpointGasAppointMamRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.appoint_mam.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasAppointMamRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -282,6 +338,7 @@ impl MeterpointGasAppointMamRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasAppointMamRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -292,14 +349,17 @@ impl ::serde::Serialize for MeterpointGasAppointMamRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasAppointMamRequestedV1>
 for MeterpointGasAppointMamRequested {
     fn from(payload: MeterpointGasAppointMamRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasAppointMamRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasAppointMamRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -311,14 +371,17 @@ impl crate::events::TypedEvent for MeterpointGasAppointMamRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasAppointMamRequested> for crate::events::Event {
     fn from(event: MeterpointGasAppointMamRequested) -> Self {
         Self::MeterpointGasAppointMamRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasAppointMamRequested>
 for MeterpointGasAppointMamRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasAppointMamRequested,
     ) -> ::std::result::Result<Self, MeterpointGasAppointMamRequested> {
@@ -326,6 +389,7 @@ for MeterpointGasAppointMamRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.backfill` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasBackfillV1 {
@@ -374,23 +438,36 @@ pub struct MeterpointGasBackfillV1 {
     /// `cohort` (string).
     pub cohort: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasBackfillV1, "struct MeterpointGasBackfillV1", [(0, required, mprn,
-    "mprn"), (1, required, supplier, "supplier"), (2, required, supply_start_date,
-    "supply_start_date"), (3, required, sub_building_name, "sub_building_name"), (4,
-    required, building_name, "building_name"), (5, required, building_number,
-    "building_number"), (6, required, dependent_street, "dependent_street"), (7,
-    required, principal_street, "principal_street"), (8, required,
-    double_dependent_locality, "double_dependent_locality"), (9, required,
-    dependent_locality, "dependent_locality"), (10, required, post_town, "post_town"),
-    (11, required, county, "county"), (12, required, postcode, "postcode"), (13,
-    required, meter_serial_number, "meter_serial_number"), (14, required, meter_digits,
-    "meter_digits"), (15, required, meter_mechanism, "meter_mechanism"), (16, required,
-    meter_is_imperial, "meter_is_imperial"), (17, required, meter_reading_factor,
-    "meter_reading_factor"), (18, required, last_reading, "last_reading"), (19, required,
-    last_reading_on, "last_reading_on"), (20, required, nomination_shipper_ref,
-    "nomination_shipper_ref"), (21, required, cohort, "cohort")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasBackfillV1,
+    "struct MeterpointGasBackfillV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, supplier, "supplier"),
+        (2, required, supply_start_date, "supply_start_date"),
+        (3, required, sub_building_name, "sub_building_name"),
+        (4, required, building_name, "building_name"),
+        (5, required, building_number, "building_number"),
+        (6, required, dependent_street, "dependent_street"),
+        (7, required, principal_street, "principal_street"),
+        (8, required, double_dependent_locality, "double_dependent_locality"),
+        (9, required, dependent_locality, "dependent_locality"),
+        (10, required, post_town, "post_town"),
+        (11, required, county, "county"),
+        (12, required, postcode, "postcode"),
+        (13, required, meter_serial_number, "meter_serial_number"),
+        (14, required, meter_digits, "meter_digits"),
+        (15, required, meter_mechanism, "meter_mechanism"),
+        (16, required, meter_is_imperial, "meter_is_imperial"),
+        (17, required, meter_reading_factor, "meter_reading_factor"),
+        (18, required, last_reading, "last_reading"),
+        (19, required, last_reading_on, "last_reading_on"),
+        (20, required, nomination_shipper_ref, "nomination_shipper_ref"),
+        (21, required, cohort, "cohort"),
+    ],
 );
+
 /// Event type `meterpoint.gas.backfill` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -398,22 +475,27 @@ pub enum MeterpointGasBackfill {
     /// Payload version `v1`.
     V1(MeterpointGasBackfillV1),
 }
+
 impl MeterpointGasBackfill {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.backfill";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasBackfillV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -424,6 +506,7 @@ impl MeterpointGasBackfill {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasBackfill {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -434,13 +517,16 @@ impl ::serde::Serialize for MeterpointGasBackfill {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasBackfillV1> for MeterpointGasBackfill {
     fn from(payload: MeterpointGasBackfillV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasBackfill {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasBackfill;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -452,13 +538,16 @@ impl crate::events::TypedEvent for MeterpointGasBackfill {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasBackfill> for crate::events::Event {
     fn from(event: MeterpointGasBackfill) -> Self {
         Self::MeterpointGasBackfill(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasBackfill> for MeterpointGasBackfillV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasBackfill,
     ) -> ::std::result::Result<Self, MeterpointGasBackfill> {
@@ -466,6 +555,7 @@ impl crate::events::PayloadVersion<MeterpointGasBackfill> for MeterpointGasBackf
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.change_of_cohort.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasChangeOfCohortRequestedV1 {
@@ -474,11 +564,16 @@ pub struct MeterpointGasChangeOfCohortRequestedV1 {
     /// `cohort` (string).
     pub cohort: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterpointGasChangeOfCohortRequestedV1,
-    "struct MeterpointGasChangeOfCohortRequestedV1", [(0, required, mprn, "mprn"), (1,
-    required, cohort, "cohort")]
+    "struct MeterpointGasChangeOfCohortRequestedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, cohort, "cohort"),
+    ],
 );
+
 /// Event type `meterpoint.gas.change_of_cohort.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -486,22 +581,27 @@ pub enum MeterpointGasChangeOfCohortRequested {
     /// Payload version `v1`.
     V1(MeterpointGasChangeOfCohortRequestedV1),
 }
+
 impl MeterpointGasChangeOfCohortRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.change_of_cohort.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasChangeOfCohortRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -514,6 +614,7 @@ impl MeterpointGasChangeOfCohortRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasChangeOfCohortRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -524,14 +625,17 @@ impl ::serde::Serialize for MeterpointGasChangeOfCohortRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasChangeOfCohortRequestedV1>
 for MeterpointGasChangeOfCohortRequested {
     fn from(payload: MeterpointGasChangeOfCohortRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasChangeOfCohortRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfCohortRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -543,15 +647,18 @@ impl crate::events::TypedEvent for MeterpointGasChangeOfCohortRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasChangeOfCohortRequested>
 for crate::events::Event {
     fn from(event: MeterpointGasChangeOfCohortRequested) -> Self {
         Self::MeterpointGasChangeOfCohortRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasChangeOfCohortRequested>
 for MeterpointGasChangeOfCohortRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasChangeOfCohortRequested,
     ) -> ::std::result::Result<Self, MeterpointGasChangeOfCohortRequested> {
@@ -559,6 +666,7 @@ for MeterpointGasChangeOfCohortRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.change_of_mam.requested` version `v1` (Meter points (gas and electricity)).
 ///
 /// Holds the fields of base `MB`, then its own.
@@ -593,17 +701,28 @@ pub struct MeterpointGasChangeOfMamRequestedV1 {
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasChangeOfMamRequestedV1, "struct MeterpointGasChangeOfMamRequestedV1",
-    [(0, required, mprn, "mprn"), (1, required, mam_to_appoint, "mam_to_appoint"), (2,
-    required, force_appointment, "force_appointment"), (3, required, owner, "owner"), (4,
-    required, model, "model"), (5, required, manufacturer, "manufacturer"), (6, required,
-    manufactured_year, "manufactured_year"), (7, required, location, "location"), (8,
-    required, location_description, "location_description"), (9, required, status,
-    "status"), (10, required, meter_type, "meter_type"), (11, required, meter_mechanism,
-    "meter_mechanism"), (12, required, effective_from_date, "effective_from_date"), (13,
-    required, current_mam, "current_mam")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasChangeOfMamRequestedV1,
+    "struct MeterpointGasChangeOfMamRequestedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, mam_to_appoint, "mam_to_appoint"),
+        (2, required, force_appointment, "force_appointment"),
+        (3, required, owner, "owner"),
+        (4, required, model, "model"),
+        (5, required, manufacturer, "manufacturer"),
+        (6, required, manufactured_year, "manufactured_year"),
+        (7, required, location, "location"),
+        (8, required, location_description, "location_description"),
+        (9, required, status, "status"),
+        (10, required, meter_type, "meter_type"),
+        (11, required, meter_mechanism, "meter_mechanism"),
+        (12, required, effective_from_date, "effective_from_date"),
+        (13, required, current_mam, "current_mam"),
+    ],
 );
+
 /// Event type `meterpoint.gas.change_of_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -611,22 +730,27 @@ pub enum MeterpointGasChangeOfMamRequested {
     /// Payload version `v1`.
     V1(MeterpointGasChangeOfMamRequestedV1),
 }
+
 impl MeterpointGasChangeOfMamRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.change_of_mam.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasChangeOfMamRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -639,6 +763,7 @@ impl MeterpointGasChangeOfMamRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasChangeOfMamRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -649,14 +774,17 @@ impl ::serde::Serialize for MeterpointGasChangeOfMamRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasChangeOfMamRequestedV1>
 for MeterpointGasChangeOfMamRequested {
     fn from(payload: MeterpointGasChangeOfMamRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasChangeOfMamRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfMamRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -668,14 +796,17 @@ impl crate::events::TypedEvent for MeterpointGasChangeOfMamRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasChangeOfMamRequested> for crate::events::Event {
     fn from(event: MeterpointGasChangeOfMamRequested) -> Self {
         Self::MeterpointGasChangeOfMamRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasChangeOfMamRequested>
 for MeterpointGasChangeOfMamRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasChangeOfMamRequested,
     ) -> ::std::result::Result<Self, MeterpointGasChangeOfMamRequested> {
@@ -683,6 +814,7 @@ for MeterpointGasChangeOfMamRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.cos_gain.mtd_received` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainMtdReceivedV1 {
@@ -748,28 +880,44 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `last_reading_on` (string).
     pub last_reading_on: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasCosGainMtdReceivedV1, "struct MeterpointGasCosGainMtdReceivedV1", [(0,
-    required, mprn, "mprn"), (1, required, building_name, "building_name"), (2, required,
-    building_number, "building_number"), (3, required, dependent_street,
-    "dependent_street"), (4, required, principle_street, "principle_street"), (5,
-    required, dependent_locality, "dependent_locality"), (6, required, post_town,
-    "post_town"), (7, required, county, "county"), (8, required, meter_serial_number,
-    "meter_serial_number"), (9, required, meter_digits, "meter_digits"), (10, required,
-    meter_mechanism, "meter_mechanism"), (11, required, meter_type, "meter_type"), (12,
-    required, meter_is_imperial, "meter_is_imperial"), (13, required,
-    meter_reading_factor, "meter_reading_factor"), (14, optional, meter_link_code,
-    "meter_link_code"), (15, required, owner, "owner"), (16, required, model, "model"),
-    (17, required, manufacturer, "manufacturer"), (18, required, manufactured_year,
-    "manufactured_year"), (19, required, location, "location"), (20, required,
-    location_description, "location_description"), (21, required, instructions,
-    "instructions"), (22, required, status, "status"), (23, required, pulse_value,
-    "pulse_value"), (24, required, correction_factor, "correction_factor"), (25,
-    required, bypass_fitted, "bypass_fitted"), (26, required, collar_fitted,
-    "collar_fitted"), (27, required, last_inspection_on, "last_inspection_on"), (28,
-    required, last_reading, "last_reading"), (29, required, last_reading_on,
-    "last_reading_on")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasCosGainMtdReceivedV1,
+    "struct MeterpointGasCosGainMtdReceivedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, building_name, "building_name"),
+        (2, required, building_number, "building_number"),
+        (3, required, dependent_street, "dependent_street"),
+        (4, required, principle_street, "principle_street"),
+        (5, required, dependent_locality, "dependent_locality"),
+        (6, required, post_town, "post_town"),
+        (7, required, county, "county"),
+        (8, required, meter_serial_number, "meter_serial_number"),
+        (9, required, meter_digits, "meter_digits"),
+        (10, required, meter_mechanism, "meter_mechanism"),
+        (11, required, meter_type, "meter_type"),
+        (12, required, meter_is_imperial, "meter_is_imperial"),
+        (13, required, meter_reading_factor, "meter_reading_factor"),
+        (14, optional, meter_link_code, "meter_link_code"),
+        (15, required, owner, "owner"),
+        (16, required, model, "model"),
+        (17, required, manufacturer, "manufacturer"),
+        (18, required, manufactured_year, "manufactured_year"),
+        (19, required, location, "location"),
+        (20, required, location_description, "location_description"),
+        (21, required, instructions, "instructions"),
+        (22, required, status, "status"),
+        (23, required, pulse_value, "pulse_value"),
+        (24, required, correction_factor, "correction_factor"),
+        (25, required, bypass_fitted, "bypass_fitted"),
+        (26, required, collar_fitted, "collar_fitted"),
+        (27, required, last_inspection_on, "last_inspection_on"),
+        (28, required, last_reading, "last_reading"),
+        (29, required, last_reading_on, "last_reading_on"),
+    ],
 );
+
 /// Event type `meterpoint.gas.cos_gain.mtd_received` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -777,22 +925,27 @@ pub enum MeterpointGasCosGainMtdReceived {
     /// Payload version `v1`.
     V1(MeterpointGasCosGainMtdReceivedV1),
 }
+
 impl MeterpointGasCosGainMtdReceived {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_gain.mtd_received";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosGainMtdReceivedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -805,6 +958,7 @@ impl MeterpointGasCosGainMtdReceived {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasCosGainMtdReceived {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -815,14 +969,17 @@ impl ::serde::Serialize for MeterpointGasCosGainMtdReceived {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosGainMtdReceivedV1>
 for MeterpointGasCosGainMtdReceived {
     fn from(payload: MeterpointGasCosGainMtdReceivedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasCosGainMtdReceived {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainMtdReceived;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -834,14 +991,17 @@ impl crate::events::TypedEvent for MeterpointGasCosGainMtdReceived {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosGainMtdReceived> for crate::events::Event {
     fn from(event: MeterpointGasCosGainMtdReceived) -> Self {
         Self::MeterpointGasCosGainMtdReceived(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasCosGainMtdReceived>
 for MeterpointGasCosGainMtdReceivedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasCosGainMtdReceived,
     ) -> ::std::result::Result<Self, MeterpointGasCosGainMtdReceived> {
@@ -849,6 +1009,7 @@ for MeterpointGasCosGainMtdReceivedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.cos_gain.registration.confirmed` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
@@ -861,12 +1022,18 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     /// `is_igt_mam` (boolean).
     pub is_igt_mam: bool,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterpointGasCosGainRegistrationConfirmedV1,
-    "struct MeterpointGasCosGainRegistrationConfirmedV1", [(0, required, mprn, "mprn"),
-    (1, required, previous_mam, "previous_mam"), (2, required, is_domestic,
-    "is_domestic"), (3, required, is_igt_mam, "is_igt_mam")]
+    "struct MeterpointGasCosGainRegistrationConfirmedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, previous_mam, "previous_mam"),
+        (2, required, is_domestic, "is_domestic"),
+        (3, required, is_igt_mam, "is_igt_mam"),
+    ],
 );
+
 /// Event type `meterpoint.gas.cos_gain.registration.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -874,22 +1041,27 @@ pub enum MeterpointGasCosGainRegistrationConfirmed {
     /// Payload version `v1`.
     V1(MeterpointGasCosGainRegistrationConfirmedV1),
 }
+
 impl MeterpointGasCosGainRegistrationConfirmed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_gain.registration.confirmed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -902,6 +1074,7 @@ impl MeterpointGasCosGainRegistrationConfirmed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasCosGainRegistrationConfirmed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -912,14 +1085,17 @@ impl ::serde::Serialize for MeterpointGasCosGainRegistrationConfirmed {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosGainRegistrationConfirmedV1>
 for MeterpointGasCosGainRegistrationConfirmed {
     fn from(payload: MeterpointGasCosGainRegistrationConfirmedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationConfirmed {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationConfirmed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -931,15 +1107,18 @@ impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationConfirmed {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosGainRegistrationConfirmed>
 for crate::events::Event {
     fn from(event: MeterpointGasCosGainRegistrationConfirmed) -> Self {
         Self::MeterpointGasCosGainRegistrationConfirmed(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasCosGainRegistrationConfirmed>
 for MeterpointGasCosGainRegistrationConfirmedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasCosGainRegistrationConfirmed,
     ) -> ::std::result::Result<Self, MeterpointGasCosGainRegistrationConfirmed> {
@@ -947,6 +1126,7 @@ for MeterpointGasCosGainRegistrationConfirmedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosGainRegistrationRequestedV1 {
@@ -959,12 +1139,18 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
 }
-crate::de::deserialize_struct!(
+
+::energy_api_core::deserialize_struct!(
     MeterpointGasCosGainRegistrationRequestedV1,
-    "struct MeterpointGasCosGainRegistrationRequestedV1", [(0, required, mprn, "mprn"),
-    (1, required, supply_start_date, "supply_start_date"), (2, required, supplier_mpid,
-    "supplier_mpid"), (3, required, account_number, "account_number")]
+    "struct MeterpointGasCosGainRegistrationRequestedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, supply_start_date, "supply_start_date"),
+        (2, required, supplier_mpid, "supplier_mpid"),
+        (3, required, account_number, "account_number"),
+    ],
 );
+
 /// Event type `meterpoint.gas.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -972,22 +1158,27 @@ pub enum MeterpointGasCosGainRegistrationRequested {
     /// Payload version `v1`.
     V1(MeterpointGasCosGainRegistrationRequestedV1),
 }
+
 impl MeterpointGasCosGainRegistrationRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_gain.registration.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosGainRegistrationRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1000,6 +1191,7 @@ impl MeterpointGasCosGainRegistrationRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasCosGainRegistrationRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1010,14 +1202,17 @@ impl ::serde::Serialize for MeterpointGasCosGainRegistrationRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosGainRegistrationRequestedV1>
 for MeterpointGasCosGainRegistrationRequested {
     fn from(payload: MeterpointGasCosGainRegistrationRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1029,15 +1224,18 @@ impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosGainRegistrationRequested>
 for crate::events::Event {
     fn from(event: MeterpointGasCosGainRegistrationRequested) -> Self {
         Self::MeterpointGasCosGainRegistrationRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasCosGainRegistrationRequested>
 for MeterpointGasCosGainRegistrationRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasCosGainRegistrationRequested,
     ) -> ::std::result::Result<Self, MeterpointGasCosGainRegistrationRequested> {
@@ -1045,6 +1243,7 @@ for MeterpointGasCosGainRegistrationRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.cos_loss.confirmed` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasCosLossConfirmedV1 {
@@ -1069,16 +1268,24 @@ pub struct MeterpointGasCosLossConfirmedV1 {
     /// `new_supplier` (string).
     pub new_supplier: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasCosLossConfirmedV1, "struct MeterpointGasCosLossConfirmedV1", [(0,
-    required, account_id, "account_id"), (1, required, mprn, "mprn"), (2, required,
-    supply_end_date, "supply_end_date"), (3, required, meter_exists, "meter_exists"), (4,
-    required, meter_serial_number, "meter_serial_number"), (5, required, meter_digits,
-    "meter_digits"), (6, required, meter_mechanism, "meter_mechanism"), (7, required,
-    meter_imperial_metric_indicator, "meter_imperial_metric_indicator"), (8, required,
-    meter_reading_factor, "meter_reading_factor"), (9, required, new_supplier,
-    "new_supplier")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasCosLossConfirmedV1,
+    "struct MeterpointGasCosLossConfirmedV1",
+    [
+        (0, required, account_id, "account_id"),
+        (1, required, mprn, "mprn"),
+        (2, required, supply_end_date, "supply_end_date"),
+        (3, required, meter_exists, "meter_exists"),
+        (4, required, meter_serial_number, "meter_serial_number"),
+        (5, required, meter_digits, "meter_digits"),
+        (6, required, meter_mechanism, "meter_mechanism"),
+        (7, required, meter_imperial_metric_indicator, "meter_imperial_metric_indicator"),
+        (8, required, meter_reading_factor, "meter_reading_factor"),
+        (9, required, new_supplier, "new_supplier"),
+    ],
 );
+
 /// Event type `meterpoint.gas.cos_loss.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1086,22 +1293,27 @@ pub enum MeterpointGasCosLossConfirmed {
     /// Payload version `v1`.
     V1(MeterpointGasCosLossConfirmedV1),
 }
+
 impl MeterpointGasCosLossConfirmed {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_loss.confirmed";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosLossConfirmedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1114,6 +1326,7 @@ impl MeterpointGasCosLossConfirmed {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasCosLossConfirmed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1124,14 +1337,17 @@ impl ::serde::Serialize for MeterpointGasCosLossConfirmed {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosLossConfirmedV1>
 for MeterpointGasCosLossConfirmed {
     fn from(payload: MeterpointGasCosLossConfirmedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasCosLossConfirmed {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosLossConfirmed;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1143,14 +1359,17 @@ impl crate::events::TypedEvent for MeterpointGasCosLossConfirmed {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasCosLossConfirmed> for crate::events::Event {
     fn from(event: MeterpointGasCosLossConfirmed) -> Self {
         Self::MeterpointGasCosLossConfirmed(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasCosLossConfirmed>
 for MeterpointGasCosLossConfirmedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasCosLossConfirmed,
     ) -> ::std::result::Result<Self, MeterpointGasCosLossConfirmed> {
@@ -1158,6 +1377,7 @@ for MeterpointGasCosLossConfirmedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.deappoint_mam.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct MeterpointGasDeappointMamRequestedV1 {
@@ -1174,13 +1394,20 @@ pub struct MeterpointGasDeappointMamRequestedV1 {
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    MeterpointGasDeappointMamRequestedV1, "struct MeterpointGasDeappointMamRequestedV1",
-    [(0, required, mprn, "mprn"), (1, required, mam_to_deappoint, "mam_to_deappoint"),
-    (2, required, effective_to_date, "effective_to_date"), (3, required, is_cos_loss,
-    "is_cos_loss"), (4, required, new_supplier, "new_supplier"), (5, required,
-    current_mam, "current_mam")]
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasDeappointMamRequestedV1,
+    "struct MeterpointGasDeappointMamRequestedV1",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, mam_to_deappoint, "mam_to_deappoint"),
+        (2, required, effective_to_date, "effective_to_date"),
+        (3, required, is_cos_loss, "is_cos_loss"),
+        (4, required, new_supplier, "new_supplier"),
+        (5, required, current_mam, "current_mam"),
+    ],
 );
+
 /// Event type `meterpoint.gas.deappoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1188,22 +1415,27 @@ pub enum MeterpointGasDeappointMamRequested {
     /// Payload version `v1`.
     V1(MeterpointGasDeappointMamRequestedV1),
 }
+
 impl MeterpointGasDeappointMamRequested {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.deappoint_mam.requested";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasDeappointMamRequestedV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1216,6 +1448,7 @@ impl MeterpointGasDeappointMamRequested {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasDeappointMamRequested {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1226,14 +1459,17 @@ impl ::serde::Serialize for MeterpointGasDeappointMamRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDeappointMamRequestedV1>
 for MeterpointGasDeappointMamRequested {
     fn from(payload: MeterpointGasDeappointMamRequestedV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasDeappointMamRequested {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDeappointMamRequested;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1245,14 +1481,17 @@ impl crate::events::TypedEvent for MeterpointGasDeappointMamRequested {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDeappointMamRequested> for crate::events::Event {
     fn from(event: MeterpointGasDeappointMamRequested) -> Self {
         Self::MeterpointGasDeappointMamRequested(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasDeappointMamRequested>
 for MeterpointGasDeappointMamRequestedV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasDeappointMamRequested,
     ) -> ::std::result::Result<Self, MeterpointGasDeappointMamRequested> {
@@ -1260,10 +1499,12 @@ for MeterpointGasDeappointMamRequestedV1 {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.disputed_closing_reading.accepted.by_us` version `v1` (Meter points (gas and electricity)).
 ///
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAcceptedByUsV1 = crate::types::DisputedClosingReading;
+
 /// Event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1271,22 +1512,27 @@ pub enum MeterpointGasDisputedClosingReadingAcceptedByUs {
     /// Payload version `v1`.
     V1(MeterpointGasDisputedClosingReadingAcceptedByUsV1),
 }
+
 impl MeterpointGasDisputedClosingReadingAcceptedByUs {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.accepted.by_us";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1299,6 +1545,7 @@ impl MeterpointGasDisputedClosingReadingAcceptedByUs {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedByUs {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1309,14 +1556,17 @@ impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedByUs {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedByUsV1>
 for MeterpointGasDisputedClosingReadingAcceptedByUs {
     fn from(payload: MeterpointGasDisputedClosingReadingAcceptedByUsV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingAcceptedByUs {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedByUs;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1328,15 +1578,18 @@ impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingAcceptedBy
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedByUs>
 for crate::events::Event {
     fn from(event: MeterpointGasDisputedClosingReadingAcceptedByUs) -> Self {
         Self::MeterpointGasDisputedClosingReadingAcceptedByUs(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasDisputedClosingReadingAcceptedByUs>
 for crate::types::DisputedClosingReading {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasDisputedClosingReadingAcceptedByUs,
     ) -> ::std::result::Result<Self, MeterpointGasDisputedClosingReadingAcceptedByUs> {
@@ -1344,10 +1597,12 @@ for crate::types::DisputedClosingReading {
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` version `v1` (Meter points (gas and electricity)).
 ///
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 = crate::types::DisputedClosingReading;
+
 /// Event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1355,22 +1610,27 @@ pub enum MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
     /// Payload version `v1`.
     V1(MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1),
 }
+
 impl MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.accepted.other_supplier";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1383,6 +1643,7 @@ impl MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1393,6 +1654,7 @@ impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedOtherSupp
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1>
 for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
     fn from(
@@ -1401,9 +1663,11 @@ for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1415,16 +1679,19 @@ for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedOtherSupplier>
 for crate::events::Event {
     fn from(event: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier) -> Self {
         Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
 > for crate::types::DisputedClosingReading {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
     ) -> ::std::result::Result<
@@ -1435,10 +1702,12 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` version `v1` (Meter points (gas and electricity)).
 ///
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 = crate::types::DisputedClosingReading;
+
 /// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1446,22 +1715,27 @@ pub enum MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
     /// Payload version `v1`.
     V1(MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1),
 }
+
 impl MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1474,6 +1748,7 @@ impl MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1484,6 +1759,7 @@ impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAlternativePropos
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1>
 for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
     fn from(
@@ -1492,9 +1768,11 @@ for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1506,16 +1784,19 @@ for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingAlternativeProposedByUs>
 for crate::events::Event {
     fn from(event: MeterpointGasDisputedClosingReadingAlternativeProposedByUs) -> Self {
         Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
 > for crate::types::DisputedClosingReading {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
     ) -> ::std::result::Result<
@@ -1526,10 +1807,12 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` version `v1` (Meter points (gas and electricity)).
 ///
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 = crate::types::DisputedClosingReading;
+
 /// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1537,22 +1820,27 @@ pub enum MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
     /// Payload version `v1`.
     V1(MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1),
 }
+
 impl MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1565,6 +1853,7 @@ impl MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize
 for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
     fn serialize<S: ::serde::Serializer>(
@@ -1576,6 +1865,7 @@ for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
         }
     }
 }
+
 impl ::std::convert::From<
     MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1,
 > for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
@@ -1585,9 +1875,11 @@ impl ::std::convert::From<
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent
 for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1599,6 +1891,7 @@ for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
         }
     }
 }
+
 impl ::std::convert::From<
     MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
 > for crate::events::Event {
@@ -1608,10 +1901,12 @@ impl ::std::convert::From<
         Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(event)
     }
 }
+
 impl crate::events::PayloadVersion<
     MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
 > for crate::types::DisputedClosingReading {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
     ) -> ::std::result::Result<
@@ -1624,6 +1919,7 @@ impl crate::events::PayloadVersion<
         ::std::result::Result::Ok(payload)
     }
 }
+
 /// Payload of `meterpoint.gas.disputed_closing_reading.queried.by_us` version `v1` (Meter points (gas and electricity)).
 ///
 /// The catalogue shows only `mprn` and says the event's further fields are not shown. Fields it does not list are kept as they arrive (see `additional_fields`), never dropped or rejected.
@@ -1637,63 +1933,16 @@ pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     #[serde(flatten)]
     pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de>
-for MeterpointGasDisputedClosingReadingQueriedByUsV1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["mprn"];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MeterpointGasDisputedClosingReadingQueriedByUsV1;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct MeterpointGasDisputedClosingReadingQueriedByUsV1")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut additional_fields = ::serde_json::Map::new();
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::KeyOrName(FIELDS),
-                )? {
-                    match key {
-                        ::std::result::Result::Ok(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::result::Result::Err(other) => {
-                            additional_fields
-                                .insert(
-                                    other,
-                                    ::serde::de::MapAccess::next_value(&mut map)?,
-                                );
-                        }
-                        ::std::result::Result::Ok(_) => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(MeterpointGasDisputedClosingReadingQueriedByUsV1 {
-                    mprn: crate::de::required(f0, FIELDS[0usize])?,
-                    additional_fields,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
-                FIELDS,
-                Visitor,
-            )
-    }
-}
+
+::energy_api_core::deserialize_struct!(
+    MeterpointGasDisputedClosingReadingQueriedByUsV1,
+    "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
+    [
+        (0, required, mprn, "mprn"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
 /// Event type `meterpoint.gas.disputed_closing_reading.queried.by_us` (Meter points (gas and electricity)), in each of its payload versions.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1701,22 +1950,27 @@ pub enum MeterpointGasDisputedClosingReadingQueriedByUs {
     /// Payload version `v1`.
     V1(MeterpointGasDisputedClosingReadingQueriedByUsV1),
 }
+
 impl MeterpointGasDisputedClosingReadingQueriedByUs {
     /// The event type.
     pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.queried.by_us";
+
     /// The payload versions, oldest first.
     pub const VERSIONS: &'static [&'static str] = &["v1"];
+
     /// The payload version of this value.
     pub fn version(&self) -> &'static str {
         match self {
             Self::V1(_) => "v1",
         }
     }
+
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1
     }
+
     /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
     pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
         index: u8,
@@ -1729,6 +1983,7 @@ impl MeterpointGasDisputedClosingReadingQueriedByUs {
             .map(Self::V1)
     }
 }
+
 impl ::serde::Serialize for MeterpointGasDisputedClosingReadingQueriedByUs {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -1739,14 +1994,17 @@ impl ::serde::Serialize for MeterpointGasDisputedClosingReadingQueriedByUs {
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingQueriedByUsV1>
 for MeterpointGasDisputedClosingReadingQueriedByUs {
     fn from(payload: MeterpointGasDisputedClosingReadingQueriedByUsV1) -> Self {
         Self::V1(payload)
     }
 }
+
 impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingQueriedByUs {
     const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingQueriedByUs;
+
     fn from_event(
         event: crate::events::Event,
     ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -1758,15 +2016,18 @@ impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingQueriedByU
         }
     }
 }
+
 impl ::std::convert::From<MeterpointGasDisputedClosingReadingQueriedByUs>
 for crate::events::Event {
     fn from(event: MeterpointGasDisputedClosingReadingQueriedByUs) -> Self {
         Self::MeterpointGasDisputedClosingReadingQueriedByUs(event)
     }
 }
+
 impl crate::events::PayloadVersion<MeterpointGasDisputedClosingReadingQueriedByUs>
 for MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     const VERSION: &'static str = "v1";
+
     fn from_versions(
         event: MeterpointGasDisputedClosingReadingQueriedByUs,
     ) -> ::std::result::Result<Self, MeterpointGasDisputedClosingReadingQueriedByUs> {

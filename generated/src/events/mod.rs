@@ -28,6 +28,7 @@
     ),
     allow(unused_variables, unused_mut, unreachable_code)
 )]
+
 mod decode;
 pub use decode::{
     DecodeError, EventKind, PayloadError, PayloadErrorKind, PayloadValidator,
@@ -135,6 +136,7 @@ pub use meter_data_quality::*;
 pub mod meter_points;
 #[cfg(feature = "meter-points")]
 pub use meter_points::*;
+
 /// An event type of the catalogue, without a payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
@@ -962,6 +964,7 @@ pub enum EventType {
     /// `meterpoint.gas.disputed_closing_reading.queried.by_us`.
     MeterpointGasDisputedClosingReadingQueriedByUs,
 }
+
 impl EventType {
     /// Every event type compiled in (see the crate's features), by name.
     pub const ALL: &'static [EventType] = &[
@@ -1514,6 +1517,7 @@ impl EventType {
         #[cfg(feature = "meter-points")]
         EventType::MeterpointGasDisputedClosingReadingQueriedByUs,
     ];
+
     /// The event type as it appears on the bus.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -1521,6 +1525,7 @@ impl EventType {
             Self::AccountCommunicationsPreferencesUpdated => {
                 "account.communications_preferences_updated"
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountCreated => "account.created",
             #[cfg(feature = "accounts")]
@@ -1531,6 +1536,7 @@ impl EventType {
             Self::AccountSmartMeterReadPermissionChanged => {
                 "account.smart-meter-read-permission-changed"
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountUpdated => "account.updated",
             #[cfg(feature = "accounts")]
@@ -1543,14 +1549,17 @@ impl EventType {
             Self::AccountPropertyEffectivePeriodMetadataCreated => {
                 "account_property_effective_period_metadata.created"
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataRemoved => {
                 "account_property_effective_period_metadata.removed"
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataUpdated => {
                 "account_property_effective_period_metadata.updated"
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserCreated => "account_user.created",
             #[cfg(feature = "account-users")]
@@ -1559,6 +1568,7 @@ impl EventType {
             Self::AccountUserPasswordResetRequested => {
                 "account_user.password_reset_requested"
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserPsrRecordsUpdated => "account_user.psr_records_updated",
             #[cfg(feature = "account-users")]
@@ -1569,6 +1579,7 @@ impl EventType {
             Self::AccountUserVerificationCompleted => {
                 "account_user.verification_completed"
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserVerificationStarted => "account_user.verification_started",
             #[cfg(feature = "account-users")]
@@ -1583,6 +1594,7 @@ impl EventType {
             Self::AffiliatesAffiliateAccountContractCreated => {
                 "affiliates.affiliate-account-contract-created"
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementCreated => "agreement.created",
             #[cfg(feature = "agreements-and-approvals")]
@@ -1603,34 +1615,41 @@ impl EventType {
             Self::ApprovalsApprovalRequestApproved => {
                 "approvals.approval_request.approved"
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestAssigned => {
                 "approvals.approval_request.assigned"
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestRejected => {
                 "approvals.approval_request.rejected"
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccessTokenIssued => "auth-server.access-token.issued",
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserGenerateMfaChallengeError => {
                 "auth_server.account_user.generate_mfa_challenge_error"
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoggedIn => "auth_server.account_user.logged_in",
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginDenied => {
                 "auth_server.account_user.login_denied"
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginFailed => {
                 "auth_server.account_user.login_failed"
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginStepCompleted => {
                 "auth_server.account_user.login_step_completed"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentHeld => "billing.billing_document.held",
             #[cfg(feature = "billing")]
@@ -1639,16 +1658,19 @@ impl EventType {
             Self::BillingBillingDocumentRepresentationDispatched => {
                 "billing.billing_document_representation.dispatched"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingOptionsUpdated => "billing.billing_options.updated",
             #[cfg(feature = "billing")]
             Self::BillingChargingLedgerAssignedToAgreement => {
                 "billing.charging-ledger.assigned-to-agreement"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingChargingSupplyPointTriggered => {
                 "billing.charging.supply-point.triggered"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingDuosInvoiceCancel => "billing.duos_invoice.cancel",
             #[cfg(feature = "billing")]
@@ -1661,6 +1683,7 @@ impl EventType {
             Self::BillingIssuanceExternalStatusCreated => {
                 "billing.issuance.external_status.created"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingIssuedBill => "billing.issued_bill",
             #[cfg(feature = "billing")]
@@ -1673,10 +1696,12 @@ impl EventType {
             Self::BillingPathwayTraversalSucceeded => {
                 "billing.pathway_traversal.succeeded"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingPortfolioInvoiceSummaryCompleted => {
                 "billing.portfolio_invoice_summary.completed"
             }
+
             #[cfg(feature = "billing")]
             Self::BillingRebateAccepted => "billing.rebate.accepted",
             #[cfg(feature = "billing")]
@@ -1707,10 +1732,12 @@ impl EventType {
             Self::CollectionProcessCommStepResolved => {
                 "collection_process.comm_step_resolved"
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessLeaveSupplierInstigated => {
                 "collection_process.leave_supplier_instigated"
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessPaused => "collection_process.paused",
             #[cfg(feature = "collections")]
@@ -1721,6 +1748,7 @@ impl EventType {
             Self::CollectionProcessRunTerminationRequested => {
                 "collection_process.run_termination_requested"
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessUnpaused => "collection_process.unpaused",
             #[cfg(feature = "collections")]
@@ -1733,6 +1761,7 @@ impl EventType {
             Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
                 "comms.push-notification.received-unregistered-or-expired-token"
             }
+
             #[cfg(feature = "communications")]
             Self::CommsTranscriptionCreated => "comms.transcription.created",
             #[cfg(feature = "communications")]
@@ -1747,6 +1776,7 @@ impl EventType {
             Self::ComplexQuotingCostCalculationFinished => {
                 "complex_quoting.cost_calculation_finished"
             }
+
             #[cfg(feature = "communications")]
             Self::ConsentsConsentCreated => "consents.consent.created",
             #[cfg(feature = "communications")]
@@ -1757,6 +1787,7 @@ impl EventType {
             Self::ContractGroupsMembershipsChanged => {
                 "contract-groups.memberships-changed"
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractGroupsVersionCreated => "contract-groups.version-created",
             #[cfg(feature = "contracts")]
@@ -1771,14 +1802,17 @@ impl EventType {
             Self::ContractsJourneysCreationStarted => {
                 "contracts.journeys.creation.started"
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysTerminationStarted => {
                 "contracts.journeys.termination.started"
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysVariationStarted => {
                 "contracts.journeys.variation.started"
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsNovated => "contracts.novated",
             #[cfg(feature = "contracts")]
@@ -1797,18 +1831,22 @@ impl EventType {
             Self::CustomerAccessPartnerRolesCreated => {
                 "customer_access.partner_roles.created"
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerRolesUpdated => {
                 "customer_access.partner_roles.updated"
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerUserRolesCreated => {
                 "customer_access.partner_user_roles.created"
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerUserRolesUpdated => {
                 "customer_access.partner_user_roles.updated"
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessUserRolesCreated => "customer_access.user_roles.created",
             #[cfg(feature = "customer-access")]
@@ -1817,32 +1855,39 @@ impl EventType {
             Self::DataImportImportProcessCancelled => {
                 "data_import.import_process.cancelled"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessComplete => {
                 "data_import.import_process.complete"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessDryRunComplete => {
                 "data_import.import_process.dry_run_complete"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessDryRunError => {
                 "data_import.import_process.dry_run_error"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessError => "data_import.import_process.error",
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportCompleted => {
                 "data_import.import_process.post_import.completed"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportError => {
                 "data_import.import_process.post_import.error"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessCancelled => {
                 "data_import.order_process.cancelled"
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessComplete => "data_import.order_process.complete",
             #[cfg(feature = "data-import")]
@@ -1851,14 +1896,17 @@ impl EventType {
             Self::DebtActioningAutomatedDebtWriteBackCompleted => {
                 "debt.actioning.automated_debt_write_back.completed"
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackFailed => {
                 "debt.actioning.automated_debt_write_back.failed"
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackSkipped => {
                 "debt.actioning.automated_debt_write_back.skipped"
             }
+
             #[cfg(feature = "collections")]
             Self::DelinquentDebtAllocationCreated => "delinquent_debt.allocation_created",
             #[cfg(feature = "collections")]
@@ -1871,6 +1919,7 @@ impl EventType {
             Self::DepositAgreementInstalmentReturned => {
                 "deposit_agreement.instalment_returned"
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementReturned => "deposit_agreement.returned",
             #[cfg(feature = "collections")]
@@ -1887,48 +1936,59 @@ impl EventType {
             Self::ElectricityFlowFileCancellationInvoiceProcessed => {
                 "electricity-flow-file.cancellation-invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileComplementaryInvoiceProcessed => {
                 "electricity-flow-file.complementary-invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRectificationInvoiceProcessed => {
                 "electricity-flow-file.rectification-invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularizerInvoiceProcessed => {
                 "electricity-flow-file.regularizer-invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
                 "electricity_flow_file.billable_concepts_invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularInvoiceProcessed => {
                 "electricity_flow_file.regular_invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsEnrichmentDataSent => {
                 "esp-supply-points.enrichment-data.sent"
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsAtrSnapshotSent => "esp_supply_points.atr_snapshot.sent",
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileProcessed => {
                 "external_messaging.uploaded_file.processed"
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileProcessingFailed => {
                 "external_messaging.uploaded_file.processing_failed"
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileSafe => {
                 "external_messaging.uploaded_file.safe"
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileUnsafe => {
                 "external_messaging.uploaded_file.unsafe"
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceDeauthenticated => "flex_device.deauthenticated",
             #[cfg(feature = "flexible-devices")]
@@ -1941,34 +2001,42 @@ impl EventType {
             Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
                 "gas-bill-flow-details.annulment-with-substituent-invoice.created"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsCancellationInvoiceCreated => {
                 "gas-bill-flow-details.cancellation-invoice.created"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsComplementaryInvoiceCreated => {
                 "gas-bill-flow-details.complementary-invoice.created"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRectificationInvoiceCreated => {
                 "gas-bill-flow-details.rectification-invoice.created"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRegularInvoiceCreated => {
                 "gas-bill-flow-details.regular-invoice.created"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033ComplementaryInvoiceProcessed => {
                 "gas-flow-file.b7033-complementary-invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033RegularInvoiceProcessed => {
                 "gas-flow-file.b7033-regular-invoice.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasSupplyPointInspectionResultsReceived => {
                 "gas-supply-point.inspection-results.received"
             }
+
             #[cfg(feature = "communications")]
             Self::GoodsPurchaseCreated => "goods.purchase-created",
             #[cfg(feature = "communications")]
@@ -1977,34 +2045,42 @@ impl EventType {
             Self::GoodsQuoteCreatedWithoutAccount => {
                 "goods.quote.created-without-account"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
                 "industry.electricity.change_of_energisation.unsolicited_message"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfServiceMeterDeactivated => {
                 "industry.electricity.change_of_service.meter_deactivated"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyGainInitiated => {
                 "industry.electricity.change_of_supply.gain.initiated"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyLossComplete => {
                 "industry.electricity.change_of_supply.loss.complete"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityExportInstallationValidated => {
                 "industry.electricity.export_installation.validated"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyGainInitiated => {
                 "industry.gas.change_of_supply.gain.initiated"
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyLossComplete => {
                 "industry.gas.change_of_supply.loss.complete"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkActionsRun => "ink.actions.run",
             #[cfg(feature = "conversations")]
@@ -2013,20 +2089,24 @@ impl EventType {
             Self::InkConversationAssignedToBucket => {
                 "ink.conversation.assigned_to_bucket"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAssignedToTimeline => {
                 "ink.conversation.assigned_to_timeline"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAwaitCustomerReply => {
                 "ink.conversation.await_customer_reply"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationClosed => "ink.conversation.closed",
             #[cfg(feature = "conversations")]
             Self::InkConversationOpenStatusChanged => {
                 "ink.conversation.open_status_changed"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationOpened => "ink.conversation.opened",
             #[cfg(feature = "conversations")]
@@ -2037,10 +2117,12 @@ impl EventType {
             Self::InkConversationUnassignedFromBucket => {
                 "ink.conversation.unassigned_from_bucket"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationUnassignedFromTimeline => {
                 "ink.conversation.unassigned_from_timeline"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkLiveChatClosed => "ink.live-chat.closed",
             #[cfg(feature = "conversations")]
@@ -2049,6 +2131,7 @@ impl EventType {
             Self::InkLiveChatMessagesOutboundMessageCreated => {
                 "ink.live-chat.messages.outbound-message-created"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessageAttachmentSafe => "ink.message_attachment.safe",
             #[cfg(feature = "conversations")]
@@ -2057,26 +2140,32 @@ impl EventType {
             Self::InkMessagesInboundEmailMigration => {
                 "ink.messages.inbound-email-migration"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundMessageCreated => {
                 "ink.messages.inbound-message-created"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundMessageIngested => {
                 "ink.messages.inbound-message-ingested"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesOutboundMessageCreated => {
                 "ink.messages.outbound-message-created"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesOutboundMessageFailed => {
                 "ink.messages.outbound-message-failed"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesPhishingReportDismissed => {
                 "ink.messages.phishing-report-dismissed"
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesReportedPhishing => "ink.messages.reported-phishing",
             #[cfg(feature = "conversations")]
@@ -2089,34 +2178,42 @@ impl EventType {
             Self::LatePaymentFeeApplicationServiceCompleted => {
                 "late_payment_fee_application_service_completed"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceFeeApplied => {
                 "late_payment_fee_application_service_fee_applied"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceStarted => {
                 "late_payment_fee_application_service_started"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculationServiceCompleted => {
                 "late_payment_fee_calculation_service_completed"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculationServiceStarted => {
                 "late_payment_fee_calculation_service_started"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorCompleted => {
                 "late_payment_fee_calculator_completed"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorFeeApplied => {
                 "late_payment_fee_calculator_fee_applied"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorStarted => {
                 "late_payment_fee_calculator_started"
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeWaived => "late_payment_fee_waived",
             #[cfg(feature = "communications")]
@@ -2125,48 +2222,59 @@ impl EventType {
             Self::LeadsOpportunityDocumentAttachedToOpportunity => {
                 "leads.opportunity.document-attached-to-opportunity"
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityOfferGroupCreated => {
                 "leads.opportunity.offer-group.created"
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityStageUpdated => "leads.opportunity.stage-updated",
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
                 "lifecycle.enrollment.loyalty-points-qualification-reversed"
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
                 "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationCompleted => {
                 "lifecycle.join-supplier.activation.completed"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationInitiated => {
                 "lifecycle.join-supplier.activation.initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAgreementCreated => {
                 "lifecycle.join-supplier.agreement.created"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
                 "lifecycle.join-supplier.await-post-activation-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
                 "lifecycle.join-supplier.await-pre-activation-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
                 "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancellationRequested => {
                 "lifecycle.join-supplier.cancellation-requested"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancelled => "lifecycle.join-supplier.cancelled",
             #[cfg(feature = "lifecycle-join")]
@@ -2177,52 +2285,64 @@ impl EventType {
             Self::LifecycleJoinSupplierReversalRequested => {
                 "lifecycle.join-supplier.reversal-requested"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierReversed => "lifecycle.join-supplier.reversed",
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPeriodCreated => {
                 "lifecycle.join-supplier.supply-period.created"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
                 "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
                 "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
                 "lifecycle.join_supplier._ensure_payment_instructions.step_completed"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
                 "lifecycle.join_supplier._ensure_payment_instructions.step_initiated"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSecurityDepositsCreated => {
                 "lifecycle.join_supplier.security_deposits.created"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierTermsAndConditionsAccepted => {
                 "lifecycle.join_supplier.terms-and-conditions.accepted"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
                 "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
                 "lifecycle.leave-supplier.await-post-termination-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
                 "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancellationRequested => {
                 "lifecycle.leave-supplier.cancellation-requested"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancelled => "lifecycle.leave-supplier.cancelled",
             #[cfg(feature = "lifecycle-leave")]
@@ -2233,26 +2353,32 @@ impl EventType {
             Self::LifecycleLeaveSupplierReversalRequested => {
                 "lifecycle.leave-supplier.reversal-requested"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
                 "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
                 "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
                 "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationConfirmed => {
                 "lifecycle.leave-supplier.termination.confirmed"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationInitiated => {
                 "lifecycle.leave-supplier.termination.initiated"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierUpdated => "lifecycle.leave-supplier.updated",
             #[cfg(feature = "lifecycle-status")]
@@ -2265,12 +2391,14 @@ impl EventType {
             Self::MarketsEspBillFlowFileProcessed => {
                 "markets.esp.bill-flow-file.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspFlowFileProcessed => "markets.esp.flow-file.processed",
             #[cfg(feature = "market-files")]
             Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
                 "markets.esp_industry_gasbillflowdetails.inspection.processed"
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsGasSupplyPointCreated => "markets.gas-supply-point.created",
             #[cfg(feature = "market-files")]
@@ -2279,74 +2407,90 @@ impl EventType {
             Self::MessagingPushNotificationTokenUnregistered => {
                 "messaging.push-notification.token-unregistered"
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionCancelled => {
                 "meter_data_quality.resolution_cancelled"
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionRequested => {
                 "meter_data_quality.resolution_requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointElecCosGainRegistrationRequested => {
                 "meterpoint.elec.cos_gain.registration.requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasApiBackfill => "meterpoint.gas.api_backfill",
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasAppointMamRequested => {
                 "meterpoint.gas.appoint_mam.requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasBackfill => "meterpoint.gas.backfill",
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasChangeOfCohortRequested => {
                 "meterpoint.gas.change_of_cohort.requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasChangeOfMamRequested => {
                 "meterpoint.gas.change_of_mam.requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainMtdReceived => {
                 "meterpoint.gas.cos_gain.mtd_received"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainRegistrationConfirmed => {
                 "meterpoint.gas.cos_gain.registration.confirmed"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainRegistrationRequested => {
                 "meterpoint.gas.cos_gain.registration.requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosLossConfirmed => "meterpoint.gas.cos_loss.confirmed",
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDeappointMamRequested => {
                 "meterpoint.gas.deappoint_mam.requested"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedByUs => {
                 "meterpoint.gas.disputed_closing_reading.accepted.by_us"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
                 "meterpoint.gas.disputed_closing_reading.accepted.other_supplier"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
                 "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
                 "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingQueriedByUs => {
                 "meterpoint.gas.disputed_closing_reading.queried.by_us"
             }
         }
     }
+
     /// Its payload versions, oldest first.
     pub const fn versions(self) -> &'static [&'static str] {
         match self {
@@ -2354,6 +2498,7 @@ impl EventType {
             Self::AccountCommunicationsPreferencesUpdated => {
                 accounts::AccountCommunicationsPreferencesUpdated::VERSIONS
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountCreated => accounts::AccountCreated::VERSIONS,
             #[cfg(feature = "accounts")]
@@ -2364,6 +2509,7 @@ impl EventType {
             Self::AccountSmartMeterReadPermissionChanged => {
                 accounts::AccountSmartMeterReadPermissionChanged::VERSIONS
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountUpdated => accounts::AccountUpdated::VERSIONS,
             #[cfg(feature = "accounts")]
@@ -2376,28 +2522,34 @@ impl EventType {
             Self::AccountPropertyEffectivePeriodMetadataCreated => {
                 accounts::AccountPropertyEffectivePeriodMetadataCreated::VERSIONS
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataRemoved => {
                 accounts::AccountPropertyEffectivePeriodMetadataRemoved::VERSIONS
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataUpdated => {
                 accounts::AccountPropertyEffectivePeriodMetadataUpdated::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserCreated => account_users::AccountUserCreated::VERSIONS,
             #[cfg(feature = "account-users")]
             Self::AccountUserPasswordChanged => {
                 account_users::AccountUserPasswordChanged::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserPasswordResetRequested => {
                 account_users::AccountUserPasswordResetRequested::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserPsrRecordsUpdated => {
                 account_users::AccountUserPsrRecordsUpdated::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserRemoved => account_users::AccountUserRemoved::VERSIONS,
             #[cfg(feature = "account-users")]
@@ -2406,122 +2558,152 @@ impl EventType {
             Self::AccountUserVerificationCompleted => {
                 account_users::AccountUserVerificationCompleted::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserVerificationStarted => {
                 account_users::AccountUserVerificationStarted::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserMetadataCreated => {
                 account_users::AccountUserMetadataCreated::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserMetadataRemoved => {
                 account_users::AccountUserMetadataRemoved::VERSIONS
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserMetadataUpdated => {
                 account_users::AccountUserMetadataUpdated::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ActualIntervalsReceived => {
                 agreements_and_approvals::ActualIntervalsReceived::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AffiliatesAffiliateAccountContractCreated => {
                 agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementCreated => {
                 agreements_and_approvals::AgreementCreated::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementRevoked => {
                 agreements_and_approvals::AgreementRevoked::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementRolloverCompleted => {
                 agreements_and_approvals::AgreementRolloverCompleted::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementTerminated => {
                 agreements_and_approvals::AgreementTerminated::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementUpdated => {
                 agreements_and_approvals::AgreementUpdated::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalApproved => {
                 agreements_and_approvals::ApprovalsApprovalApproved::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalCreated => {
                 agreements_and_approvals::ApprovalsApprovalCreated::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRejected => {
                 agreements_and_approvals::ApprovalsApprovalRejected::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestApproved => {
                 agreements_and_approvals::ApprovalsApprovalRequestApproved::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestAssigned => {
                 agreements_and_approvals::ApprovalsApprovalRequestAssigned::VERSIONS
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestRejected => {
                 agreements_and_approvals::ApprovalsApprovalRequestRejected::VERSIONS
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccessTokenIssued => {
                 authentication_server::AuthServerAccessTokenIssued::VERSIONS
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserGenerateMfaChallengeError => {
                 authentication_server::AuthServerAccountUserGenerateMfaChallengeError::VERSIONS
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoggedIn => {
                 authentication_server::AuthServerAccountUserLoggedIn::VERSIONS
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginDenied => {
                 authentication_server::AuthServerAccountUserLoginDenied::VERSIONS
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginFailed => {
                 authentication_server::AuthServerAccountUserLoginFailed::VERSIONS
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginStepCompleted => {
                 authentication_server::AuthServerAccountUserLoginStepCompleted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentHeld => {
                 billing::BillingBillingDocumentHeld::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentIssued => {
                 billing::BillingBillingDocumentIssued::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentRepresentationDispatched => {
                 billing::BillingBillingDocumentRepresentationDispatched::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingOptionsUpdated => {
                 billing::BillingBillingOptionsUpdated::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingChargingLedgerAssignedToAgreement => {
                 billing::BillingChargingLedgerAssignedToAgreement::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingChargingSupplyPointTriggered => {
                 billing::BillingChargingSupplyPointTriggered::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingDuosInvoiceCancel => billing::BillingDuosInvoiceCancel::VERSIONS,
             #[cfg(feature = "billing")]
@@ -2530,12 +2712,14 @@ impl EventType {
             Self::BillingDuosInvoiceReplace => {
                 billing::BillingDuosInvoiceReplace::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingFinalBill => billing::BillingFinalBill::VERSIONS,
             #[cfg(feature = "billing")]
             Self::BillingIssuanceExternalStatusCreated => {
                 billing::BillingIssuanceExternalStatusCreated::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingIssuedBill => billing::BillingIssuedBill::VERSIONS,
             #[cfg(feature = "billing")]
@@ -2544,18 +2728,22 @@ impl EventType {
             Self::BillingLedgerEntryRemoved => {
                 billing::BillingLedgerEntryRemoved::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingPathwayTraversalFailed => {
                 billing::BillingPathwayTraversalFailed::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingPathwayTraversalSucceeded => {
                 billing::BillingPathwayTraversalSucceeded::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingPortfolioInvoiceSummaryCompleted => {
                 billing::BillingPortfolioInvoiceSummaryCompleted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::BillingRebateAccepted => billing::BillingRebateAccepted::VERSIONS,
             #[cfg(feature = "billing")]
@@ -2572,6 +2760,7 @@ impl EventType {
             Self::BusinessOperationsTeamUpdated => {
                 businesses::BusinessOperationsTeamUpdated::VERSIONS
             }
+
             #[cfg(feature = "accounts")]
             Self::CampaignAccountAdded => accounts::CampaignAccountAdded::VERSIONS,
             #[cfg(feature = "accounts")]
@@ -2584,94 +2773,116 @@ impl EventType {
             Self::CollateralAgreementFulfilled => {
                 collections::CollateralAgreementFulfilled::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProceedingCreated => {
                 collections::CollectionProceedingCreated::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessCommStepResolved => {
                 collections::CollectionProcessCommStepResolved::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessLeaveSupplierInstigated => {
                 collections::CollectionProcessLeaveSupplierInstigated::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessPaused => {
                 collections::CollectionProcessPaused::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessRaised => {
                 collections::CollectionProcessRaised::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessReactivated => {
                 collections::CollectionProcessReactivated::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessRunTerminationRequested => {
                 collections::CollectionProcessRunTerminationRequested::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessUnpaused => {
                 collections::CollectionProcessUnpaused::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessWithdrawn => {
                 collections::CollectionProcessWithdrawn::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::CommsAccountCallUpdated => {
                 communications::CommsAccountCallUpdated::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::CommsCustomerEmailBounced => {
                 communications::CommsCustomerEmailBounced::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
                 communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::CommsTranscriptionCreated => {
                 communications::CommsTranscriptionCreated::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::ComplaintsComplaintNewContact => {
                 communications::ComplaintsComplaintNewContact::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::ComplaintsComplaintOpened => {
                 communications::ComplaintsComplaintOpened::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::ComplaintsDrpFinished => {
                 communications::ComplaintsDrpFinished::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::ComplaintsDrpStarted => communications::ComplaintsDrpStarted::VERSIONS,
             #[cfg(feature = "communications")]
             Self::ComplexQuotingCostCalculationFinished => {
                 communications::ComplexQuotingCostCalculationFinished::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::ConsentsConsentCreated => {
                 communications::ConsentsConsentCreated::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::ConsentsConsentUpdated => {
                 communications::ConsentsConsentUpdated::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractGroupsCreated => contracts::ContractGroupsCreated::VERSIONS,
             #[cfg(feature = "contracts")]
             Self::ContractGroupsMembershipsChanged => {
                 contracts::ContractGroupsMembershipsChanged::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractGroupsVersionCreated => {
                 contracts::ContractGroupsVersionCreated::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsActualized => contracts::ContractsActualized::VERSIONS,
             #[cfg(feature = "contracts")]
@@ -2682,18 +2893,22 @@ impl EventType {
             Self::ContractsExpiryApproaching => {
                 contracts::ContractsExpiryApproaching::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysCreationStarted => {
                 contracts::ContractsJourneysCreationStarted::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysTerminationStarted => {
                 contracts::ContractsJourneysTerminationStarted::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysVariationStarted => {
                 contracts::ContractsJourneysVariationStarted::VERSIONS
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsNovated => contracts::ContractsNovated::VERSIONS,
             #[cfg(feature = "contracts")]
@@ -2712,106 +2927,132 @@ impl EventType {
             Self::CustomerAccessPartnerRolesCreated => {
                 customer_access::CustomerAccessPartnerRolesCreated::VERSIONS
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerRolesUpdated => {
                 customer_access::CustomerAccessPartnerRolesUpdated::VERSIONS
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerUserRolesCreated => {
                 customer_access::CustomerAccessPartnerUserRolesCreated::VERSIONS
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerUserRolesUpdated => {
                 customer_access::CustomerAccessPartnerUserRolesUpdated::VERSIONS
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessUserRolesCreated => {
                 customer_access::CustomerAccessUserRolesCreated::VERSIONS
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessUserRolesUpdated => {
                 customer_access::CustomerAccessUserRolesUpdated::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessCancelled => {
                 data_import::DataImportImportProcessCancelled::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessComplete => {
                 data_import::DataImportImportProcessComplete::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessDryRunComplete => {
                 data_import::DataImportImportProcessDryRunComplete::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessDryRunError => {
                 data_import::DataImportImportProcessDryRunError::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessError => {
                 data_import::DataImportImportProcessError::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportCompleted => {
                 data_import::DataImportImportProcessPostImportCompleted::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportError => {
                 data_import::DataImportImportProcessPostImportError::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessCancelled => {
                 data_import::DataImportOrderProcessCancelled::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessComplete => {
                 data_import::DataImportOrderProcessComplete::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessError => {
                 data_import::DataImportOrderProcessError::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackCompleted => {
                 collections::DebtActioningAutomatedDebtWriteBackCompleted::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackFailed => {
                 collections::DebtActioningAutomatedDebtWriteBackFailed::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackSkipped => {
                 collections::DebtActioningAutomatedDebtWriteBackSkipped::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DelinquentDebtAllocationCreated => {
                 collections::DelinquentDebtAllocationCreated::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DelinquentDebtPositionChanged => {
                 collections::DelinquentDebtPositionChanged::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementAccepted => {
                 collections::DepositAgreementAccepted::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementFulfilled => {
                 collections::DepositAgreementFulfilled::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementInstalmentReturned => {
                 collections::DepositAgreementInstalmentReturned::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementReturned => {
                 collections::DepositAgreementReturned::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementWithdrawn => {
                 collections::DepositAgreementWithdrawn::VERSIONS
             }
+
             #[cfg(feature = "collections")]
             Self::DunningPathPaused => collections::DunningPathPaused::VERSIONS,
             #[cfg(feature = "collections")]
@@ -2824,178 +3065,220 @@ impl EventType {
             Self::ElectricityFlowFileCancellationInvoiceProcessed => {
                 market_files::ElectricityFlowFileCancellationInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileComplementaryInvoiceProcessed => {
                 market_files::ElectricityFlowFileComplementaryInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRectificationInvoiceProcessed => {
                 market_files::ElectricityFlowFileRectificationInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularizerInvoiceProcessed => {
                 market_files::ElectricityFlowFileRegularizerInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
                 market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularInvoiceProcessed => {
                 market_files::ElectricityFlowFileRegularInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsEnrichmentDataSent => {
                 market_files::EspSupplyPointsEnrichmentDataSent::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsAtrSnapshotSent => {
                 market_files::EspSupplyPointsAtrSnapshotSent::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileProcessed => {
                 data_import::ExternalMessagingUploadedFileProcessed::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileProcessingFailed => {
                 data_import::ExternalMessagingUploadedFileProcessingFailed::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileSafe => {
                 data_import::ExternalMessagingUploadedFileSafe::VERSIONS
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileUnsafe => {
                 data_import::ExternalMessagingUploadedFileUnsafe::VERSIONS
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceDeauthenticated => {
                 flexible_devices::FlexDeviceDeauthenticated::VERSIONS
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceDisconnected => {
                 flexible_devices::FlexDeviceDisconnected::VERSIONS
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceOptimisationCreated => {
                 flexible_devices::FlexDeviceOptimisationCreated::VERSIONS
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceRegistered => {
                 flexible_devices::FlexDeviceRegistered::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
                 market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsCancellationInvoiceCreated => {
                 market_files::GasBillFlowDetailsCancellationInvoiceCreated::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsComplementaryInvoiceCreated => {
                 market_files::GasBillFlowDetailsComplementaryInvoiceCreated::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRectificationInvoiceCreated => {
                 market_files::GasBillFlowDetailsRectificationInvoiceCreated::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRegularInvoiceCreated => {
                 market_files::GasBillFlowDetailsRegularInvoiceCreated::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033ComplementaryInvoiceProcessed => {
                 market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033RegularInvoiceProcessed => {
                 market_files::GasFlowFileB7033RegularInvoiceProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::GasSupplyPointInspectionResultsReceived => {
                 market_files::GasSupplyPointInspectionResultsReceived::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::GoodsPurchaseCreated => communications::GoodsPurchaseCreated::VERSIONS,
             #[cfg(feature = "communications")]
             Self::GoodsQuoteCreatedForAccount => {
                 communications::GoodsQuoteCreatedForAccount::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::GoodsQuoteCreatedWithoutAccount => {
                 communications::GoodsQuoteCreatedWithoutAccount::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
                 industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfServiceMeterDeactivated => {
                 industry::IndustryElectricityChangeOfServiceMeterDeactivated::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyGainInitiated => {
                 industry::IndustryElectricityChangeOfSupplyGainInitiated::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyLossComplete => {
                 industry::IndustryElectricityChangeOfSupplyLossComplete::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityExportInstallationValidated => {
                 industry::IndustryElectricityExportInstallationValidated::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyGainInitiated => {
                 industry::IndustryGasChangeOfSupplyGainInitiated::VERSIONS
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyLossComplete => {
                 industry::IndustryGasChangeOfSupplyLossComplete::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkActionsRun => conversations::InkActionsRun::VERSIONS,
             #[cfg(feature = "conversations")]
             Self::InkContentInboundMessageTagged => {
                 conversations::InkContentInboundMessageTagged::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAssignedToBucket => {
                 conversations::InkConversationAssignedToBucket::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAssignedToTimeline => {
                 conversations::InkConversationAssignedToTimeline::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAwaitCustomerReply => {
                 conversations::InkConversationAwaitCustomerReply::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationClosed => conversations::InkConversationClosed::VERSIONS,
             #[cfg(feature = "conversations")]
             Self::InkConversationOpenStatusChanged => {
                 conversations::InkConversationOpenStatusChanged::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationOpened => conversations::InkConversationOpened::VERSIONS,
             #[cfg(feature = "conversations")]
             Self::InkConversationPriorityChanged => {
                 conversations::InkConversationPriorityChanged::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationSnoozed => {
                 conversations::InkConversationSnoozed::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationUnassignedFromBucket => {
                 conversations::InkConversationUnassignedFromBucket::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationUnassignedFromTimeline => {
                 conversations::InkConversationUnassignedFromTimeline::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkLiveChatClosed => conversations::InkLiveChatClosed::VERSIONS,
             #[cfg(feature = "conversations")]
@@ -3004,350 +3287,435 @@ impl EventType {
             Self::InkLiveChatMessagesOutboundMessageCreated => {
                 conversations::InkLiveChatMessagesOutboundMessageCreated::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessageAttachmentSafe => {
                 conversations::InkMessageAttachmentSafe::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessageAttachmentUnsafe => {
                 conversations::InkMessageAttachmentUnsafe::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundEmailMigration => {
                 conversations::InkMessagesInboundEmailMigration::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundMessageCreated => {
                 conversations::InkMessagesInboundMessageCreated::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundMessageIngested => {
                 conversations::InkMessagesInboundMessageIngested::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesOutboundMessageCreated => {
                 conversations::InkMessagesOutboundMessageCreated::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesOutboundMessageFailed => {
                 conversations::InkMessagesOutboundMessageFailed::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesPhishingReportDismissed => {
                 conversations::InkMessagesPhishingReportDismissed::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesReportedPhishing => {
                 conversations::InkMessagesReportedPhishing::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesReportedSpam => {
                 conversations::InkMessagesReportedSpam::VERSIONS
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesSpamReportDismissed => {
                 conversations::InkMessagesSpamReportDismissed::VERSIONS
             }
+
             #[cfg(feature = "businesses")]
             Self::InternalCompanyCreated => businesses::InternalCompanyCreated::VERSIONS,
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceCompleted => {
                 billing::LatePaymentFeeApplicationServiceCompleted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceFeeApplied => {
                 billing::LatePaymentFeeApplicationServiceFeeApplied::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceStarted => {
                 billing::LatePaymentFeeApplicationServiceStarted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculationServiceCompleted => {
                 billing::LatePaymentFeeCalculationServiceCompleted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculationServiceStarted => {
                 billing::LatePaymentFeeCalculationServiceStarted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorCompleted => {
                 billing::LatePaymentFeeCalculatorCompleted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorFeeApplied => {
                 billing::LatePaymentFeeCalculatorFeeApplied::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorStarted => {
                 billing::LatePaymentFeeCalculatorStarted::VERSIONS
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeWaived => billing::LatePaymentFeeWaived::VERSIONS,
             #[cfg(feature = "communications")]
             Self::LeadsLeadStageUpdated => {
                 communications::LeadsLeadStageUpdated::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityDocumentAttachedToOpportunity => {
                 communications::LeadsOpportunityDocumentAttachedToOpportunity::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityOfferGroupCreated => {
                 communications::LeadsOpportunityOfferGroupCreated::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityStageUpdated => {
                 communications::LeadsOpportunityStageUpdated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
                 lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
                 lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationCompleted => {
                 lifecycle_join::LifecycleJoinSupplierActivationCompleted::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationInitiated => {
                 lifecycle_join::LifecycleJoinSupplierActivationInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAgreementCreated => {
                 lifecycle_join::LifecycleJoinSupplierAgreementCreated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancellationRequested => {
                 lifecycle_join::LifecycleJoinSupplierCancellationRequested::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancelled => {
                 lifecycle_join::LifecycleJoinSupplierCancelled::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCompleted => {
                 lifecycle_join::LifecycleJoinSupplierCompleted::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierRequested => {
                 lifecycle_join::LifecycleJoinSupplierRequested::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierReversalRequested => {
                 lifecycle_join::LifecycleJoinSupplierReversalRequested::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierReversed => {
                 lifecycle_join::LifecycleJoinSupplierReversed::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPeriodCreated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
                 lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSecurityDepositsCreated => {
                 lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierTermsAndConditionsAccepted => {
                 lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancellationRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancelled => {
                 lifecycle_leave::LifecycleLeaveSupplierCancelled::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCompleted => {
                 lifecycle_leave::LifecycleLeaveSupplierCompleted::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierRequested::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierReversalRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierReversalRequested::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationConfirmed => {
                 lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierUpdated => {
                 lifecycle_leave::LifecycleLeaveSupplierUpdated::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleStatusChanged => {
                 lifecycle_status::LifecycleStatusChanged::VERSIONS
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleSupportSiteSale => {
                 lifecycle_status::LifecycleSupportSiteSale::VERSIONS
             }
+
             #[cfg(feature = "customer-access")]
             Self::LoyaltyPointsUserRoleRemoval => {
                 customer_access::LoyaltyPointsUserRoleRemoval::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspBillFlowFileProcessed => {
                 market_files::MarketsEspBillFlowFileProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspFlowFileProcessed => {
                 market_files::MarketsEspFlowFileProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
                 market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsGasSupplyPointCreated => {
                 market_files::MarketsGasSupplyPointCreated::VERSIONS
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsNetworkOperatorCreated => {
                 market_files::MarketsNetworkOperatorCreated::VERSIONS
             }
+
             #[cfg(feature = "communications")]
             Self::MessagingPushNotificationTokenUnregistered => {
                 communications::MessagingPushNotificationTokenUnregistered::VERSIONS
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionCancelled => {
                 meter_data_quality::MeterDataQualityResolutionCancelled::VERSIONS
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionRequested => {
                 meter_data_quality::MeterDataQualityResolutionRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointElecCosGainRegistrationRequested => {
                 meter_points::MeterpointElecCosGainRegistrationRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasApiBackfill => {
                 meter_points::MeterpointGasApiBackfill::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasAppointMamRequested => {
                 meter_points::MeterpointGasAppointMamRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasBackfill => meter_points::MeterpointGasBackfill::VERSIONS,
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasChangeOfCohortRequested => {
                 meter_points::MeterpointGasChangeOfCohortRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasChangeOfMamRequested => {
                 meter_points::MeterpointGasChangeOfMamRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainMtdReceived => {
                 meter_points::MeterpointGasCosGainMtdReceived::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainRegistrationConfirmed => {
                 meter_points::MeterpointGasCosGainRegistrationConfirmed::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainRegistrationRequested => {
                 meter_points::MeterpointGasCosGainRegistrationRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosLossConfirmed => {
                 meter_points::MeterpointGasCosLossConfirmed::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDeappointMamRequested => {
                 meter_points::MeterpointGasDeappointMamRequested::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
                 meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
                 meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::VERSIONS
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingQueriedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::VERSIONS
             }
         }
     }
+
     /// The catalogue section (and cargo feature) it belongs to.
     pub const fn section(self) -> &'static str {
         match self {
@@ -3429,6 +3797,7 @@ impl EventType {
             Self::AuthServerAccountUserGenerateMfaChallengeError => {
                 "authentication-server"
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoggedIn => "authentication-server",
             #[cfg(feature = "authentication-server")]
@@ -3521,6 +3890,7 @@ impl EventType {
             Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
                 "communications"
             }
+
             #[cfg(feature = "communications")]
             Self::CommsTranscriptionCreated => "communications",
             #[cfg(feature = "communications")]
@@ -3667,6 +4037,7 @@ impl EventType {
             Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
                 "market-files"
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsCancellationInvoiceCreated => "market-files",
             #[cfg(feature = "market-files")]
@@ -3785,10 +4156,12 @@ impl EventType {
             Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
                 "lifecycle-status"
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
                 "lifecycle-status"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationCompleted => "lifecycle-join",
             #[cfg(feature = "lifecycle-join")]
@@ -3799,14 +4172,17 @@ impl EventType {
             Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancellationRequested => "lifecycle-join",
             #[cfg(feature = "lifecycle-join")]
@@ -3825,18 +4201,22 @@ impl EventType {
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
                 "lifecycle-join"
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSecurityDepositsCreated => "lifecycle-join",
             #[cfg(feature = "lifecycle-join")]
@@ -3845,14 +4225,17 @@ impl EventType {
             Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
                 "lifecycle-leave"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
                 "lifecycle-leave"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
                 "lifecycle-leave"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancellationRequested => "lifecycle-leave",
             #[cfg(feature = "lifecycle-leave")]
@@ -3867,14 +4250,17 @@ impl EventType {
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
                 "lifecycle-leave"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
                 "lifecycle-leave"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
                 "lifecycle-leave"
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationConfirmed => "lifecycle-leave",
             #[cfg(feature = "lifecycle-leave")]
@@ -3895,6 +4281,7 @@ impl EventType {
             Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
                 "market-files"
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsGasSupplyPointCreated => "market-files",
             #[cfg(feature = "market-files")]
@@ -3933,18 +4320,22 @@ impl EventType {
             Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
                 "meter-points"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
                 "meter-points"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
                 "meter-points"
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingQueriedByUs => "meter-points",
         }
     }
+
     /// This event type in payload version `version`, if that version exists.
     pub fn kind(self, version: &str) -> ::std::option::Option<EventKind> {
         let index = self.versions().iter().position(|v| *v == version)?;
@@ -3954,6 +4345,7 @@ impl EventType {
         })
     }
 }
+
 /// Every event type's name, in declaration order (sections not compiled in included).
 const EVENT_TYPE_NAMES: [&str; 274] = [
     "account.communications_preferences_updated",
@@ -4231,6 +4623,7 @@ const EVENT_TYPE_NAMES: [&str; 274] = [
     "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier",
     "meterpoint.gas.disputed_closing_reading.queried.by_us",
 ];
+
 /// Hash table over [`EVENT_TYPE_NAMES`] filled by the generator: `1 + index` of a name, `0`
 /// for an empty slot (open addressing, linear probing, at most half full).
 static EVENT_TYPE_SLOTS: [u16; 1024] = [
@@ -4277,30 +4670,10 @@ static EVENT_TYPE_SLOTS: [u16; 1024] = [
     206, 0, 0, 221, 0, 0, 0, 0, 0, 108, 194, 167, 0, 0, 0, 0, 0, 0, 200, 0, 273, 0, 0, 0,
     123, 255, 96, 0, 0, 22,
 ];
-/// The hash of an event type's name, for the lookup table of `EventType::from_str`: the name's length
-/// and three 8-byte windows (the first, the middle and the last bytes; the whole name zero-padded when
-/// shorter than 8), mixed by rotate-xor-multiply with FxHash's multiplier. A fixed number of windows
-/// rather than every word: no loop whose trip count varies with the name, which a mixed stream would
-/// mispredict; names alike in all three windows cost one probe more. The generator fills the table
-/// with this function and emits this same source into the generated crate.
-fn name_hash(name: &[u8]) -> u64 {
-    let mix = |hash: u64, word: [u8; 8]| {
-        (hash.rotate_left(5) ^ u64::from_le_bytes(word))
-            .wrapping_mul(0x517c_c1b7_2722_0a95)
-    };
-    let hash = name.len() as u64;
-    if name.len() < 8 {
-        let mut word = [0u8; 8];
-        word[..name.len()].copy_from_slice(name);
-        return mix(hash, word);
-    }
-    let last = name.len() - 8;
-    let window = |start: usize| name[start..start + 8].try_into().unwrap_or_default();
-    mix(mix(mix(hash, window(0)), window(last / 2)), window(last))
-}
+
 /// The index in [`EVENT_TYPE_NAMES`] of `s`, if it is an event type's name.
 fn event_type_index(s: &str) -> ::std::option::Option<usize> {
-    let mut slot = (name_hash(s.as_bytes()) >> 54) as usize;
+    let mut slot = (::energy_api_core::name_hash(s.as_bytes()) >> 54) as usize;
     loop {
         let index = usize::from(EVENT_TYPE_SLOTS[slot]).checked_sub(1)?;
         if EVENT_TYPE_NAMES[index] == s {
@@ -4309,6 +4682,7 @@ fn event_type_index(s: &str) -> ::std::option::Option<usize> {
         slot = (slot + 1) & 1023;
     }
 }
+
 /// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in. An array
 /// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
 /// stream.
@@ -5498,14 +5872,17 @@ static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274] = [
     #[cfg(not(feature = "meter-points"))]
     ::std::option::Option::None,
 ];
+
 impl ::std::str::FromStr for EventType {
     type Err = UnknownEventType;
+
     fn from_str(s: &str) -> ::std::result::Result<Self, Self::Err> {
         event_type_index(s)
             .and_then(|index| EVENT_TYPES_BY_INDEX[index])
             .ok_or_else(|| UnknownEventType(s.to_owned()))
     }
 }
+
 /// An event: its type, payload version and payload.
 ///
 /// Serializes as the payload alone, exactly as the platform sends it.
@@ -6543,6 +6920,7 @@ pub enum Event {
         meter_points::MeterpointGasDisputedClosingReadingQueriedByUs,
     ),
 }
+
 impl Event {
     /// The event's type.
     pub fn event_type(&self) -> EventType {
@@ -6551,6 +6929,7 @@ impl Event {
             Self::AccountCommunicationsPreferencesUpdated(_) => {
                 EventType::AccountCommunicationsPreferencesUpdated
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountCreated(_) => EventType::AccountCreated,
             #[cfg(feature = "accounts")]
@@ -6561,6 +6940,7 @@ impl Event {
             Self::AccountSmartMeterReadPermissionChanged(_) => {
                 EventType::AccountSmartMeterReadPermissionChanged
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountUpdated(_) => EventType::AccountUpdated,
             #[cfg(feature = "accounts")]
@@ -6573,14 +6953,17 @@ impl Event {
             Self::AccountPropertyEffectivePeriodMetadataCreated(_) => {
                 EventType::AccountPropertyEffectivePeriodMetadataCreated
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataRemoved(_) => {
                 EventType::AccountPropertyEffectivePeriodMetadataRemoved
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataUpdated(_) => {
                 EventType::AccountPropertyEffectivePeriodMetadataUpdated
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserCreated(_) => EventType::AccountUserCreated,
             #[cfg(feature = "account-users")]
@@ -6589,10 +6972,12 @@ impl Event {
             Self::AccountUserPasswordResetRequested(_) => {
                 EventType::AccountUserPasswordResetRequested
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserPsrRecordsUpdated(_) => {
                 EventType::AccountUserPsrRecordsUpdated
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserRemoved(_) => EventType::AccountUserRemoved,
             #[cfg(feature = "account-users")]
@@ -6601,10 +6986,12 @@ impl Event {
             Self::AccountUserVerificationCompleted(_) => {
                 EventType::AccountUserVerificationCompleted
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserVerificationStarted(_) => {
                 EventType::AccountUserVerificationStarted
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserMetadataCreated(_) => EventType::AccountUserMetadataCreated,
             #[cfg(feature = "account-users")]
@@ -6617,6 +7004,7 @@ impl Event {
             Self::AffiliatesAffiliateAccountContractCreated(_) => {
                 EventType::AffiliatesAffiliateAccountContractCreated
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::AgreementCreated(_) => EventType::AgreementCreated,
             #[cfg(feature = "agreements-and-approvals")]
@@ -6637,60 +7025,74 @@ impl Event {
             Self::ApprovalsApprovalRequestApproved(_) => {
                 EventType::ApprovalsApprovalRequestApproved
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestAssigned(_) => {
                 EventType::ApprovalsApprovalRequestAssigned
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             Self::ApprovalsApprovalRequestRejected(_) => {
                 EventType::ApprovalsApprovalRequestRejected
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccessTokenIssued(_) => {
                 EventType::AuthServerAccessTokenIssued
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserGenerateMfaChallengeError(_) => {
                 EventType::AuthServerAccountUserGenerateMfaChallengeError
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoggedIn(_) => {
                 EventType::AuthServerAccountUserLoggedIn
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginDenied(_) => {
                 EventType::AuthServerAccountUserLoginDenied
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginFailed(_) => {
                 EventType::AuthServerAccountUserLoginFailed
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoginStepCompleted(_) => {
                 EventType::AuthServerAccountUserLoginStepCompleted
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentHeld(_) => EventType::BillingBillingDocumentHeld,
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentIssued(_) => {
                 EventType::BillingBillingDocumentIssued
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingDocumentRepresentationDispatched(_) => {
                 EventType::BillingBillingDocumentRepresentationDispatched
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingOptionsUpdated(_) => {
                 EventType::BillingBillingOptionsUpdated
             }
+
             #[cfg(feature = "billing")]
             Self::BillingChargingLedgerAssignedToAgreement(_) => {
                 EventType::BillingChargingLedgerAssignedToAgreement
             }
+
             #[cfg(feature = "billing")]
             Self::BillingChargingSupplyPointTriggered(_) => {
                 EventType::BillingChargingSupplyPointTriggered
             }
+
             #[cfg(feature = "billing")]
             Self::BillingDuosInvoiceCancel(_) => EventType::BillingDuosInvoiceCancel,
             #[cfg(feature = "billing")]
@@ -6703,6 +7105,7 @@ impl Event {
             Self::BillingIssuanceExternalStatusCreated(_) => {
                 EventType::BillingIssuanceExternalStatusCreated
             }
+
             #[cfg(feature = "billing")]
             Self::BillingIssuedBill(_) => EventType::BillingIssuedBill,
             #[cfg(feature = "billing")]
@@ -6713,14 +7116,17 @@ impl Event {
             Self::BillingPathwayTraversalFailed(_) => {
                 EventType::BillingPathwayTraversalFailed
             }
+
             #[cfg(feature = "billing")]
             Self::BillingPathwayTraversalSucceeded(_) => {
                 EventType::BillingPathwayTraversalSucceeded
             }
+
             #[cfg(feature = "billing")]
             Self::BillingPortfolioInvoiceSummaryCompleted(_) => {
                 EventType::BillingPortfolioInvoiceSummaryCompleted
             }
+
             #[cfg(feature = "billing")]
             Self::BillingRebateAccepted(_) => EventType::BillingRebateAccepted,
             #[cfg(feature = "billing")]
@@ -6737,6 +7143,7 @@ impl Event {
             Self::BusinessOperationsTeamUpdated(_) => {
                 EventType::BusinessOperationsTeamUpdated
             }
+
             #[cfg(feature = "accounts")]
             Self::CampaignAccountAdded(_) => EventType::CampaignAccountAdded,
             #[cfg(feature = "accounts")]
@@ -6749,18 +7156,22 @@ impl Event {
             Self::CollateralAgreementFulfilled(_) => {
                 EventType::CollateralAgreementFulfilled
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProceedingCreated(_) => {
                 EventType::CollectionProceedingCreated
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessCommStepResolved(_) => {
                 EventType::CollectionProcessCommStepResolved
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessLeaveSupplierInstigated(_) => {
                 EventType::CollectionProcessLeaveSupplierInstigated
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessPaused(_) => EventType::CollectionProcessPaused,
             #[cfg(feature = "collections")]
@@ -6769,10 +7180,12 @@ impl Event {
             Self::CollectionProcessReactivated(_) => {
                 EventType::CollectionProcessReactivated
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessRunTerminationRequested(_) => {
                 EventType::CollectionProcessRunTerminationRequested
             }
+
             #[cfg(feature = "collections")]
             Self::CollectionProcessUnpaused(_) => EventType::CollectionProcessUnpaused,
             #[cfg(feature = "collections")]
@@ -6785,12 +7198,14 @@ impl Event {
             Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken(_) => {
                 EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken
             }
+
             #[cfg(feature = "communications")]
             Self::CommsTranscriptionCreated(_) => EventType::CommsTranscriptionCreated,
             #[cfg(feature = "communications")]
             Self::ComplaintsComplaintNewContact(_) => {
                 EventType::ComplaintsComplaintNewContact
             }
+
             #[cfg(feature = "communications")]
             Self::ComplaintsComplaintOpened(_) => EventType::ComplaintsComplaintOpened,
             #[cfg(feature = "communications")]
@@ -6801,6 +7216,7 @@ impl Event {
             Self::ComplexQuotingCostCalculationFinished(_) => {
                 EventType::ComplexQuotingCostCalculationFinished
             }
+
             #[cfg(feature = "communications")]
             Self::ConsentsConsentCreated(_) => EventType::ConsentsConsentCreated,
             #[cfg(feature = "communications")]
@@ -6811,10 +7227,12 @@ impl Event {
             Self::ContractGroupsMembershipsChanged(_) => {
                 EventType::ContractGroupsMembershipsChanged
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractGroupsVersionCreated(_) => {
                 EventType::ContractGroupsVersionCreated
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsActualized(_) => EventType::ContractsActualized,
             #[cfg(feature = "contracts")]
@@ -6827,14 +7245,17 @@ impl Event {
             Self::ContractsJourneysCreationStarted(_) => {
                 EventType::ContractsJourneysCreationStarted
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysTerminationStarted(_) => {
                 EventType::ContractsJourneysTerminationStarted
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsJourneysVariationStarted(_) => {
                 EventType::ContractsJourneysVariationStarted
             }
+
             #[cfg(feature = "contracts")]
             Self::ContractsNovated(_) => EventType::ContractsNovated,
             #[cfg(feature = "contracts")]
@@ -6853,86 +7274,107 @@ impl Event {
             Self::CustomerAccessPartnerRolesCreated(_) => {
                 EventType::CustomerAccessPartnerRolesCreated
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerRolesUpdated(_) => {
                 EventType::CustomerAccessPartnerRolesUpdated
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerUserRolesCreated(_) => {
                 EventType::CustomerAccessPartnerUserRolesCreated
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessPartnerUserRolesUpdated(_) => {
                 EventType::CustomerAccessPartnerUserRolesUpdated
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessUserRolesCreated(_) => {
                 EventType::CustomerAccessUserRolesCreated
             }
+
             #[cfg(feature = "customer-access")]
             Self::CustomerAccessUserRolesUpdated(_) => {
                 EventType::CustomerAccessUserRolesUpdated
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessCancelled(_) => {
                 EventType::DataImportImportProcessCancelled
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessComplete(_) => {
                 EventType::DataImportImportProcessComplete
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessDryRunComplete(_) => {
                 EventType::DataImportImportProcessDryRunComplete
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessDryRunError(_) => {
                 EventType::DataImportImportProcessDryRunError
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessError(_) => {
                 EventType::DataImportImportProcessError
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportCompleted(_) => {
                 EventType::DataImportImportProcessPostImportCompleted
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportError(_) => {
                 EventType::DataImportImportProcessPostImportError
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessCancelled(_) => {
                 EventType::DataImportOrderProcessCancelled
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessComplete(_) => {
                 EventType::DataImportOrderProcessComplete
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportOrderProcessError(_) => {
                 EventType::DataImportOrderProcessError
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackCompleted(_) => {
                 EventType::DebtActioningAutomatedDebtWriteBackCompleted
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackFailed(_) => {
                 EventType::DebtActioningAutomatedDebtWriteBackFailed
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackSkipped(_) => {
                 EventType::DebtActioningAutomatedDebtWriteBackSkipped
             }
+
             #[cfg(feature = "collections")]
             Self::DelinquentDebtAllocationCreated(_) => {
                 EventType::DelinquentDebtAllocationCreated
             }
+
             #[cfg(feature = "collections")]
             Self::DelinquentDebtPositionChanged(_) => {
                 EventType::DelinquentDebtPositionChanged
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementAccepted(_) => EventType::DepositAgreementAccepted,
             #[cfg(feature = "collections")]
@@ -6941,6 +7383,7 @@ impl Event {
             Self::DepositAgreementInstalmentReturned(_) => {
                 EventType::DepositAgreementInstalmentReturned
             }
+
             #[cfg(feature = "collections")]
             Self::DepositAgreementReturned(_) => EventType::DepositAgreementReturned,
             #[cfg(feature = "collections")]
@@ -6957,50 +7400,62 @@ impl Event {
             Self::ElectricityFlowFileCancellationInvoiceProcessed(_) => {
                 EventType::ElectricityFlowFileCancellationInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileComplementaryInvoiceProcessed(_) => {
                 EventType::ElectricityFlowFileComplementaryInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRectificationInvoiceProcessed(_) => {
                 EventType::ElectricityFlowFileRectificationInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularizerInvoiceProcessed(_) => {
                 EventType::ElectricityFlowFileRegularizerInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileBillableConceptsInvoiceProcessed(_) => {
                 EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularInvoiceProcessed(_) => {
                 EventType::ElectricityFlowFileRegularInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsEnrichmentDataSent(_) => {
                 EventType::EspSupplyPointsEnrichmentDataSent
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsAtrSnapshotSent(_) => {
                 EventType::EspSupplyPointsAtrSnapshotSent
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileProcessed(_) => {
                 EventType::ExternalMessagingUploadedFileProcessed
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileProcessingFailed(_) => {
                 EventType::ExternalMessagingUploadedFileProcessingFailed
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileSafe(_) => {
                 EventType::ExternalMessagingUploadedFileSafe
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileUnsafe(_) => {
                 EventType::ExternalMessagingUploadedFileUnsafe
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceDeauthenticated(_) => EventType::FlexDeviceDeauthenticated,
             #[cfg(feature = "flexible-devices")]
@@ -7009,118 +7464,144 @@ impl Event {
             Self::FlexDeviceOptimisationCreated(_) => {
                 EventType::FlexDeviceOptimisationCreated
             }
+
             #[cfg(feature = "flexible-devices")]
             Self::FlexDeviceRegistered(_) => EventType::FlexDeviceRegistered,
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(_) => {
                 EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsCancellationInvoiceCreated(_) => {
                 EventType::GasBillFlowDetailsCancellationInvoiceCreated
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsComplementaryInvoiceCreated(_) => {
                 EventType::GasBillFlowDetailsComplementaryInvoiceCreated
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRectificationInvoiceCreated(_) => {
                 EventType::GasBillFlowDetailsRectificationInvoiceCreated
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRegularInvoiceCreated(_) => {
                 EventType::GasBillFlowDetailsRegularInvoiceCreated
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033ComplementaryInvoiceProcessed(_) => {
                 EventType::GasFlowFileB7033ComplementaryInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033RegularInvoiceProcessed(_) => {
                 EventType::GasFlowFileB7033RegularInvoiceProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::GasSupplyPointInspectionResultsReceived(_) => {
                 EventType::GasSupplyPointInspectionResultsReceived
             }
+
             #[cfg(feature = "communications")]
             Self::GoodsPurchaseCreated(_) => EventType::GoodsPurchaseCreated,
             #[cfg(feature = "communications")]
             Self::GoodsQuoteCreatedForAccount(_) => {
                 EventType::GoodsQuoteCreatedForAccount
             }
+
             #[cfg(feature = "communications")]
             Self::GoodsQuoteCreatedWithoutAccount(_) => {
                 EventType::GoodsQuoteCreatedWithoutAccount
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(_) => {
                 EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfServiceMeterDeactivated(_) => {
                 EventType::IndustryElectricityChangeOfServiceMeterDeactivated
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyGainInitiated(_) => {
                 EventType::IndustryElectricityChangeOfSupplyGainInitiated
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyLossComplete(_) => {
                 EventType::IndustryElectricityChangeOfSupplyLossComplete
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityExportInstallationValidated(_) => {
                 EventType::IndustryElectricityExportInstallationValidated
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyGainInitiated(_) => {
                 EventType::IndustryGasChangeOfSupplyGainInitiated
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyLossComplete(_) => {
                 EventType::IndustryGasChangeOfSupplyLossComplete
             }
+
             #[cfg(feature = "conversations")]
             Self::InkActionsRun(_) => EventType::InkActionsRun,
             #[cfg(feature = "conversations")]
             Self::InkContentInboundMessageTagged(_) => {
                 EventType::InkContentInboundMessageTagged
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAssignedToBucket(_) => {
                 EventType::InkConversationAssignedToBucket
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAssignedToTimeline(_) => {
                 EventType::InkConversationAssignedToTimeline
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationAwaitCustomerReply(_) => {
                 EventType::InkConversationAwaitCustomerReply
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationClosed(_) => EventType::InkConversationClosed,
             #[cfg(feature = "conversations")]
             Self::InkConversationOpenStatusChanged(_) => {
                 EventType::InkConversationOpenStatusChanged
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationOpened(_) => EventType::InkConversationOpened,
             #[cfg(feature = "conversations")]
             Self::InkConversationPriorityChanged(_) => {
                 EventType::InkConversationPriorityChanged
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationSnoozed(_) => EventType::InkConversationSnoozed,
             #[cfg(feature = "conversations")]
             Self::InkConversationUnassignedFromBucket(_) => {
                 EventType::InkConversationUnassignedFromBucket
             }
+
             #[cfg(feature = "conversations")]
             Self::InkConversationUnassignedFromTimeline(_) => {
                 EventType::InkConversationUnassignedFromTimeline
             }
+
             #[cfg(feature = "conversations")]
             Self::InkLiveChatClosed(_) => EventType::InkLiveChatClosed,
             #[cfg(feature = "conversations")]
@@ -7129,6 +7610,7 @@ impl Event {
             Self::InkLiveChatMessagesOutboundMessageCreated(_) => {
                 EventType::InkLiveChatMessagesOutboundMessageCreated
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessageAttachmentSafe(_) => EventType::InkMessageAttachmentSafe,
             #[cfg(feature = "conversations")]
@@ -7137,70 +7619,86 @@ impl Event {
             Self::InkMessagesInboundEmailMigration(_) => {
                 EventType::InkMessagesInboundEmailMigration
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundMessageCreated(_) => {
                 EventType::InkMessagesInboundMessageCreated
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesInboundMessageIngested(_) => {
                 EventType::InkMessagesInboundMessageIngested
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesOutboundMessageCreated(_) => {
                 EventType::InkMessagesOutboundMessageCreated
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesOutboundMessageFailed(_) => {
                 EventType::InkMessagesOutboundMessageFailed
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesPhishingReportDismissed(_) => {
                 EventType::InkMessagesPhishingReportDismissed
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesReportedPhishing(_) => {
                 EventType::InkMessagesReportedPhishing
             }
+
             #[cfg(feature = "conversations")]
             Self::InkMessagesReportedSpam(_) => EventType::InkMessagesReportedSpam,
             #[cfg(feature = "conversations")]
             Self::InkMessagesSpamReportDismissed(_) => {
                 EventType::InkMessagesSpamReportDismissed
             }
+
             #[cfg(feature = "businesses")]
             Self::InternalCompanyCreated(_) => EventType::InternalCompanyCreated,
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceCompleted(_) => {
                 EventType::LatePaymentFeeApplicationServiceCompleted
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceFeeApplied(_) => {
                 EventType::LatePaymentFeeApplicationServiceFeeApplied
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceStarted(_) => {
                 EventType::LatePaymentFeeApplicationServiceStarted
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculationServiceCompleted(_) => {
                 EventType::LatePaymentFeeCalculationServiceCompleted
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculationServiceStarted(_) => {
                 EventType::LatePaymentFeeCalculationServiceStarted
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorCompleted(_) => {
                 EventType::LatePaymentFeeCalculatorCompleted
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorFeeApplied(_) => {
                 EventType::LatePaymentFeeCalculatorFeeApplied
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeCalculatorStarted(_) => {
                 EventType::LatePaymentFeeCalculatorStarted
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeWaived(_) => EventType::LatePaymentFeeWaived,
             #[cfg(feature = "communications")]
@@ -7209,164 +7707,202 @@ impl Event {
             Self::LeadsOpportunityDocumentAttachedToOpportunity(_) => {
                 EventType::LeadsOpportunityDocumentAttachedToOpportunity
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityOfferGroupCreated(_) => {
                 EventType::LeadsOpportunityOfferGroupCreated
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityStageUpdated(_) => {
                 EventType::LeadsOpportunityStageUpdated
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed(_) => {
                 EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(_) => {
                 EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationCompleted(_) => {
                 EventType::LifecycleJoinSupplierActivationCompleted
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationInitiated(_) => {
                 EventType::LifecycleJoinSupplierActivationInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAgreementCreated(_) => {
                 EventType::LifecycleJoinSupplierAgreementCreated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(_) => {
                 EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(_) => {
                 EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(_) => {
                 EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancellationRequested(_) => {
                 EventType::LifecycleJoinSupplierCancellationRequested
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancelled(_) => {
                 EventType::LifecycleJoinSupplierCancelled
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCompleted(_) => {
                 EventType::LifecycleJoinSupplierCompleted
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierRequested(_) => {
                 EventType::LifecycleJoinSupplierRequested
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierReversalRequested(_) => {
                 EventType::LifecycleJoinSupplierReversalRequested
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierReversed(_) => {
                 EventType::LifecycleJoinSupplierReversed
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPeriodCreated(_) => {
                 EventType::LifecycleJoinSupplierSupplyPeriodCreated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
                 _,
             ) => {
                 EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
                 _,
             ) => {
                 EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(_) => {
                 EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(_) => {
                 EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSecurityDepositsCreated(_) => {
                 EventType::LifecycleJoinSupplierSecurityDepositsCreated
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierTermsAndConditionsAccepted(_) => {
                 EventType::LifecycleJoinSupplierTermsAndConditionsAccepted
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(_) => {
                 EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(_) => {
                 EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(_) => {
                 EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancellationRequested(_) => {
                 EventType::LifecycleLeaveSupplierCancellationRequested
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancelled(_) => {
                 EventType::LifecycleLeaveSupplierCancelled
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCompleted(_) => {
                 EventType::LifecycleLeaveSupplierCompleted
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierRequested(_) => {
                 EventType::LifecycleLeaveSupplierRequested
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierReversalRequested(_) => {
                 EventType::LifecycleLeaveSupplierReversalRequested
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
                 _,
             ) => {
                 EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
                 _,
             ) => {
                 EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
                 _,
             ) => {
                 EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationConfirmed(_) => {
                 EventType::LifecycleLeaveSupplierTerminationConfirmed
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationInitiated(_) => {
                 EventType::LifecycleLeaveSupplierTerminationInitiated
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierUpdated(_) => {
                 EventType::LifecycleLeaveSupplierUpdated
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleStatusChanged(_) => EventType::LifecycleStatusChanged,
             #[cfg(feature = "lifecycle-status")]
@@ -7375,100 +7911,123 @@ impl Event {
             Self::LoyaltyPointsUserRoleRemoval(_) => {
                 EventType::LoyaltyPointsUserRoleRemoval
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspBillFlowFileProcessed(_) => {
                 EventType::MarketsEspBillFlowFileProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspFlowFileProcessed(_) => {
                 EventType::MarketsEspFlowFileProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(_) => {
                 EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsGasSupplyPointCreated(_) => {
                 EventType::MarketsGasSupplyPointCreated
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsNetworkOperatorCreated(_) => {
                 EventType::MarketsNetworkOperatorCreated
             }
+
             #[cfg(feature = "communications")]
             Self::MessagingPushNotificationTokenUnregistered(_) => {
                 EventType::MessagingPushNotificationTokenUnregistered
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionCancelled(_) => {
                 EventType::MeterDataQualityResolutionCancelled
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionRequested(_) => {
                 EventType::MeterDataQualityResolutionRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointElecCosGainRegistrationRequested(_) => {
                 EventType::MeterpointElecCosGainRegistrationRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasApiBackfill(_) => EventType::MeterpointGasApiBackfill,
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasAppointMamRequested(_) => {
                 EventType::MeterpointGasAppointMamRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasBackfill(_) => EventType::MeterpointGasBackfill,
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasChangeOfCohortRequested(_) => {
                 EventType::MeterpointGasChangeOfCohortRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasChangeOfMamRequested(_) => {
                 EventType::MeterpointGasChangeOfMamRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainMtdReceived(_) => {
                 EventType::MeterpointGasCosGainMtdReceived
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainRegistrationConfirmed(_) => {
                 EventType::MeterpointGasCosGainRegistrationConfirmed
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosGainRegistrationRequested(_) => {
                 EventType::MeterpointGasCosGainRegistrationRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasCosLossConfirmed(_) => {
                 EventType::MeterpointGasCosLossConfirmed
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDeappointMamRequested(_) => {
                 EventType::MeterpointGasDeappointMamRequested
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedByUs(_) => {
                 EventType::MeterpointGasDisputedClosingReadingAcceptedByUs
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(_) => {
                 EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(_) => {
                 EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
                 _,
             ) => {
                 EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingQueriedByUs(_) => {
                 EventType::MeterpointGasDisputedClosingReadingQueriedByUs
             }
+
             #[cfg(
                 not(
                     any(
@@ -7498,6 +8057,7 @@ impl Event {
             _ => match *self {}
         }
     }
+
     /// The payload version.
     pub fn version(&self) -> &'static str {
         match self {
@@ -7669,6 +8229,7 @@ impl Event {
             Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken(e) => {
                 e.version()
             }
+
             #[cfg(feature = "communications")]
             Self::CommsTranscriptionCreated(e) => e.version(),
             #[cfg(feature = "communications")]
@@ -7815,6 +8376,7 @@ impl Event {
             Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsCancellationInvoiceCreated(e) => e.version(),
             #[cfg(feature = "market-files")]
@@ -7839,6 +8401,7 @@ impl Event {
             Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(e) => {
                 e.version()
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfServiceMeterDeactivated(e) => e.version(),
             #[cfg(feature = "industry")]
@@ -7937,6 +8500,7 @@ impl Event {
             Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationCompleted(e) => e.version(),
             #[cfg(feature = "lifecycle-join")]
@@ -7947,14 +8511,17 @@ impl Event {
             Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancellationRequested(e) => e.version(),
             #[cfg(feature = "lifecycle-join")]
@@ -7981,10 +8548,12 @@ impl Event {
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSecurityDepositsCreated(e) => e.version(),
             #[cfg(feature = "lifecycle-join")]
@@ -7993,14 +8562,17 @@ impl Event {
             Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(e) => {
                 e.version()
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancellationRequested(e) => e.version(),
             #[cfg(feature = "lifecycle-leave")]
@@ -8043,6 +8615,7 @@ impl Event {
             Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(e) => {
                 e.version()
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsGasSupplyPointCreated(e) => e.version(),
             #[cfg(feature = "market-files")]
@@ -8081,10 +8654,12 @@ impl Event {
             Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(e) => {
                 e.version()
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(e) => {
                 e.version()
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
                 e,
@@ -8121,6 +8696,7 @@ impl Event {
         }
     }
 }
+
 impl ::serde::Serialize for Event {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -8149,14 +8725,17 @@ impl ::serde::Serialize for Event {
             Self::AccountPropertyEffectivePeriodMetadataCreated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataRemoved(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "accounts")]
             Self::AccountPropertyEffectivePeriodMetadataUpdated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "account-users")]
             Self::AccountUserCreated(e) => e.serialize(serializer),
             #[cfg(feature = "account-users")]
@@ -8211,6 +8790,7 @@ impl ::serde::Serialize for Event {
             Self::AuthServerAccountUserGenerateMfaChallengeError(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "authentication-server")]
             Self::AuthServerAccountUserLoggedIn(e) => e.serialize(serializer),
             #[cfg(feature = "authentication-server")]
@@ -8227,6 +8807,7 @@ impl ::serde::Serialize for Event {
             Self::BillingBillingDocumentRepresentationDispatched(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "billing")]
             Self::BillingBillingOptionsUpdated(e) => e.serialize(serializer),
             #[cfg(feature = "billing")]
@@ -8305,6 +8886,7 @@ impl ::serde::Serialize for Event {
             Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "communications")]
             Self::CommsTranscriptionCreated(e) => e.serialize(serializer),
             #[cfg(feature = "communications")]
@@ -8381,6 +8963,7 @@ impl ::serde::Serialize for Event {
             Self::DataImportImportProcessPostImportCompleted(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "data-import")]
             Self::DataImportImportProcessPostImportError(e) => e.serialize(serializer),
             #[cfg(feature = "data-import")]
@@ -8393,12 +8976,14 @@ impl ::serde::Serialize for Event {
             Self::DebtActioningAutomatedDebtWriteBackCompleted(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackFailed(e) => e.serialize(serializer),
             #[cfg(feature = "collections")]
             Self::DebtActioningAutomatedDebtWriteBackSkipped(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "collections")]
             Self::DelinquentDebtAllocationCreated(e) => e.serialize(serializer),
             #[cfg(feature = "collections")]
@@ -8425,26 +9010,32 @@ impl ::serde::Serialize for Event {
             Self::ElectricityFlowFileCancellationInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileComplementaryInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRectificationInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularizerInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileBillableConceptsInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::ElectricityFlowFileRegularInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::EspSupplyPointsEnrichmentDataSent(e) => e.serialize(serializer),
             #[cfg(feature = "market-files")]
@@ -8455,6 +9046,7 @@ impl ::serde::Serialize for Event {
             Self::ExternalMessagingUploadedFileProcessingFailed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "data-import")]
             Self::ExternalMessagingUploadedFileSafe(e) => e.serialize(serializer),
             #[cfg(feature = "data-import")]
@@ -8471,24 +9063,29 @@ impl ::serde::Serialize for Event {
             Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsCancellationInvoiceCreated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsComplementaryInvoiceCreated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRectificationInvoiceCreated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::GasBillFlowDetailsRegularInvoiceCreated(e) => e.serialize(serializer),
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033ComplementaryInvoiceProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::GasFlowFileB7033RegularInvoiceProcessed(e) => e.serialize(serializer),
             #[cfg(feature = "market-files")]
@@ -8503,22 +9100,27 @@ impl ::serde::Serialize for Event {
             Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfServiceMeterDeactivated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyGainInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityChangeOfSupplyLossComplete(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryElectricityExportInstallationValidated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "industry")]
             Self::IndustryGasChangeOfSupplyGainInitiated(e) => e.serialize(serializer),
             #[cfg(feature = "industry")]
@@ -8583,6 +9185,7 @@ impl ::serde::Serialize for Event {
             Self::LatePaymentFeeApplicationServiceFeeApplied(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "billing")]
             Self::LatePaymentFeeApplicationServiceStarted(e) => e.serialize(serializer),
             #[cfg(feature = "billing")]
@@ -8603,6 +9206,7 @@ impl ::serde::Serialize for Event {
             Self::LeadsOpportunityDocumentAttachedToOpportunity(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "communications")]
             Self::LeadsOpportunityOfferGroupCreated(e) => e.serialize(serializer),
             #[cfg(feature = "communications")]
@@ -8611,10 +9215,12 @@ impl ::serde::Serialize for Event {
             Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-status")]
             Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierActivationCompleted(e) => e.serialize(serializer),
             #[cfg(feature = "lifecycle-join")]
@@ -8625,18 +9231,22 @@ impl ::serde::Serialize for Event {
             Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancellationRequested(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierCancelled(e) => e.serialize(serializer),
             #[cfg(feature = "lifecycle-join")]
@@ -8661,34 +9271,42 @@ impl ::serde::Serialize for Event {
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierSecurityDepositsCreated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-join")]
             Self::LifecycleJoinSupplierTermsAndConditionsAccepted(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancellationRequested(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierCancelled(e) => e.serialize(serializer),
             #[cfg(feature = "lifecycle-leave")]
@@ -8713,10 +9331,12 @@ impl ::serde::Serialize for Event {
             Self::LifecycleLeaveSupplierTerminationConfirmed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierTerminationInitiated(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             Self::LifecycleLeaveSupplierUpdated(e) => e.serialize(serializer),
             #[cfg(feature = "lifecycle-status")]
@@ -8733,6 +9353,7 @@ impl ::serde::Serialize for Event {
             Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "market-files")]
             Self::MarketsGasSupplyPointCreated(e) => e.serialize(serializer),
             #[cfg(feature = "market-files")]
@@ -8741,6 +9362,7 @@ impl ::serde::Serialize for Event {
             Self::MessagingPushNotificationTokenUnregistered(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "meter-data-quality")]
             Self::MeterDataQualityResolutionCancelled(e) => e.serialize(serializer),
             #[cfg(feature = "meter-data-quality")]
@@ -8749,6 +9371,7 @@ impl ::serde::Serialize for Event {
             Self::MeterpointElecCosGainRegistrationRequested(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasApiBackfill(e) => e.serialize(serializer),
             #[cfg(feature = "meter-points")]
@@ -8773,14 +9396,17 @@ impl ::serde::Serialize for Event {
             Self::MeterpointGasDisputedClosingReadingAcceptedByUs(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(feature = "meter-points")]
             Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
                 e,
@@ -8789,6 +9415,7 @@ impl ::serde::Serialize for Event {
             Self::MeterpointGasDisputedClosingReadingQueriedByUs(e) => {
                 e.serialize(serializer)
             }
+
             #[cfg(
                 not(
                     any(
@@ -8819,14 +9446,16 @@ impl ::serde::Serialize for Event {
         }
     }
 }
+
 impl EventKind {
     /// The shape of this kind's payload.
-    pub(crate) fn shape(self) -> &'static crate::shape::StructShape {
+    pub(crate) fn shape(self) -> &'static ::energy_api_core::shape::StructShape {
         match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
                 accounts::AccountCommunicationsPreferencesUpdated::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => accounts::AccountCreated::shape(self.version),
             #[cfg(feature = "accounts")]
@@ -8835,1240 +9464,1507 @@ impl EventKind {
             EventType::AccountReactivated => {
                 accounts::AccountReactivated::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
                 accounts::AccountSmartMeterReadPermissionChanged::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => accounts::AccountUpdated::shape(self.version),
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
                 accounts::AccountMetadataCreated::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
                 accounts::AccountMetadataRemoved::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
                 accounts::AccountMetadataUpdated::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
                 accounts::AccountPropertyEffectivePeriodMetadataCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
                 accounts::AccountPropertyEffectivePeriodMetadataRemoved::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
                 accounts::AccountPropertyEffectivePeriodMetadataUpdated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
                 account_users::AccountUserCreated::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
                 account_users::AccountUserPasswordChanged::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
                 account_users::AccountUserPasswordResetRequested::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
                 account_users::AccountUserPsrRecordsUpdated::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
                 account_users::AccountUserRemoved::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
                 account_users::AccountUserUpdated::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
                 account_users::AccountUserVerificationCompleted::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
                 account_users::AccountUserVerificationStarted::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
                 account_users::AccountUserMetadataCreated::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
                 account_users::AccountUserMetadataRemoved::shape(self.version)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
                 account_users::AccountUserMetadataUpdated::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
                 agreements_and_approvals::ActualIntervalsReceived::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
                 agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
                 agreements_and_approvals::AgreementCreated::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
                 agreements_and_approvals::AgreementRevoked::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
                 agreements_and_approvals::AgreementRolloverCompleted::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
                 agreements_and_approvals::AgreementTerminated::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
                 agreements_and_approvals::AgreementUpdated::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
                 agreements_and_approvals::ApprovalsApprovalApproved::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
                 agreements_and_approvals::ApprovalsApprovalCreated::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
                 agreements_and_approvals::ApprovalsApprovalRejected::shape(self.version)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
                 agreements_and_approvals::ApprovalsApprovalRequestApproved::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
                 agreements_and_approvals::ApprovalsApprovalRequestAssigned::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
                 agreements_and_approvals::ApprovalsApprovalRequestRejected::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
                 authentication_server::AuthServerAccessTokenIssued::shape(self.version)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
                 authentication_server::AuthServerAccountUserGenerateMfaChallengeError::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
                 authentication_server::AuthServerAccountUserLoggedIn::shape(self.version)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
                 authentication_server::AuthServerAccountUserLoginDenied::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
                 authentication_server::AuthServerAccountUserLoginFailed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
                 authentication_server::AuthServerAccountUserLoginStepCompleted::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
                 billing::BillingBillingDocumentHeld::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
                 billing::BillingBillingDocumentIssued::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
                 billing::BillingBillingDocumentRepresentationDispatched::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
                 billing::BillingBillingOptionsUpdated::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
                 billing::BillingChargingLedgerAssignedToAgreement::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
                 billing::BillingChargingSupplyPointTriggered::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
                 billing::BillingDuosInvoiceCancel::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
                 billing::BillingDuosInvoiceNew::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
                 billing::BillingDuosInvoiceReplace::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => billing::BillingFinalBill::shape(self.version),
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
                 billing::BillingIssuanceExternalStatusCreated::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
                 billing::BillingIssuedBill::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
                 billing::BillingLedgerEntryPosted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
                 billing::BillingLedgerEntryRemoved::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
                 billing::BillingPathwayTraversalFailed::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
                 billing::BillingPathwayTraversalSucceeded::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
                 billing::BillingPortfolioInvoiceSummaryCompleted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
                 billing::BillingRebateAccepted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
                 billing::BillingRebateCreated::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
                 billing::BillingRebateDeclined::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
                 billing::BillingRebateUpdated::shape(self.version)
             }
+
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
                 businesses::BusinessCreated::shape(self.version)
             }
+
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
                 businesses::BusinessUpdated::shape(self.version)
             }
+
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
                 businesses::BusinessOperationsTeamUpdated::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
                 accounts::CampaignAccountAdded::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
                 accounts::CampaignAccountRemoved::shape(self.version)
             }
+
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
                 accounts::CampaignAccountUpdated::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
                 billing::ChargingPrimingErrored::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
                 collections::CollateralAgreementFulfilled::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
                 collections::CollectionProceedingCreated::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
                 collections::CollectionProcessCommStepResolved::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
                 collections::CollectionProcessLeaveSupplierInstigated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
                 collections::CollectionProcessPaused::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
                 collections::CollectionProcessRaised::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
                 collections::CollectionProcessReactivated::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
                 collections::CollectionProcessRunTerminationRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
                 collections::CollectionProcessUnpaused::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
                 collections::CollectionProcessWithdrawn::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
                 communications::CommsAccountCallUpdated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
                 communications::CommsCustomerEmailBounced::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
                 communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
                 communications::CommsTranscriptionCreated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
                 communications::ComplaintsComplaintNewContact::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
                 communications::ComplaintsComplaintOpened::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
                 communications::ComplaintsDrpFinished::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
                 communications::ComplaintsDrpStarted::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
                 communications::ComplexQuotingCostCalculationFinished::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
                 communications::ConsentsConsentCreated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
                 communications::ConsentsConsentUpdated::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
                 contracts::ContractGroupsCreated::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
                 contracts::ContractGroupsMembershipsChanged::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
                 contracts::ContractGroupsVersionCreated::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
                 contracts::ContractsActualized::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
                 contracts::ContractsCreated::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
                 contracts::ContractsExpired::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
                 contracts::ContractsExpiryApproaching::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
                 contracts::ContractsJourneysCreationStarted::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
                 contracts::ContractsJourneysTerminationStarted::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
                 contracts::ContractsJourneysVariationStarted::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
                 contracts::ContractsNovated::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
                 contracts::ContractsRescinded::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
                 contracts::ContractsRevoked::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
                 contracts::ContractsSubjectAmended::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
                 contracts::ContractsTerminated::shape(self.version)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
                 contracts::ContractsTermsVaried::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
                 collections::CreditCheckCreated::shape(self.version)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
                 customer_access::CustomerAccessPartnerRolesCreated::shape(self.version)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
                 customer_access::CustomerAccessPartnerRolesUpdated::shape(self.version)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
                 customer_access::CustomerAccessPartnerUserRolesCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
                 customer_access::CustomerAccessPartnerUserRolesUpdated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
                 customer_access::CustomerAccessUserRolesCreated::shape(self.version)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
                 customer_access::CustomerAccessUserRolesUpdated::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
                 data_import::DataImportImportProcessCancelled::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
                 data_import::DataImportImportProcessComplete::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
                 data_import::DataImportImportProcessDryRunComplete::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
                 data_import::DataImportImportProcessDryRunError::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
                 data_import::DataImportImportProcessError::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
                 data_import::DataImportImportProcessPostImportCompleted::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
                 data_import::DataImportImportProcessPostImportError::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
                 data_import::DataImportOrderProcessCancelled::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
                 data_import::DataImportOrderProcessComplete::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
                 data_import::DataImportOrderProcessError::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
                 collections::DebtActioningAutomatedDebtWriteBackCompleted::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
                 collections::DebtActioningAutomatedDebtWriteBackFailed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
                 collections::DebtActioningAutomatedDebtWriteBackSkipped::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
                 collections::DelinquentDebtAllocationCreated::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
                 collections::DelinquentDebtPositionChanged::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
                 collections::DepositAgreementAccepted::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
                 collections::DepositAgreementFulfilled::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
                 collections::DepositAgreementInstalmentReturned::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
                 collections::DepositAgreementReturned::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
                 collections::DepositAgreementWithdrawn::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
                 collections::DunningPathPaused::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
                 collections::DunningPathStarted::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
                 collections::DunningPathUnpaused::shape(self.version)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
                 collections::DunningPathWithdrawn::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
                 market_files::ElectricityFlowFileCancellationInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
                 market_files::ElectricityFlowFileComplementaryInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
                 market_files::ElectricityFlowFileRectificationInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
                 market_files::ElectricityFlowFileRegularizerInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
                 market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
                 market_files::ElectricityFlowFileRegularInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
                 market_files::EspSupplyPointsEnrichmentDataSent::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
                 market_files::EspSupplyPointsAtrSnapshotSent::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
                 data_import::ExternalMessagingUploadedFileProcessed::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
                 data_import::ExternalMessagingUploadedFileProcessingFailed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
                 data_import::ExternalMessagingUploadedFileSafe::shape(self.version)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
                 data_import::ExternalMessagingUploadedFileUnsafe::shape(self.version)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
                 flexible_devices::FlexDeviceDeauthenticated::shape(self.version)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
                 flexible_devices::FlexDeviceDisconnected::shape(self.version)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
                 flexible_devices::FlexDeviceOptimisationCreated::shape(self.version)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
                 flexible_devices::FlexDeviceRegistered::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
                 market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
                 market_files::GasBillFlowDetailsCancellationInvoiceCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
                 market_files::GasBillFlowDetailsComplementaryInvoiceCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
                 market_files::GasBillFlowDetailsRectificationInvoiceCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
                 market_files::GasBillFlowDetailsRegularInvoiceCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
                 market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
                 market_files::GasFlowFileB7033RegularInvoiceProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
                 market_files::GasSupplyPointInspectionResultsReceived::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
                 communications::GoodsPurchaseCreated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
                 communications::GoodsQuoteCreatedForAccount::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
                 communications::GoodsQuoteCreatedWithoutAccount::shape(self.version)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
                 industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
                 industry::IndustryElectricityChangeOfServiceMeterDeactivated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
                 industry::IndustryElectricityChangeOfSupplyGainInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
                 industry::IndustryElectricityChangeOfSupplyLossComplete::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
                 industry::IndustryElectricityExportInstallationValidated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
                 industry::IndustryGasChangeOfSupplyGainInitiated::shape(self.version)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
                 industry::IndustryGasChangeOfSupplyLossComplete::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => conversations::InkActionsRun::shape(self.version),
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
                 conversations::InkContentInboundMessageTagged::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
                 conversations::InkConversationAssignedToBucket::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
                 conversations::InkConversationAssignedToTimeline::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
                 conversations::InkConversationAwaitCustomerReply::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
                 conversations::InkConversationClosed::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
                 conversations::InkConversationOpenStatusChanged::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
                 conversations::InkConversationOpened::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
                 conversations::InkConversationPriorityChanged::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
                 conversations::InkConversationSnoozed::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
                 conversations::InkConversationUnassignedFromBucket::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
                 conversations::InkConversationUnassignedFromTimeline::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
                 conversations::InkLiveChatClosed::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
                 conversations::InkLiveChatInitiated::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
                 conversations::InkLiveChatMessagesOutboundMessageCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
                 conversations::InkMessageAttachmentSafe::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
                 conversations::InkMessageAttachmentUnsafe::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
                 conversations::InkMessagesInboundEmailMigration::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
                 conversations::InkMessagesInboundMessageCreated::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
                 conversations::InkMessagesInboundMessageIngested::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
                 conversations::InkMessagesOutboundMessageCreated::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
                 conversations::InkMessagesOutboundMessageFailed::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
                 conversations::InkMessagesPhishingReportDismissed::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
                 conversations::InkMessagesReportedPhishing::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
                 conversations::InkMessagesReportedSpam::shape(self.version)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
                 conversations::InkMessagesSpamReportDismissed::shape(self.version)
             }
+
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
                 businesses::InternalCompanyCreated::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
                 billing::LatePaymentFeeApplicationServiceCompleted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
                 billing::LatePaymentFeeApplicationServiceFeeApplied::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
                 billing::LatePaymentFeeApplicationServiceStarted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
                 billing::LatePaymentFeeCalculationServiceCompleted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
                 billing::LatePaymentFeeCalculationServiceStarted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
                 billing::LatePaymentFeeCalculatorCompleted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
                 billing::LatePaymentFeeCalculatorFeeApplied::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
                 billing::LatePaymentFeeCalculatorStarted::shape(self.version)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
                 billing::LatePaymentFeeWaived::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
                 communications::LeadsLeadStageUpdated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
                 communications::LeadsOpportunityDocumentAttachedToOpportunity::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
                 communications::LeadsOpportunityOfferGroupCreated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
                 communications::LeadsOpportunityStageUpdated::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
                 lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
                 lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
                 lifecycle_join::LifecycleJoinSupplierActivationCompleted::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
                 lifecycle_join::LifecycleJoinSupplierActivationInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
                 lifecycle_join::LifecycleJoinSupplierAgreementCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
                 lifecycle_join::LifecycleJoinSupplierCancellationRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
                 lifecycle_join::LifecycleJoinSupplierCancelled::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
                 lifecycle_join::LifecycleJoinSupplierCompleted::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
                 lifecycle_join::LifecycleJoinSupplierRequested::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
                 lifecycle_join::LifecycleJoinSupplierReversalRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
                 lifecycle_join::LifecycleJoinSupplierReversed::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
                 lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
                 lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
                 lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
                 lifecycle_leave::LifecycleLeaveSupplierCancelled::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
                 lifecycle_leave::LifecycleLeaveSupplierCompleted::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierRequested::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierReversalRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
                 lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
                 lifecycle_leave::LifecycleLeaveSupplierUpdated::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
                 lifecycle_status::LifecycleStatusChanged::shape(self.version)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
                 lifecycle_status::LifecycleSupportSiteSale::shape(self.version)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
                 customer_access::LoyaltyPointsUserRoleRemoval::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
                 market_files::MarketsEspBillFlowFileProcessed::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
                 market_files::MarketsEspFlowFileProcessed::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
                 market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
                 market_files::MarketsGasSupplyPointCreated::shape(self.version)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
                 market_files::MarketsNetworkOperatorCreated::shape(self.version)
             }
+
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
                 communications::MessagingPushNotificationTokenUnregistered::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
                 meter_data_quality::MeterDataQualityResolutionCancelled::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
                 meter_data_quality::MeterDataQualityResolutionRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
                 meter_points::MeterpointElecCosGainRegistrationRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
                 meter_points::MeterpointGasApiBackfill::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
                 meter_points::MeterpointGasAppointMamRequested::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
                 meter_points::MeterpointGasBackfill::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
                 meter_points::MeterpointGasChangeOfCohortRequested::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
                 meter_points::MeterpointGasChangeOfMamRequested::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
                 meter_points::MeterpointGasCosGainMtdReceived::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
                 meter_points::MeterpointGasCosGainRegistrationConfirmed::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
                 meter_points::MeterpointGasCosGainRegistrationRequested::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
                 meter_points::MeterpointGasCosLossConfirmed::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
                 meter_points::MeterpointGasDeappointMamRequested::shape(self.version)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
                 meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
                 meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::shape(
                     self.version,
                 )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::shape(
@@ -10078,8 +10974,10 @@ impl EventKind {
         }
     }
 }
+
 impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
+
     fn deserialize<D: ::serde::Deserializer<'de>>(
         self,
         deserializer: D,
@@ -10093,11 +10991,13 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountCommunicationsPreferencesUpdated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
                 accounts::AccountCreated::deserialize_version(self.version, deserializer)
                     .map(Event::AccountCreated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
                 accounts::AccountOccupied::deserialize_version(
@@ -10106,6 +11006,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountOccupied)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
                 accounts::AccountReactivated::deserialize_version(
@@ -10114,6 +11015,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountReactivated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
                 accounts::AccountSmartMeterReadPermissionChanged::deserialize_version(
@@ -10122,11 +11024,13 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountSmartMeterReadPermissionChanged)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
                 accounts::AccountUpdated::deserialize_version(self.version, deserializer)
                     .map(Event::AccountUpdated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
                 accounts::AccountMetadataCreated::deserialize_version(
@@ -10135,6 +11039,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountMetadataCreated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
                 accounts::AccountMetadataRemoved::deserialize_version(
@@ -10143,6 +11048,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountMetadataRemoved)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
                 accounts::AccountMetadataUpdated::deserialize_version(
@@ -10151,6 +11057,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountMetadataUpdated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
                 accounts::AccountPropertyEffectivePeriodMetadataCreated::deserialize_version(
@@ -10159,6 +11066,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountPropertyEffectivePeriodMetadataCreated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
                 accounts::AccountPropertyEffectivePeriodMetadataRemoved::deserialize_version(
@@ -10167,6 +11075,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountPropertyEffectivePeriodMetadataRemoved)
             }
+
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
                 accounts::AccountPropertyEffectivePeriodMetadataUpdated::deserialize_version(
@@ -10175,6 +11084,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountPropertyEffectivePeriodMetadataUpdated)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
                 account_users::AccountUserCreated::deserialize_version(
@@ -10183,6 +11093,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserCreated)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
                 account_users::AccountUserPasswordChanged::deserialize_version(
@@ -10191,6 +11102,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserPasswordChanged)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
                 account_users::AccountUserPasswordResetRequested::deserialize_version(
@@ -10199,6 +11111,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserPasswordResetRequested)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
                 account_users::AccountUserPsrRecordsUpdated::deserialize_version(
@@ -10207,6 +11120,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserPsrRecordsUpdated)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
                 account_users::AccountUserRemoved::deserialize_version(
@@ -10215,6 +11129,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserRemoved)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
                 account_users::AccountUserUpdated::deserialize_version(
@@ -10223,6 +11138,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserUpdated)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
                 account_users::AccountUserVerificationCompleted::deserialize_version(
@@ -10231,6 +11147,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserVerificationCompleted)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
                 account_users::AccountUserVerificationStarted::deserialize_version(
@@ -10239,6 +11156,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserVerificationStarted)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
                 account_users::AccountUserMetadataCreated::deserialize_version(
@@ -10247,6 +11165,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserMetadataCreated)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
                 account_users::AccountUserMetadataRemoved::deserialize_version(
@@ -10255,6 +11174,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserMetadataRemoved)
             }
+
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
                 account_users::AccountUserMetadataUpdated::deserialize_version(
@@ -10263,6 +11183,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AccountUserMetadataUpdated)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
                 agreements_and_approvals::ActualIntervalsReceived::deserialize_version(
@@ -10271,6 +11192,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ActualIntervalsReceived)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
                 agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::deserialize_version(
@@ -10279,6 +11201,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AffiliatesAffiliateAccountContractCreated)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
                 agreements_and_approvals::AgreementCreated::deserialize_version(
@@ -10287,6 +11210,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AgreementCreated)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
                 agreements_and_approvals::AgreementRevoked::deserialize_version(
@@ -10295,6 +11219,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AgreementRevoked)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
                 agreements_and_approvals::AgreementRolloverCompleted::deserialize_version(
@@ -10303,6 +11228,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AgreementRolloverCompleted)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
                 agreements_and_approvals::AgreementTerminated::deserialize_version(
@@ -10311,6 +11237,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AgreementTerminated)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
                 agreements_and_approvals::AgreementUpdated::deserialize_version(
@@ -10319,6 +11246,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AgreementUpdated)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
                 agreements_and_approvals::ApprovalsApprovalApproved::deserialize_version(
@@ -10327,6 +11255,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ApprovalsApprovalApproved)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
                 agreements_and_approvals::ApprovalsApprovalCreated::deserialize_version(
@@ -10335,6 +11264,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ApprovalsApprovalCreated)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
                 agreements_and_approvals::ApprovalsApprovalRejected::deserialize_version(
@@ -10343,6 +11273,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ApprovalsApprovalRejected)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
                 agreements_and_approvals::ApprovalsApprovalRequestApproved::deserialize_version(
@@ -10351,6 +11282,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ApprovalsApprovalRequestApproved)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
                 agreements_and_approvals::ApprovalsApprovalRequestAssigned::deserialize_version(
@@ -10359,6 +11291,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ApprovalsApprovalRequestAssigned)
             }
+
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
                 agreements_and_approvals::ApprovalsApprovalRequestRejected::deserialize_version(
@@ -10367,6 +11300,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ApprovalsApprovalRequestRejected)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
                 authentication_server::AuthServerAccessTokenIssued::deserialize_version(
@@ -10375,6 +11309,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AuthServerAccessTokenIssued)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
                 authentication_server::AuthServerAccountUserGenerateMfaChallengeError::deserialize_version(
@@ -10383,6 +11318,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AuthServerAccountUserGenerateMfaChallengeError)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
                 authentication_server::AuthServerAccountUserLoggedIn::deserialize_version(
@@ -10391,6 +11327,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AuthServerAccountUserLoggedIn)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
                 authentication_server::AuthServerAccountUserLoginDenied::deserialize_version(
@@ -10399,6 +11336,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AuthServerAccountUserLoginDenied)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
                 authentication_server::AuthServerAccountUserLoginFailed::deserialize_version(
@@ -10407,6 +11345,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AuthServerAccountUserLoginFailed)
             }
+
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
                 authentication_server::AuthServerAccountUserLoginStepCompleted::deserialize_version(
@@ -10415,6 +11354,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::AuthServerAccountUserLoginStepCompleted)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
                 billing::BillingBillingDocumentHeld::deserialize_version(
@@ -10423,6 +11363,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingBillingDocumentHeld)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
                 billing::BillingBillingDocumentIssued::deserialize_version(
@@ -10431,6 +11372,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingBillingDocumentIssued)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
                 billing::BillingBillingDocumentRepresentationDispatched::deserialize_version(
@@ -10439,6 +11381,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingBillingDocumentRepresentationDispatched)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
                 billing::BillingBillingOptionsUpdated::deserialize_version(
@@ -10447,6 +11390,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingBillingOptionsUpdated)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
                 billing::BillingChargingLedgerAssignedToAgreement::deserialize_version(
@@ -10455,6 +11399,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingChargingLedgerAssignedToAgreement)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
                 billing::BillingChargingSupplyPointTriggered::deserialize_version(
@@ -10463,6 +11408,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingChargingSupplyPointTriggered)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
                 billing::BillingDuosInvoiceCancel::deserialize_version(
@@ -10471,6 +11417,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingDuosInvoiceCancel)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
                 billing::BillingDuosInvoiceNew::deserialize_version(
@@ -10479,6 +11426,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingDuosInvoiceNew)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
                 billing::BillingDuosInvoiceReplace::deserialize_version(
@@ -10487,6 +11435,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingDuosInvoiceReplace)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
                 billing::BillingFinalBill::deserialize_version(
@@ -10495,6 +11444,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingFinalBill)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
                 billing::BillingIssuanceExternalStatusCreated::deserialize_version(
@@ -10503,6 +11453,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingIssuanceExternalStatusCreated)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
                 billing::BillingIssuedBill::deserialize_version(
@@ -10511,6 +11462,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingIssuedBill)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
                 billing::BillingLedgerEntryPosted::deserialize_version(
@@ -10519,6 +11471,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingLedgerEntryPosted)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
                 billing::BillingLedgerEntryRemoved::deserialize_version(
@@ -10527,6 +11480,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingLedgerEntryRemoved)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
                 billing::BillingPathwayTraversalFailed::deserialize_version(
@@ -10535,6 +11489,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingPathwayTraversalFailed)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
                 billing::BillingPathwayTraversalSucceeded::deserialize_version(
@@ -10543,6 +11498,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingPathwayTraversalSucceeded)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
                 billing::BillingPortfolioInvoiceSummaryCompleted::deserialize_version(
@@ -10551,6 +11507,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingPortfolioInvoiceSummaryCompleted)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
                 billing::BillingRebateAccepted::deserialize_version(
@@ -10559,6 +11516,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingRebateAccepted)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
                 billing::BillingRebateCreated::deserialize_version(
@@ -10567,6 +11525,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingRebateCreated)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
                 billing::BillingRebateDeclined::deserialize_version(
@@ -10575,6 +11534,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingRebateDeclined)
             }
+
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
                 billing::BillingRebateUpdated::deserialize_version(
@@ -10583,6 +11543,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BillingRebateUpdated)
             }
+
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
                 businesses::BusinessCreated::deserialize_version(
@@ -10591,6 +11552,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BusinessCreated)
             }
+
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
                 businesses::BusinessUpdated::deserialize_version(
@@ -10599,6 +11561,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BusinessUpdated)
             }
+
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
                 businesses::BusinessOperationsTeamUpdated::deserialize_version(
@@ -10607,6 +11570,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::BusinessOperationsTeamUpdated)
             }
+
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
                 accounts::CampaignAccountAdded::deserialize_version(
@@ -10615,6 +11579,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CampaignAccountAdded)
             }
+
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
                 accounts::CampaignAccountRemoved::deserialize_version(
@@ -10623,6 +11588,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CampaignAccountRemoved)
             }
+
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
                 accounts::CampaignAccountUpdated::deserialize_version(
@@ -10631,6 +11597,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CampaignAccountUpdated)
             }
+
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
                 billing::ChargingPrimingErrored::deserialize_version(
@@ -10639,6 +11606,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ChargingPrimingErrored)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
                 collections::CollateralAgreementFulfilled::deserialize_version(
@@ -10647,6 +11615,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollateralAgreementFulfilled)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
                 collections::CollectionProceedingCreated::deserialize_version(
@@ -10655,6 +11624,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProceedingCreated)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
                 collections::CollectionProcessCommStepResolved::deserialize_version(
@@ -10663,6 +11633,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessCommStepResolved)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
                 collections::CollectionProcessLeaveSupplierInstigated::deserialize_version(
@@ -10671,6 +11642,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessLeaveSupplierInstigated)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
                 collections::CollectionProcessPaused::deserialize_version(
@@ -10679,6 +11651,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessPaused)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
                 collections::CollectionProcessRaised::deserialize_version(
@@ -10687,6 +11660,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessRaised)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
                 collections::CollectionProcessReactivated::deserialize_version(
@@ -10695,6 +11669,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessReactivated)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
                 collections::CollectionProcessRunTerminationRequested::deserialize_version(
@@ -10703,6 +11678,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessRunTerminationRequested)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
                 collections::CollectionProcessUnpaused::deserialize_version(
@@ -10711,6 +11687,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessUnpaused)
             }
+
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
                 collections::CollectionProcessWithdrawn::deserialize_version(
@@ -10719,6 +11696,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CollectionProcessWithdrawn)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
                 communications::CommsAccountCallUpdated::deserialize_version(
@@ -10727,6 +11705,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CommsAccountCallUpdated)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
                 communications::CommsCustomerEmailBounced::deserialize_version(
@@ -10735,6 +11714,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CommsCustomerEmailBounced)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
                 communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::deserialize_version(
@@ -10743,6 +11723,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken)
             }
+
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
                 communications::CommsTranscriptionCreated::deserialize_version(
@@ -10751,6 +11732,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CommsTranscriptionCreated)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
                 communications::ComplaintsComplaintNewContact::deserialize_version(
@@ -10759,6 +11741,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ComplaintsComplaintNewContact)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
                 communications::ComplaintsComplaintOpened::deserialize_version(
@@ -10767,6 +11750,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ComplaintsComplaintOpened)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
                 communications::ComplaintsDrpFinished::deserialize_version(
@@ -10775,6 +11759,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ComplaintsDrpFinished)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
                 communications::ComplaintsDrpStarted::deserialize_version(
@@ -10783,6 +11768,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ComplaintsDrpStarted)
             }
+
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
                 communications::ComplexQuotingCostCalculationFinished::deserialize_version(
@@ -10791,6 +11777,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ComplexQuotingCostCalculationFinished)
             }
+
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
                 communications::ConsentsConsentCreated::deserialize_version(
@@ -10799,6 +11786,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ConsentsConsentCreated)
             }
+
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
                 communications::ConsentsConsentUpdated::deserialize_version(
@@ -10807,6 +11795,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ConsentsConsentUpdated)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
                 contracts::ContractGroupsCreated::deserialize_version(
@@ -10815,6 +11804,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractGroupsCreated)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
                 contracts::ContractGroupsMembershipsChanged::deserialize_version(
@@ -10823,6 +11813,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractGroupsMembershipsChanged)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
                 contracts::ContractGroupsVersionCreated::deserialize_version(
@@ -10831,6 +11822,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractGroupsVersionCreated)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
                 contracts::ContractsActualized::deserialize_version(
@@ -10839,6 +11831,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsActualized)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
                 contracts::ContractsCreated::deserialize_version(
@@ -10847,6 +11840,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsCreated)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
                 contracts::ContractsExpired::deserialize_version(
@@ -10855,6 +11849,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsExpired)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
                 contracts::ContractsExpiryApproaching::deserialize_version(
@@ -10863,6 +11858,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsExpiryApproaching)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
                 contracts::ContractsJourneysCreationStarted::deserialize_version(
@@ -10871,6 +11867,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsJourneysCreationStarted)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
                 contracts::ContractsJourneysTerminationStarted::deserialize_version(
@@ -10879,6 +11876,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsJourneysTerminationStarted)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
                 contracts::ContractsJourneysVariationStarted::deserialize_version(
@@ -10887,6 +11885,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsJourneysVariationStarted)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
                 contracts::ContractsNovated::deserialize_version(
@@ -10895,6 +11894,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsNovated)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
                 contracts::ContractsRescinded::deserialize_version(
@@ -10903,6 +11903,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsRescinded)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
                 contracts::ContractsRevoked::deserialize_version(
@@ -10911,6 +11912,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsRevoked)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
                 contracts::ContractsSubjectAmended::deserialize_version(
@@ -10919,6 +11921,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsSubjectAmended)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
                 contracts::ContractsTerminated::deserialize_version(
@@ -10927,6 +11930,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsTerminated)
             }
+
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
                 contracts::ContractsTermsVaried::deserialize_version(
@@ -10935,6 +11939,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ContractsTermsVaried)
             }
+
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
                 collections::CreditCheckCreated::deserialize_version(
@@ -10943,6 +11948,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CreditCheckCreated)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
                 customer_access::CustomerAccessPartnerRolesCreated::deserialize_version(
@@ -10951,6 +11957,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CustomerAccessPartnerRolesCreated)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
                 customer_access::CustomerAccessPartnerRolesUpdated::deserialize_version(
@@ -10959,6 +11966,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CustomerAccessPartnerRolesUpdated)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
                 customer_access::CustomerAccessPartnerUserRolesCreated::deserialize_version(
@@ -10967,6 +11975,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CustomerAccessPartnerUserRolesCreated)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
                 customer_access::CustomerAccessPartnerUserRolesUpdated::deserialize_version(
@@ -10975,6 +11984,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CustomerAccessPartnerUserRolesUpdated)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
                 customer_access::CustomerAccessUserRolesCreated::deserialize_version(
@@ -10983,6 +11993,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CustomerAccessUserRolesCreated)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
                 customer_access::CustomerAccessUserRolesUpdated::deserialize_version(
@@ -10991,6 +12002,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::CustomerAccessUserRolesUpdated)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
                 data_import::DataImportImportProcessCancelled::deserialize_version(
@@ -10999,6 +12011,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessCancelled)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
                 data_import::DataImportImportProcessComplete::deserialize_version(
@@ -11007,6 +12020,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessComplete)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
                 data_import::DataImportImportProcessDryRunComplete::deserialize_version(
@@ -11015,6 +12029,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessDryRunComplete)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
                 data_import::DataImportImportProcessDryRunError::deserialize_version(
@@ -11023,6 +12038,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessDryRunError)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
                 data_import::DataImportImportProcessError::deserialize_version(
@@ -11031,6 +12047,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessError)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
                 data_import::DataImportImportProcessPostImportCompleted::deserialize_version(
@@ -11039,6 +12056,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessPostImportCompleted)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
                 data_import::DataImportImportProcessPostImportError::deserialize_version(
@@ -11047,6 +12065,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportImportProcessPostImportError)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
                 data_import::DataImportOrderProcessCancelled::deserialize_version(
@@ -11055,6 +12074,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportOrderProcessCancelled)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
                 data_import::DataImportOrderProcessComplete::deserialize_version(
@@ -11063,6 +12083,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportOrderProcessComplete)
             }
+
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
                 data_import::DataImportOrderProcessError::deserialize_version(
@@ -11071,6 +12092,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DataImportOrderProcessError)
             }
+
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
                 collections::DebtActioningAutomatedDebtWriteBackCompleted::deserialize_version(
@@ -11079,6 +12101,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DebtActioningAutomatedDebtWriteBackCompleted)
             }
+
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
                 collections::DebtActioningAutomatedDebtWriteBackFailed::deserialize_version(
@@ -11087,6 +12110,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DebtActioningAutomatedDebtWriteBackFailed)
             }
+
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
                 collections::DebtActioningAutomatedDebtWriteBackSkipped::deserialize_version(
@@ -11095,6 +12119,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DebtActioningAutomatedDebtWriteBackSkipped)
             }
+
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
                 collections::DelinquentDebtAllocationCreated::deserialize_version(
@@ -11103,6 +12128,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DelinquentDebtAllocationCreated)
             }
+
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
                 collections::DelinquentDebtPositionChanged::deserialize_version(
@@ -11111,6 +12137,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DelinquentDebtPositionChanged)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
                 collections::DepositAgreementAccepted::deserialize_version(
@@ -11119,6 +12146,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DepositAgreementAccepted)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
                 collections::DepositAgreementFulfilled::deserialize_version(
@@ -11127,6 +12155,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DepositAgreementFulfilled)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
                 collections::DepositAgreementInstalmentReturned::deserialize_version(
@@ -11135,6 +12164,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DepositAgreementInstalmentReturned)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
                 collections::DepositAgreementReturned::deserialize_version(
@@ -11143,6 +12173,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DepositAgreementReturned)
             }
+
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
                 collections::DepositAgreementWithdrawn::deserialize_version(
@@ -11151,6 +12182,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DepositAgreementWithdrawn)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
                 collections::DunningPathPaused::deserialize_version(
@@ -11159,6 +12191,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DunningPathPaused)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
                 collections::DunningPathStarted::deserialize_version(
@@ -11167,6 +12200,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DunningPathStarted)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
                 collections::DunningPathUnpaused::deserialize_version(
@@ -11175,6 +12209,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DunningPathUnpaused)
             }
+
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
                 collections::DunningPathWithdrawn::deserialize_version(
@@ -11183,6 +12218,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::DunningPathWithdrawn)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
                 market_files::ElectricityFlowFileCancellationInvoiceProcessed::deserialize_version(
@@ -11191,6 +12227,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ElectricityFlowFileCancellationInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
                 market_files::ElectricityFlowFileComplementaryInvoiceProcessed::deserialize_version(
@@ -11199,6 +12236,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ElectricityFlowFileComplementaryInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
                 market_files::ElectricityFlowFileRectificationInvoiceProcessed::deserialize_version(
@@ -11207,6 +12245,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ElectricityFlowFileRectificationInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
                 market_files::ElectricityFlowFileRegularizerInvoiceProcessed::deserialize_version(
@@ -11215,6 +12254,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ElectricityFlowFileRegularizerInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
                 market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::deserialize_version(
@@ -11223,6 +12263,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ElectricityFlowFileBillableConceptsInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
                 market_files::ElectricityFlowFileRegularInvoiceProcessed::deserialize_version(
@@ -11231,6 +12272,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ElectricityFlowFileRegularInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
                 market_files::EspSupplyPointsEnrichmentDataSent::deserialize_version(
@@ -11239,6 +12281,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::EspSupplyPointsEnrichmentDataSent)
             }
+
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
                 market_files::EspSupplyPointsAtrSnapshotSent::deserialize_version(
@@ -11247,6 +12290,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::EspSupplyPointsAtrSnapshotSent)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
                 data_import::ExternalMessagingUploadedFileProcessed::deserialize_version(
@@ -11255,6 +12299,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ExternalMessagingUploadedFileProcessed)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
                 data_import::ExternalMessagingUploadedFileProcessingFailed::deserialize_version(
@@ -11263,6 +12308,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ExternalMessagingUploadedFileProcessingFailed)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
                 data_import::ExternalMessagingUploadedFileSafe::deserialize_version(
@@ -11271,6 +12317,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ExternalMessagingUploadedFileSafe)
             }
+
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
                 data_import::ExternalMessagingUploadedFileUnsafe::deserialize_version(
@@ -11279,6 +12326,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::ExternalMessagingUploadedFileUnsafe)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
                 flexible_devices::FlexDeviceDeauthenticated::deserialize_version(
@@ -11287,6 +12335,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::FlexDeviceDeauthenticated)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
                 flexible_devices::FlexDeviceDisconnected::deserialize_version(
@@ -11295,6 +12344,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::FlexDeviceDisconnected)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
                 flexible_devices::FlexDeviceOptimisationCreated::deserialize_version(
@@ -11303,6 +12353,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::FlexDeviceOptimisationCreated)
             }
+
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
                 flexible_devices::FlexDeviceRegistered::deserialize_version(
@@ -11311,6 +12362,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::FlexDeviceRegistered)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
                 market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::deserialize_version(
@@ -11319,6 +12371,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
                 market_files::GasBillFlowDetailsCancellationInvoiceCreated::deserialize_version(
@@ -11327,6 +12380,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasBillFlowDetailsCancellationInvoiceCreated)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
                 market_files::GasBillFlowDetailsComplementaryInvoiceCreated::deserialize_version(
@@ -11335,6 +12389,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasBillFlowDetailsComplementaryInvoiceCreated)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
                 market_files::GasBillFlowDetailsRectificationInvoiceCreated::deserialize_version(
@@ -11343,6 +12398,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasBillFlowDetailsRectificationInvoiceCreated)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
                 market_files::GasBillFlowDetailsRegularInvoiceCreated::deserialize_version(
@@ -11351,6 +12407,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasBillFlowDetailsRegularInvoiceCreated)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
                 market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::deserialize_version(
@@ -11359,6 +12416,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasFlowFileB7033ComplementaryInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
                 market_files::GasFlowFileB7033RegularInvoiceProcessed::deserialize_version(
@@ -11367,6 +12425,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasFlowFileB7033RegularInvoiceProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
                 market_files::GasSupplyPointInspectionResultsReceived::deserialize_version(
@@ -11375,6 +12434,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GasSupplyPointInspectionResultsReceived)
             }
+
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
                 communications::GoodsPurchaseCreated::deserialize_version(
@@ -11383,6 +12443,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GoodsPurchaseCreated)
             }
+
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
                 communications::GoodsQuoteCreatedForAccount::deserialize_version(
@@ -11391,6 +12452,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GoodsQuoteCreatedForAccount)
             }
+
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
                 communications::GoodsQuoteCreatedWithoutAccount::deserialize_version(
@@ -11399,6 +12461,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::GoodsQuoteCreatedWithoutAccount)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
                 industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::deserialize_version(
@@ -11409,6 +12472,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
                     )
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
                 industry::IndustryElectricityChangeOfServiceMeterDeactivated::deserialize_version(
@@ -11417,6 +12481,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::IndustryElectricityChangeOfServiceMeterDeactivated)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
                 industry::IndustryElectricityChangeOfSupplyGainInitiated::deserialize_version(
@@ -11425,6 +12490,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::IndustryElectricityChangeOfSupplyGainInitiated)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
                 industry::IndustryElectricityChangeOfSupplyLossComplete::deserialize_version(
@@ -11433,6 +12499,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::IndustryElectricityChangeOfSupplyLossComplete)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
                 industry::IndustryElectricityExportInstallationValidated::deserialize_version(
@@ -11441,6 +12508,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::IndustryElectricityExportInstallationValidated)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
                 industry::IndustryGasChangeOfSupplyGainInitiated::deserialize_version(
@@ -11449,6 +12517,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::IndustryGasChangeOfSupplyGainInitiated)
             }
+
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
                 industry::IndustryGasChangeOfSupplyLossComplete::deserialize_version(
@@ -11457,6 +12526,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::IndustryGasChangeOfSupplyLossComplete)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
                 conversations::InkActionsRun::deserialize_version(
@@ -11465,6 +12535,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkActionsRun)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
                 conversations::InkContentInboundMessageTagged::deserialize_version(
@@ -11473,6 +12544,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkContentInboundMessageTagged)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
                 conversations::InkConversationAssignedToBucket::deserialize_version(
@@ -11481,6 +12553,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationAssignedToBucket)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
                 conversations::InkConversationAssignedToTimeline::deserialize_version(
@@ -11489,6 +12562,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationAssignedToTimeline)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
                 conversations::InkConversationAwaitCustomerReply::deserialize_version(
@@ -11497,6 +12571,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationAwaitCustomerReply)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
                 conversations::InkConversationClosed::deserialize_version(
@@ -11505,6 +12580,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationClosed)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
                 conversations::InkConversationOpenStatusChanged::deserialize_version(
@@ -11513,6 +12589,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationOpenStatusChanged)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
                 conversations::InkConversationOpened::deserialize_version(
@@ -11521,6 +12598,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationOpened)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
                 conversations::InkConversationPriorityChanged::deserialize_version(
@@ -11529,6 +12607,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationPriorityChanged)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
                 conversations::InkConversationSnoozed::deserialize_version(
@@ -11537,6 +12616,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationSnoozed)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
                 conversations::InkConversationUnassignedFromBucket::deserialize_version(
@@ -11545,6 +12625,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationUnassignedFromBucket)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
                 conversations::InkConversationUnassignedFromTimeline::deserialize_version(
@@ -11553,6 +12634,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkConversationUnassignedFromTimeline)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
                 conversations::InkLiveChatClosed::deserialize_version(
@@ -11561,6 +12643,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkLiveChatClosed)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
                 conversations::InkLiveChatInitiated::deserialize_version(
@@ -11569,6 +12652,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkLiveChatInitiated)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
                 conversations::InkLiveChatMessagesOutboundMessageCreated::deserialize_version(
@@ -11577,6 +12661,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkLiveChatMessagesOutboundMessageCreated)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
                 conversations::InkMessageAttachmentSafe::deserialize_version(
@@ -11585,6 +12670,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessageAttachmentSafe)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
                 conversations::InkMessageAttachmentUnsafe::deserialize_version(
@@ -11593,6 +12679,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessageAttachmentUnsafe)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
                 conversations::InkMessagesInboundEmailMigration::deserialize_version(
@@ -11601,6 +12688,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesInboundEmailMigration)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
                 conversations::InkMessagesInboundMessageCreated::deserialize_version(
@@ -11609,6 +12697,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesInboundMessageCreated)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
                 conversations::InkMessagesInboundMessageIngested::deserialize_version(
@@ -11617,6 +12706,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesInboundMessageIngested)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
                 conversations::InkMessagesOutboundMessageCreated::deserialize_version(
@@ -11625,6 +12715,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesOutboundMessageCreated)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
                 conversations::InkMessagesOutboundMessageFailed::deserialize_version(
@@ -11633,6 +12724,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesOutboundMessageFailed)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
                 conversations::InkMessagesPhishingReportDismissed::deserialize_version(
@@ -11641,6 +12733,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesPhishingReportDismissed)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
                 conversations::InkMessagesReportedPhishing::deserialize_version(
@@ -11649,6 +12742,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesReportedPhishing)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
                 conversations::InkMessagesReportedSpam::deserialize_version(
@@ -11657,6 +12751,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesReportedSpam)
             }
+
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
                 conversations::InkMessagesSpamReportDismissed::deserialize_version(
@@ -11665,6 +12760,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InkMessagesSpamReportDismissed)
             }
+
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
                 businesses::InternalCompanyCreated::deserialize_version(
@@ -11673,6 +12769,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::InternalCompanyCreated)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
                 billing::LatePaymentFeeApplicationServiceCompleted::deserialize_version(
@@ -11681,6 +12778,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeApplicationServiceCompleted)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
                 billing::LatePaymentFeeApplicationServiceFeeApplied::deserialize_version(
@@ -11689,6 +12787,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeApplicationServiceFeeApplied)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
                 billing::LatePaymentFeeApplicationServiceStarted::deserialize_version(
@@ -11697,6 +12796,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeApplicationServiceStarted)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
                 billing::LatePaymentFeeCalculationServiceCompleted::deserialize_version(
@@ -11705,6 +12805,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeCalculationServiceCompleted)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
                 billing::LatePaymentFeeCalculationServiceStarted::deserialize_version(
@@ -11713,6 +12814,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeCalculationServiceStarted)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
                 billing::LatePaymentFeeCalculatorCompleted::deserialize_version(
@@ -11721,6 +12823,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeCalculatorCompleted)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
                 billing::LatePaymentFeeCalculatorFeeApplied::deserialize_version(
@@ -11729,6 +12832,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeCalculatorFeeApplied)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
                 billing::LatePaymentFeeCalculatorStarted::deserialize_version(
@@ -11737,6 +12841,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeCalculatorStarted)
             }
+
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
                 billing::LatePaymentFeeWaived::deserialize_version(
@@ -11745,6 +12850,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LatePaymentFeeWaived)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
                 communications::LeadsLeadStageUpdated::deserialize_version(
@@ -11753,6 +12859,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LeadsLeadStageUpdated)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
                 communications::LeadsOpportunityDocumentAttachedToOpportunity::deserialize_version(
@@ -11761,6 +12868,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LeadsOpportunityDocumentAttachedToOpportunity)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
                 communications::LeadsOpportunityOfferGroupCreated::deserialize_version(
@@ -11769,6 +12877,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LeadsOpportunityOfferGroupCreated)
             }
+
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
                 communications::LeadsOpportunityStageUpdated::deserialize_version(
@@ -11777,6 +12886,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LeadsOpportunityStageUpdated)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
                 lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::deserialize_version(
@@ -11785,6 +12895,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
                 lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::deserialize_version(
@@ -11795,6 +12906,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
                     )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
                 lifecycle_join::LifecycleJoinSupplierActivationCompleted::deserialize_version(
@@ -11803,6 +12915,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierActivationCompleted)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
                 lifecycle_join::LifecycleJoinSupplierActivationInitiated::deserialize_version(
@@ -11811,6 +12924,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierActivationInitiated)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
                 lifecycle_join::LifecycleJoinSupplierAgreementCreated::deserialize_version(
@@ -11819,6 +12933,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierAgreementCreated)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::deserialize_version(
@@ -11829,6 +12944,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::deserialize_version(
@@ -11837,6 +12953,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::deserialize_version(
@@ -11845,6 +12962,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
                 lifecycle_join::LifecycleJoinSupplierCancellationRequested::deserialize_version(
@@ -11853,6 +12971,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierCancellationRequested)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
                 lifecycle_join::LifecycleJoinSupplierCancelled::deserialize_version(
@@ -11861,6 +12980,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierCancelled)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
                 lifecycle_join::LifecycleJoinSupplierCompleted::deserialize_version(
@@ -11869,6 +12989,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierCompleted)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
                 lifecycle_join::LifecycleJoinSupplierRequested::deserialize_version(
@@ -11877,6 +12998,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierRequested)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
                 lifecycle_join::LifecycleJoinSupplierReversalRequested::deserialize_version(
@@ -11885,6 +13007,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierReversalRequested)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
                 lifecycle_join::LifecycleJoinSupplierReversed::deserialize_version(
@@ -11893,6 +13016,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierReversed)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::deserialize_version(
@@ -11901,6 +13025,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierSupplyPeriodCreated)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::deserialize_version(
@@ -11911,6 +13036,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::deserialize_version(
@@ -11921,6 +13047,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
                 lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::deserialize_version(
@@ -11931,6 +13058,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
                     )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
                 lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::deserialize_version(
@@ -11941,6 +13069,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
                 lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::deserialize_version(
@@ -11949,6 +13078,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierSecurityDepositsCreated)
             }
+
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
                 lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::deserialize_version(
@@ -11957,6 +13087,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleJoinSupplierTermsAndConditionsAccepted)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::deserialize_version(
@@ -11967,6 +13098,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::deserialize_version(
@@ -11977,6 +13109,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::deserialize_version(
@@ -11987,6 +13120,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::deserialize_version(
@@ -11995,6 +13129,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierCancellationRequested)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
                 lifecycle_leave::LifecycleLeaveSupplierCancelled::deserialize_version(
@@ -12003,6 +13138,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierCancelled)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
                 lifecycle_leave::LifecycleLeaveSupplierCompleted::deserialize_version(
@@ -12011,6 +13147,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierCompleted)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierRequested::deserialize_version(
@@ -12019,6 +13156,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierRequested)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
                 lifecycle_leave::LifecycleLeaveSupplierReversalRequested::deserialize_version(
@@ -12027,6 +13165,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierReversalRequested)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::deserialize_version(
@@ -12037,6 +13176,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::deserialize_version(
@@ -12047,6 +13187,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::deserialize_version(
@@ -12057,6 +13198,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
                     )
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
                 lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::deserialize_version(
@@ -12065,6 +13207,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierTerminationConfirmed)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
                 lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::deserialize_version(
@@ -12073,6 +13216,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierTerminationInitiated)
             }
+
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
                 lifecycle_leave::LifecycleLeaveSupplierUpdated::deserialize_version(
@@ -12081,6 +13225,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleLeaveSupplierUpdated)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
                 lifecycle_status::LifecycleStatusChanged::deserialize_version(
@@ -12089,6 +13234,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleStatusChanged)
             }
+
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
                 lifecycle_status::LifecycleSupportSiteSale::deserialize_version(
@@ -12097,6 +13243,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LifecycleSupportSiteSale)
             }
+
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
                 customer_access::LoyaltyPointsUserRoleRemoval::deserialize_version(
@@ -12105,6 +13252,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::LoyaltyPointsUserRoleRemoval)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
                 market_files::MarketsEspBillFlowFileProcessed::deserialize_version(
@@ -12113,6 +13261,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MarketsEspBillFlowFileProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
                 market_files::MarketsEspFlowFileProcessed::deserialize_version(
@@ -12121,6 +13270,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MarketsEspFlowFileProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
                 market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::deserialize_version(
@@ -12129,6 +13279,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
                 market_files::MarketsGasSupplyPointCreated::deserialize_version(
@@ -12137,6 +13288,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MarketsGasSupplyPointCreated)
             }
+
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
                 market_files::MarketsNetworkOperatorCreated::deserialize_version(
@@ -12145,6 +13297,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MarketsNetworkOperatorCreated)
             }
+
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
                 communications::MessagingPushNotificationTokenUnregistered::deserialize_version(
@@ -12153,6 +13306,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MessagingPushNotificationTokenUnregistered)
             }
+
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
                 meter_data_quality::MeterDataQualityResolutionCancelled::deserialize_version(
@@ -12161,6 +13315,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterDataQualityResolutionCancelled)
             }
+
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
                 meter_data_quality::MeterDataQualityResolutionRequested::deserialize_version(
@@ -12169,6 +13324,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterDataQualityResolutionRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
                 meter_points::MeterpointElecCosGainRegistrationRequested::deserialize_version(
@@ -12177,6 +13333,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointElecCosGainRegistrationRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
                 meter_points::MeterpointGasApiBackfill::deserialize_version(
@@ -12185,6 +13342,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasApiBackfill)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
                 meter_points::MeterpointGasAppointMamRequested::deserialize_version(
@@ -12193,6 +13351,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasAppointMamRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
                 meter_points::MeterpointGasBackfill::deserialize_version(
@@ -12201,6 +13360,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasBackfill)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
                 meter_points::MeterpointGasChangeOfCohortRequested::deserialize_version(
@@ -12209,6 +13369,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasChangeOfCohortRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
                 meter_points::MeterpointGasChangeOfMamRequested::deserialize_version(
@@ -12217,6 +13378,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasChangeOfMamRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
                 meter_points::MeterpointGasCosGainMtdReceived::deserialize_version(
@@ -12225,6 +13387,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasCosGainMtdReceived)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
                 meter_points::MeterpointGasCosGainRegistrationConfirmed::deserialize_version(
@@ -12233,6 +13396,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasCosGainRegistrationConfirmed)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
                 meter_points::MeterpointGasCosGainRegistrationRequested::deserialize_version(
@@ -12241,6 +13405,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasCosGainRegistrationRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
                 meter_points::MeterpointGasCosLossConfirmed::deserialize_version(
@@ -12249,6 +13414,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasCosLossConfirmed)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
                 meter_points::MeterpointGasDeappointMamRequested::deserialize_version(
@@ -12257,6 +13423,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasDeappointMamRequested)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::deserialize_version(
@@ -12265,6 +13432,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasDisputedClosingReadingAcceptedByUs)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
                 meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::deserialize_version(
@@ -12273,6 +13441,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                     )
                     .map(Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier)
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::deserialize_version(
@@ -12283,6 +13452,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
                     )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
                 meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::deserialize_version(
@@ -12293,6 +13463,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
                         Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
                     )
             }
+
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
                 meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::deserialize_version(

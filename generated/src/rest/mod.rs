@@ -11,14 +11,17 @@
 //!
 //! Decision: the real API answers on paths with a trailing slash (`/v1/products/`; the document shows
 //! `/v1/products` too), so every path here ends with `/`.
+
 /// An account, as returned by `GET /v1/accounts/<account_number>/`. Decision: its fields are not shown, so the account is a free-form JSON object kept whole (real responses carry `number` and `properties`).
 #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(transparent)]
 pub struct Account(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+
 /// The body of an error response. Decision: error status codes, body shape and error codes are not shown, so the body is read as a free-form JSON object when it is one; clients keep the raw body otherwise.
 #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(transparent)]
 pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+
 /// A link to a related resource.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Link {
@@ -29,10 +32,17 @@ pub struct Link {
     /// The relation (`self` occurs).
     pub rel: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    Link, "struct Link", [(0, required, href, "href"), (1, required, method, "method"),
-    (2, required, rel, "rel")]
+
+::energy_api_core::deserialize_struct!(
+    Link,
+    "struct Link",
+    [
+        (0, required, href, "href"),
+        (1, required, method, "method"),
+        (2, required, rel, "rel"),
+    ],
 );
+
 /// The paginated list envelope of every list response. When there are more records than `page_size` (usually 100), the client must request the next page explicitly, with the URL given in `next`.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Page<T> {
@@ -45,77 +55,18 @@ pub struct Page<T> {
     /// The records of this page.
     pub results: ::std::vec::Vec<T>,
 }
-impl<'de, T: ::serde::Deserialize<'de>> ::serde::Deserialize<'de> for Page<T> {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &["count", "next", "previous", "results"];
-        struct Visitor<T>(::std::marker::PhantomData<T>);
-        impl<'de, T: ::serde::Deserialize<'de>> ::serde::de::Visitor<'de>
-        for Visitor<T> {
-            type Value = Page<T>;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct Page")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<i64> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::vec::Vec<T>> = ::std::option::Option::None;
-                let mut next = 0;
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::Key {
-                        fields: FIELDS,
-                        next: &mut next,
-                    },
-                )? {
-                    match key {
-                        ::std::option::Option::Some(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::option::Option::Some(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::option::Option::Some(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::option::Option::Some(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        _ => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(Page {
-                    count: crate::de::required(f0, FIELDS[0usize])?,
-                    next: f1.flatten(),
-                    previous: f2.flatten(),
-                    results: crate::de::required(f3, FIELDS[3usize])?,
-                })
-            }
-        }
-        deserializer
-            .deserialize_struct(
-                "struct Page",
-                FIELDS,
-                Visitor(::std::marker::PhantomData),
-            )
-    }
-}
+
+::energy_api_core::deserialize_struct!(
+    Page<T>,
+    "struct Page",
+    [
+        (0, required, count, "count"),
+        (1, optional, next, "next"),
+        (2, optional, previous, "previous"),
+        (3, required, results, "results"),
+    ],
+);
+
 /// A product, as an element of the products list.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Product {
@@ -152,17 +103,30 @@ pub struct Product {
     /// The product's direction (`IMPORT` occurs; real responses show `EXPORT` too).
     pub direction: ::std::string::String,
 }
-crate::de::deserialize_struct!(
-    Product, "struct Product", [(0, required, code, "code"), (1, required, full_name,
-    "full_name"), (2, required, display_name, "display_name"), (3, required, description,
-    "description"), (4, required, is_variable, "is_variable"), (5, required, is_green,
-    "is_green"), (6, required, is_tracker, "is_tracker"), (7, required, is_prepay,
-    "is_prepay"), (8, required, is_business, "is_business"), (9, required, is_restricted,
-    "is_restricted"), (10, optional, term, "term"), (11, required, available_from,
-    "available_from"), (12, optional, available_to, "available_to"), (13, required,
-    links, "links"), (14, required, brand, "brand"), (15, required, direction,
-    "direction")]
+
+::energy_api_core::deserialize_struct!(
+    Product,
+    "struct Product",
+    [
+        (0, required, code, "code"),
+        (1, required, full_name, "full_name"),
+        (2, required, display_name, "display_name"),
+        (3, required, description, "description"),
+        (4, required, is_variable, "is_variable"),
+        (5, required, is_green, "is_green"),
+        (6, required, is_tracker, "is_tracker"),
+        (7, required, is_prepay, "is_prepay"),
+        (8, required, is_business, "is_business"),
+        (9, required, is_restricted, "is_restricted"),
+        (10, optional, term, "term"),
+        (11, required, available_from, "available_from"),
+        (12, optional, available_to, "available_to"),
+        (13, required, links, "links"),
+        (14, required, brand, "brand"),
+        (15, required, direction, "direction"),
+    ],
 );
+
 /// The single-product response of `GET /v1/products/<product_code>/`. Decision: its fields are not shown; it carries the product fields, without `direction` (absent from real single-product responses, so optional here), and everything else it contains (tariffs by region, sample quotes, ...) is kept as it arrives in `additional_fields`.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
@@ -205,153 +169,31 @@ pub struct ProductDetail {
     #[serde(flatten)]
     pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for ProductDetail {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        const FIELDS: &[&str] = &[
-            "code",
-            "full_name",
-            "display_name",
-            "description",
-            "is_variable",
-            "is_green",
-            "is_tracker",
-            "is_prepay",
-            "is_business",
-            "is_restricted",
-            "term",
-            "available_from",
-            "available_to",
-            "links",
-            "brand",
-            "direction",
-        ];
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProductDetail;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("struct ProductDetail")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::std::result::Result<Self::Value, A::Error> {
-                let mut f0: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f1: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f2: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f3: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f4: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f5: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f6: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f7: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f8: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f9: ::std::option::Option<bool> = ::std::option::Option::None;
-                let mut f10: ::std::option::Option<::std::option::Option<i64>> = ::std::option::Option::None;
-                let mut f11: ::std::option::Option<::jiff::Timestamp> = ::std::option::Option::None;
-                let mut f12: ::std::option::Option<
-                    ::std::option::Option<::jiff::Timestamp>,
-                > = ::std::option::Option::None;
-                let mut f13: ::std::option::Option<::std::vec::Vec<crate::rest::Link>> = ::std::option::Option::None;
-                let mut f14: ::std::option::Option<::std::string::String> = ::std::option::Option::None;
-                let mut f15: ::std::option::Option<
-                    ::std::option::Option<::std::string::String>,
-                > = ::std::option::Option::None;
-                let mut additional_fields = ::serde_json::Map::new();
-                while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(
-                    &mut map,
-                    crate::de::KeyOrName(FIELDS),
-                )? {
-                    match key {
-                        ::std::result::Result::Ok(0usize) => {
-                            crate::de::set(&mut f0, &mut map, FIELDS[0usize])?
-                        }
-                        ::std::result::Result::Ok(1usize) => {
-                            crate::de::set(&mut f1, &mut map, FIELDS[1usize])?
-                        }
-                        ::std::result::Result::Ok(2usize) => {
-                            crate::de::set(&mut f2, &mut map, FIELDS[2usize])?
-                        }
-                        ::std::result::Result::Ok(3usize) => {
-                            crate::de::set(&mut f3, &mut map, FIELDS[3usize])?
-                        }
-                        ::std::result::Result::Ok(4usize) => {
-                            crate::de::set(&mut f4, &mut map, FIELDS[4usize])?
-                        }
-                        ::std::result::Result::Ok(5usize) => {
-                            crate::de::set(&mut f5, &mut map, FIELDS[5usize])?
-                        }
-                        ::std::result::Result::Ok(6usize) => {
-                            crate::de::set(&mut f6, &mut map, FIELDS[6usize])?
-                        }
-                        ::std::result::Result::Ok(7usize) => {
-                            crate::de::set(&mut f7, &mut map, FIELDS[7usize])?
-                        }
-                        ::std::result::Result::Ok(8usize) => {
-                            crate::de::set(&mut f8, &mut map, FIELDS[8usize])?
-                        }
-                        ::std::result::Result::Ok(9usize) => {
-                            crate::de::set(&mut f9, &mut map, FIELDS[9usize])?
-                        }
-                        ::std::result::Result::Ok(10usize) => {
-                            crate::de::set(&mut f10, &mut map, FIELDS[10usize])?
-                        }
-                        ::std::result::Result::Ok(11usize) => {
-                            crate::de::set(&mut f11, &mut map, FIELDS[11usize])?
-                        }
-                        ::std::result::Result::Ok(12usize) => {
-                            crate::de::set(&mut f12, &mut map, FIELDS[12usize])?
-                        }
-                        ::std::result::Result::Ok(13usize) => {
-                            crate::de::set(&mut f13, &mut map, FIELDS[13usize])?
-                        }
-                        ::std::result::Result::Ok(14usize) => {
-                            crate::de::set(&mut f14, &mut map, FIELDS[14usize])?
-                        }
-                        ::std::result::Result::Ok(15usize) => {
-                            crate::de::set(&mut f15, &mut map, FIELDS[15usize])?
-                        }
-                        ::std::result::Result::Err(other) => {
-                            additional_fields
-                                .insert(
-                                    other,
-                                    ::serde::de::MapAccess::next_value(&mut map)?,
-                                );
-                        }
-                        ::std::result::Result::Ok(_) => {
-                            ::serde::de::MapAccess::next_value::<
-                                ::serde::de::IgnoredAny,
-                            >(&mut map)?;
-                        }
-                    }
-                }
-                ::std::result::Result::Ok(ProductDetail {
-                    code: crate::de::required(f0, FIELDS[0usize])?,
-                    full_name: crate::de::required(f1, FIELDS[1usize])?,
-                    display_name: crate::de::required(f2, FIELDS[2usize])?,
-                    description: crate::de::required(f3, FIELDS[3usize])?,
-                    is_variable: crate::de::required(f4, FIELDS[4usize])?,
-                    is_green: crate::de::required(f5, FIELDS[5usize])?,
-                    is_tracker: crate::de::required(f6, FIELDS[6usize])?,
-                    is_prepay: crate::de::required(f7, FIELDS[7usize])?,
-                    is_business: crate::de::required(f8, FIELDS[8usize])?,
-                    is_restricted: crate::de::required(f9, FIELDS[9usize])?,
-                    term: f10.flatten(),
-                    available_from: crate::de::required(f11, FIELDS[11usize])?,
-                    available_to: f12.flatten(),
-                    links: crate::de::required(f13, FIELDS[13usize])?,
-                    brand: crate::de::required(f14, FIELDS[14usize])?,
-                    direction: f15.flatten(),
-                    additional_fields,
-                })
-            }
-        }
-        deserializer.deserialize_struct("struct ProductDetail", FIELDS, Visitor)
-    }
-}
+
+::energy_api_core::deserialize_struct!(
+    ProductDetail,
+    "struct ProductDetail",
+    [
+        (0, required, code, "code"),
+        (1, required, full_name, "full_name"),
+        (2, required, display_name, "display_name"),
+        (3, required, description, "description"),
+        (4, required, is_variable, "is_variable"),
+        (5, required, is_green, "is_green"),
+        (6, required, is_tracker, "is_tracker"),
+        (7, required, is_prepay, "is_prepay"),
+        (8, required, is_business, "is_business"),
+        (9, required, is_restricted, "is_restricted"),
+        (10, optional, term, "term"),
+        (11, required, available_from, "available_from"),
+        (12, optional, available_to, "available_to"),
+        (13, required, links, "links"),
+        (14, required, brand, "brand"),
+        (15, optional, direction, "direction"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
 /// A standard unit rate of an electricity tariff. In the list, results come latest `valid_from` first (descending). For half-hourly tariffs each rate covers 30 minutes: `valid_to` is 30 minutes after `valid_from`.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct StandardUnitRate {
@@ -367,14 +209,22 @@ pub struct StandardUnitRate {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payment_method: ::std::option::Option<::std::string::String>,
 }
-crate::de::deserialize_struct!(
-    StandardUnitRate, "struct StandardUnitRate", [(0, required, value_exc_vat,
-    "value_exc_vat"), (1, required, value_inc_vat, "value_inc_vat"), (2, required,
-    valid_from, "valid_from"), (3, optional, valid_to, "valid_to"), (4, optional,
-    payment_method, "payment_method")]
+
+::energy_api_core::deserialize_struct!(
+    StandardUnitRate,
+    "struct StandardUnitRate",
+    [
+        (0, required, value_exc_vat, "value_exc_vat"),
+        (1, required, value_inc_vat, "value_inc_vat"),
+        (2, required, valid_from, "valid_from"),
+        (3, optional, valid_to, "valid_to"),
+        (4, optional, payment_method, "payment_method"),
+    ],
 );
+
 /// The body of an error response.
 pub type ErrorResponse = crate::rest::ApiError;
+
 /// `GET /v1/products/` (no authentication).
 ///
 /// List products. The filters combine: a request with `brand` and `is_green=true` returns only products matching both.
@@ -389,17 +239,24 @@ pub struct ListProducts {
     /// Records per page (usually 100; the maximum accepted is not shown).
     pub page_size: ::std::option::Option<i64>,
 }
+
 impl Endpoint for ListProducts {
     type Response = crate::rest::Page<crate::rest::Product>;
+
     const METHOD: Method = Method::Get;
+
     const PATH_TEMPLATE: &'static str = "/v1/products/";
+
     const OPERATION: &'static str = "list_products";
+
     const AUTH_REQUIRED: bool = false;
+
     fn path(&self) -> ::std::string::String {
         let mut path = ::std::string::String::new();
         path.push_str("/v1/products/");
         path
     }
+
     fn query(&self) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
         let mut query = ::std::vec::Vec::new();
         if let ::std::option::Option::Some(value) = &self.brand {
@@ -417,6 +274,7 @@ impl Endpoint for ListProducts {
         query
     }
 }
+
 /// `GET /v1/products/{product_code}/` (no authentication).
 ///
 /// Get one product (the URL of each product's `self` link).
@@ -425,6 +283,7 @@ pub struct GetProduct {
     /// The product code.
     pub product_code: ::std::string::String,
 }
+
 impl GetProduct {
     /// A request with the required parameters; optional ones start unset.
     pub fn new(product_code: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -433,23 +292,34 @@ impl GetProduct {
         }
     }
 }
+
 impl Endpoint for GetProduct {
     type Response = crate::rest::ProductDetail;
+
     const METHOD: Method = Method::Get;
+
     const PATH_TEMPLATE: &'static str = "/v1/products/{product_code}/";
+
     const OPERATION: &'static str = "get_product";
+
     const AUTH_REQUIRED: bool = false;
+
     fn path(&self) -> ::std::string::String {
         let mut path = ::std::string::String::new();
         path.push_str("/v1/products/");
-        push_path_segment(&mut path, &self.product_code.to_string());
+        ::energy_api_core::rest::push_path_segment(
+            &mut path,
+            &self.product_code.to_string(),
+        );
         path.push('/');
         path
     }
+
     fn query(&self) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
         ::std::vec::Vec::new()
     }
 }
+
 /// `GET /v1/products/{product_code}/electricity-tariffs/{tariff_code}/standard-unit-rates/` (no authentication).
 ///
 /// List the standard unit rates of an electricity tariff, latest `valid_from` first. `period_from` and `period_to` restrict the rates returned to the period between them.
@@ -464,6 +334,7 @@ pub struct ListStandardUnitRates {
     /// End of the period (ISO 8601). Include the time zone: without one, `Europe/London` is assumed.
     pub period_to: ::std::option::Option<::jiff::Timestamp>,
 }
+
 impl ListStandardUnitRates {
     /// A request with the required parameters; optional ones start unset.
     pub fn new(
@@ -478,21 +349,34 @@ impl ListStandardUnitRates {
         }
     }
 }
+
 impl Endpoint for ListStandardUnitRates {
     type Response = crate::rest::Page<crate::rest::StandardUnitRate>;
+
     const METHOD: Method = Method::Get;
+
     const PATH_TEMPLATE: &'static str = "/v1/products/{product_code}/electricity-tariffs/{tariff_code}/standard-unit-rates/";
+
     const OPERATION: &'static str = "list_standard_unit_rates";
+
     const AUTH_REQUIRED: bool = false;
+
     fn path(&self) -> ::std::string::String {
         let mut path = ::std::string::String::new();
         path.push_str("/v1/products/");
-        push_path_segment(&mut path, &self.product_code.to_string());
+        ::energy_api_core::rest::push_path_segment(
+            &mut path,
+            &self.product_code.to_string(),
+        );
         path.push_str("/electricity-tariffs/");
-        push_path_segment(&mut path, &self.tariff_code.to_string());
+        ::energy_api_core::rest::push_path_segment(
+            &mut path,
+            &self.tariff_code.to_string(),
+        );
         path.push_str("/standard-unit-rates/");
         path
     }
+
     fn query(&self) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
         let mut query = ::std::vec::Vec::new();
         if let ::std::option::Option::Some(value) = &self.period_from {
@@ -504,6 +388,7 @@ impl Endpoint for ListStandardUnitRates {
         query
     }
 }
+
 /// `GET /v1/accounts/{account_number}/` (authentication required).
 ///
 /// Get an account. Requires authentication.
@@ -512,6 +397,7 @@ pub struct GetAccount {
     /// The account number.
     pub account_number: ::std::string::String,
 }
+
 impl GetAccount {
     /// A request with the required parameters; optional ones start unset.
     pub fn new(
@@ -522,25 +408,35 @@ impl GetAccount {
         }
     }
 }
+
 impl Endpoint for GetAccount {
     type Response = crate::rest::Account;
+
     const METHOD: Method = Method::Get;
+
     const PATH_TEMPLATE: &'static str = "/v1/accounts/{account_number}/";
+
     const OPERATION: &'static str = "get_account";
+
     const AUTH_REQUIRED: bool = true;
+
     fn path(&self) -> ::std::string::String {
         let mut path = ::std::string::String::new();
         path.push_str("/v1/accounts/");
-        push_path_segment(&mut path, &self.account_number.to_string());
+        ::energy_api_core::rest::push_path_segment(
+            &mut path,
+            &self.account_number.to_string(),
+        );
         path.push('/');
         path
     }
+
     fn query(&self) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
         ::std::vec::Vec::new()
     }
 }
+
 /// The API version, also the first path segment (`/v1/`).
 pub const API_VERSION: &str = "v1";
-mod endpoint;
-pub use endpoint::{Endpoint, Method};
-use endpoint::push_path_segment;
+
+pub use ::energy_api_core::rest::{Endpoint, Method};

@@ -1,9 +1,10 @@
 //! [`Decoder`]: envelopes (or type, version and payload from elsewhere) to typed or raw events.
 
 use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
-use super::error::{ErrorKind, EventError, byte_offset, message_of};
+use super::error::{ErrorKind, EventError};
 use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
 use energy_api::{EventKind, EventType};
+use energy_api_core::json::{byte_offset, json_path_at, message_of};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -240,7 +241,7 @@ impl Decoder {
     }
 
     /// Why one pass over `input` failed with `error`: the envelope is read again with the payload raw,
-    /// then the payload on its own with path tracking.
+    /// then the payload on its own, to locate the fault in it.
     fn explain(&self, text: &str, error: &serde_json::Error) -> EventError {
         let input = text.as_bytes();
         let mut trace = Trace::default();
@@ -273,7 +274,7 @@ impl Decoder {
         let _ = visit::read_envelope::<KeepKind>(&lossy, &self.fields, false, false, &mut trace);
         EventError::new(
             ErrorKind::MalformedJson,
-            energy_api::events::json_path_at(input, at),
+            json_path_at(input, at),
             format!("invalid UTF-8 at byte {at}"),
         )
         .at_offset(Some(at))

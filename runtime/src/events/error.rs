@@ -1,6 +1,7 @@
 //! Why an event could not be decoded: which event, which field (as a JSON path), and what was wrong.
 
 use energy_api::{PayloadError, PayloadErrorKind};
+use energy_api_core::json::byte_offset;
 use std::fmt;
 
 /// What was wrong with an event.
@@ -201,43 +202,3 @@ impl fmt::Display for EventError {
 }
 
 impl std::error::Error for EventError {}
-
-/// The byte offset of serde_json's (line, column) position in `text`; `None` when it gave none.
-///
-/// serde_json counts columns in bytes from 1; an error at the end of a line can point one past it.
-pub(crate) fn byte_offset(text: &[u8], line: usize, column: usize) -> Option<usize> {
-    if line == 0 {
-        return None;
-    }
-    let line_start = if line == 1 {
-        0
-    } else {
-        memchr::memchr_iter(b'\n', text).nth(line - 2)? + 1
-    };
-    Some((line_start + column.saturating_sub(1)).min(text.len()))
-}
-
-/// A serde_json message without its " at line L column C" suffix (the position is reported apart).
-pub(crate) fn message_of(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    match text.rfind(" at line ") {
-        Some(i) if error.line() > 0 => text[..i].to_owned(),
-        _ => text,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn offsets_follow_lines_and_columns() {
-        let text = b"{\n  \"a\": tru\n}";
-        assert_eq!(byte_offset(text, 1, 1), Some(0));
-        assert_eq!(byte_offset(text, 2, 3), Some(4));
-        assert_eq!(byte_offset(text, 3, 1), Some(13));
-        assert_eq!(byte_offset(text, 9, 1), None);
-        assert_eq!(byte_offset(text, 0, 0), None);
-        assert_eq!(byte_offset(text, 3, 99), Some(text.len()));
-    }
-}

@@ -5,8 +5,8 @@
 //! copy) and decoded after the envelope. Other fields are kept as borrowed raw values (metadata).
 //!
 //! Decoding does not track paths (that costs time on every event); when it fails, the envelope is read
-//! again with the payload raw, recording where it was (see `Trace`), and a failing payload again with
-//! path tracking, by the generated crate.
+//! again with the payload raw, recording where it was (see `Trace`), and the generated crate finds the
+//! path of a failing payload's bad field from the error's position (`EventKind::locate_error`).
 
 use super::envelope::EnvelopeFields;
 use super::error::ErrorKind;

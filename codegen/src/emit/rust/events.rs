@@ -65,7 +65,7 @@ pub(super) fn view_owners(model: &Model) -> Vec<BTreeSet<(String, String)>> {
 fn payload_type_name(v: &EventVersion) -> String {
     v.alias_of
         .as_ref()
-        .map_or(&v.payload.rust_name, |a| &a.rust_name)
+        .map_or(&v.payload.rust_name, |a| &a.name)
         .clone()
 }
 
@@ -79,7 +79,7 @@ fn section_rs(section: &Section, owned_views: &BTreeSet<(String, String)>) -> To
             Some(shared) => {
                 let doc = doc_attrs(&v.payload.doc);
                 let name = format_ident!("{}", v.payload.rust_name);
-                let target = format_ident!("{}", shared.rust_name);
+                let target = format_ident!("{}", shared.name);
                 quote! { #doc pub type #name = crate::types::#target; }
             }
             None => struct_tokens(&v.payload, Home::Types),
@@ -141,7 +141,7 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
                 "{}",
                 v.alias_of
                     .as_ref()
-                    .map_or(&v.payload.rust_name, |a| &a.rust_name)
+                    .map_or(&v.payload.rust_name, |a| &a.name)
             );
             quote!(&crate::shapes::#shape)
         })
@@ -192,7 +192,7 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
             }
 
             /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-            pub(crate) fn shape(index: u8) -> &'static crate::shape::StructShape {
+            pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
                 #shape_dispatch
             }
 
@@ -227,7 +227,7 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
 fn payload_type(v: &EventVersion) -> TokenStream {
     match &v.alias_of {
         Some(shared) => {
-            let name = format_ident!("{}", shared.rust_name);
+            let name = format_ident!("{}", shared.name);
             quote!(crate::types::#name)
         }
         None => {
@@ -495,7 +495,7 @@ fn mod_rs(model: &Model) -> TokenStream {
 
         impl EventKind {
             /// The shape of this kind's payload.
-            pub(crate) fn shape(self) -> &'static crate::shape::StructShape {
+            pub(crate) fn shape(self) -> &'static ::energy_api_core::shape::StructShape {
                 match self.event_type {
                     #(#cfgs EventType::#names => #paths::shape(self.version),)*
                 }

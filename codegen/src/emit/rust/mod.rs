@@ -3,7 +3,6 @@
 mod events;
 mod name_table;
 mod rest;
-mod support;
 
 use crate::model::{Field, Format, Model, Struct, Type};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -23,16 +22,24 @@ pub(crate) enum Home {
 enum Job {
     Lib,
     Types,
-    De,
-    Shape,
     Shapes,
     Events(events::File),
-    EventsDecode,
-    EventsRouting,
     Rest,
-    RestEndpoint,
     Documents,
 }
+
+/// Files that are the same for every schema but name generated types: copied as they are from
+/// `codegen/templates/`, where they are compiled and tested (`codegen/tests/templates.rs`).
+const TEMPLATES: [(&str, &str); 2] = [
+    (
+        "src/events/decode.rs",
+        include_str!("../../../templates/events/decode.rs"),
+    ),
+    (
+        "src/events/routing.rs",
+        include_str!("../../../templates/events/routing.rs"),
+    ),
+];
 
 impl Job {
     fn run(
@@ -43,17 +50,9 @@ impl Job {
         let (path, tokens) = match self {
             Job::Lib => ("src/lib.rs".to_owned(), lib_rs(model)),
             Job::Types => ("src/types.rs".to_owned(), types_rs(model)),
-            Job::De => ("src/de.rs".to_owned(), support::de()),
-            Job::Shape => ("src/shape.rs".to_owned(), support::shape()),
             Job::Shapes => ("src/shapes.rs".to_owned(), shapes_rs(model)),
             Job::Events(file) => file.build(model, views),
-            Job::EventsDecode => ("src/events/decode.rs".to_owned(), support::events_decode()),
-            Job::EventsRouting => (
-                "src/events/routing.rs".to_owned(),
-                support::events_routing(),
-            ),
             Job::Rest => ("src/rest/mod.rs".to_owned(), rest::file(model)),
-            Job::RestEndpoint => ("src/rest/endpoint.rs".to_owned(), support::rest_endpoint()),
             Job::Documents => ("src/documents.rs".to_owned(), documents_rs(model)),
         };
         Ok((path, format_file(tokens)?))
@@ -65,20 +64,9 @@ impl Job {
 /// Building and formatting the files is most of the generator's time; the files are independent, so they
 /// are made on one thread per core. The result does not depend on which thread made what.
 pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
-    let mut jobs = vec![
-        Job::Lib,
-        Job::Types,
-        Job::De,
-        Job::Shape,
-        Job::Shapes,
-        Job::EventsDecode,
-        Job::EventsRouting,
-    ];
+    let mut jobs = vec![Job::Lib, Job::Types, Job::Shapes];
     jobs.extend(events::File::all(model).map(Job::Events));
     jobs.push(Job::Rest);
-    if model.rest.is_some() {
-        jobs.push(Job::RestEndpoint);
-    }
     jobs.push(Job::Documents);
     let views = events::view_owners(model);
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -110,6 +98,7 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     });
     let mut files = BTreeMap::new();
     files.insert("Cargo.toml".to_owned(), cargo_toml(model));
+    files.insert("README.md".to_owned(), readme(model));
     files.insert(
         "rustfmt.toml".to_owned(),
         format!(
@@ -117,23 +106,193 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
             crate::emit::header("#")
         ),
     );
+    for (path, template) in TEMPLATES {
+        files.insert(
+            path.to_owned(),
+            format!("{}{template}", crate::emit::header("//")),
+        );
+    }
     for result in results {
         files.extend(result?);
     }
     Ok(files)
 }
 
-/// Formats a token stream as a Rust file with the generated header.
+/// Formats a token stream as a Rust file with the generated header, items separated by blank lines (as
+/// progenitor does) so that a reader finds their way as in hand-written code.
 fn format_file(tokens: TokenStream) -> Result<String, String> {
-    let file = syn::parse2::<syn::File>(tokens)
+    let mut file = syn::parse2::<syn::File>(tokens)
         .map_err(|e| format!("generated Rust does not parse: {e}"))?;
-    Ok(format!(
-        "{}\n{}",
-        crate::emit::header("//").trim_end(),
-        prettyplease::unparse(&file)
-    ))
+    let items = std::mem::take(&mut file.items);
+    let mut out = crate::emit::header("//");
+    let header_len = out.len();
+    out.push_str(&prettyplease::unparse(&file));
+    // Declarations (`use`, `mod x;`) stay together, as a list.
+    let declaration = |item: &syn::Item| match item {
+        syn::Item::Use(_) => true,
+        syn::Item::Mod(m) => m.content.is_none(),
+        _ => false,
+    };
+    let mut previous_declares = false;
+    file.attrs.clear();
+    for item in items {
+        let declares = declaration(&item);
+        if out.len() > header_len && !(declares && previous_declares) {
+            out.push('\n');
+        }
+        previous_declares = declares;
+        if let Some(text) = deserialize_invocation(&item) {
+            out.push_str(&text);
+            continue;
+        }
+        file.items = vec![item];
+        out.push_str(&separate_nested_items(&prettyplease::unparse(&file)));
+    }
+    Ok(out)
 }
 
+/// A `deserialize_struct!` invocation laid out as rustfmt would, a field per line (prettyplease prints
+/// the arguments of macros it does not know as one run of tokens).
+fn deserialize_invocation(item: &syn::Item) -> Option<String> {
+    let syn::Item::Macro(m) = item else {
+        return None;
+    };
+    if m.mac.path.segments.last()?.ident != "deserialize_struct" {
+        return None;
+    }
+    let mut out = String::from("::energy_api_core::deserialize_struct!(\n");
+    for argument in split_top_level(m.mac.tokens.clone()) {
+        match argument.first() {
+            Some(proc_macro2::TokenTree::Group(fields))
+                if fields.delimiter() == proc_macro2::Delimiter::Bracket =>
+            {
+                out.push_str("    [\n");
+                for field in split_top_level(fields.stream()) {
+                    out.push_str(&format!("        {},\n", compact(&field)));
+                }
+                out.push_str("    ],\n");
+            }
+            _ => out.push_str(&format!("    {},\n", compact(&argument))),
+        }
+    }
+    out.push_str(");\n");
+    Some(out)
+}
+
+/// The comma-separated parts of a token stream, outside any group.
+fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
+    let mut parts = vec![Vec::new()];
+    for token in tokens {
+        match &token {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
+            _ => parts.last_mut().map_or((), |part| part.push(token)),
+        }
+    }
+    parts.retain(|part| !part.is_empty());
+    parts
+}
+
+/// Tokens as Rust text without the spaces `to_string` puts around punctuation: `Page<T>`,
+/// `(0, required, r#type, "type")`.
+fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
+    let mut out = String::new();
+    for token in tokens {
+        let text = match token {
+            proc_macro2::TokenTree::Group(g) => {
+                let inner: Vec<String> = split_top_level(g.stream())
+                    .iter()
+                    .map(|part| compact(part))
+                    .collect();
+                let (open, close) = match g.delimiter() {
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                format!("{open}{}{close}", inner.join(", "))
+            }
+            other => other.to_string(),
+        };
+        let joins = out.is_empty()
+            || out.ends_with(['<', ':'])
+            || text.starts_with(['<', '>', ':', '(', '[']);
+        if !joins {
+            out.push(' ');
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// Puts a blank line between the items of a block (the methods of an `impl`, say): before a line that
+/// starts an item, when the line above ends one at the same indentation.
+fn separate_nested_items(text: &str) -> String {
+    const ITEM_STARTS: [&str; 10] = [
+        "///", "#[", "pub ", "pub(", "fn ", "const ", "type ", "impl", "struct ", "enum ",
+    ];
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(above) = previous {
+            let trimmed = line.trim_start();
+            let ends_item = above.trim() == "}" || above.ends_with(';');
+            if indent(line) > 0
+                && indent(line) == indent(above)
+                && ends_item
+                && ITEM_STARTS.iter().any(|s| trimmed.starts_with(s))
+            {
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous = Some(line);
+    }
+    out
+}
+
+/// The crate's README: what it holds, its features, and how to depend on it.
+fn readme(model: &Model) -> String {
+    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    let mut out = format!("<!-- {} -->\n", crate::emit::header_text());
+    out.push_str(&format!(
+        "# energy-api\n\n\
+         Types of the energy supply platform's interface, generated from its YAML schemas: {} shared \
+         payload types, {event_types} event types in {} payload versions, and {} REST resources with {} \
+         endpoints, with serde; the OpenAPI and AsyncAPI documents of the same interface \
+         (`openapi.yaml`, `asyncapi.yaml`) and a JSON Schema per event version (`schemas/`).\n\n",
+        model.shared_types.len(),
+        model.version_count(),
+        model.rest.as_ref().map_or(0, |r| r.resources.len()),
+        model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
+    ));
+    out.push_str(
+        "It depends on `energy-api-core` (the code every generated crate shares), which it expects as \
+         the sibling folder `api-core`: vendor the two folders side by side, or publish both to your \
+         registry (`cargo publish -p energy-api-core -p energy-api`).\n\n\
+         ## Features\n\n\
+         One feature per section of the events catalogue, all on by default; a team that reads one \
+         domain compiles only its payloads:\n\n",
+    );
+    for s in &model.sections {
+        out.push_str(&format!(
+            "- `{}`: {} ({} event types)\n",
+            s.feature,
+            s.title,
+            s.events.len()
+        ));
+    }
+    out.push_str(
+        "\n```toml\n[dependencies]\nenergy-api = { version = \"0.1.0\", default-features = false, \
+         features = [\"billing\"] }\n```\n",
+    );
+    out
+}
+
+/// The crate's manifest. Self-contained (nothing inherited from a workspace), so that a team can vendor
+/// the crate or publish it to its own registry, together with `energy-api-core`, which it expects as the
+/// sibling folder `api-core` (a path dependency that `cargo package` turns into the version).
 fn cargo_toml(model: &Model) -> String {
     let features: Vec<&str> = model.sections.iter().map(|s| s.feature.as_str()).collect();
     let mut out = crate::emit::header("#");
@@ -142,10 +301,14 @@ fn cargo_toml(model: &Model) -> String {
 name = "energy-api"
 version = "0.1.0"
 description = "Types of the energy supply platform's interface: every REST resource and every event payload, with serde."
-edition.workspace = true
-rust-version.workspace = true
-license.workspace = true
-publish.workspace = true
+edition = "2024"
+rust-version = "1.95"
+license = "MIT OR Apache-2.0"
+readme = "README.md"
+documentation = "https://docs.rs/energy-api"
+keywords = ["energy", "events", "serde", "openapi", "asyncapi"]
+categories = ["api-bindings", "encoding"]
+include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md"]
 
 # One feature per section of the events catalogue, all on by default: a team that reads one domain
 # compiles only its payloads (`default-features = false, features = ["billing"]`).
@@ -157,17 +320,24 @@ publish.workspace = true
     for f in &features {
         out.push_str(&format!("{f} = []\n"));
     }
-    out.push_str(
+    out.push_str(&format!(
         r#"
 [dependencies]
-jiff = { workspace = true }
-serde = { workspace = true }
-serde_json = { workspace = true }
+energy-api-core = {{ version = "{core}", path = "../api-core" }}
+jiff = {{ version = "0.2", features = ["serde"] }}
+serde = {{ version = "1", features = ["derive"] }}
+# `float_roundtrip`: the default parser can misread a price such as `1.0455` by one unit in the last place.
+serde_json = {{ version = "1", features = ["float_roundtrip"] }}
 
-[lints]
-workspace = true
+[lints.rust]
+unsafe_code = "forbid"
+missing_docs = "warn"
+
+[lints.clippy]
+all = {{ level = "warn", priority = -1 }}
 "#,
-    );
+        core = energy_api_core::VERSION
+    ));
     out
 }
 
@@ -208,8 +378,6 @@ fn lib_rs(model: &Model) -> TokenStream {
         pub mod types;
         pub mod events;
         pub mod rest;
-                mod de;
-        mod shape;
         mod shapes;
 
         pub mod documents;
@@ -298,7 +466,7 @@ pub(crate) fn value_type(
             quote!(::std::vec::Vec<#inner>)
         }
         Type::Named(r) => {
-            let name = format_ident!("{}", r.rust_name);
+            let name = format_ident!("{}", r.name);
             let module = match home {
                 Home::Types => quote!(crate::types),
                 Home::Rest => quote!(crate::rest),
@@ -393,7 +561,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
             pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         }
     });
-    let deserialize = deserialize_impl(s, home);
+    let deserialize = deserialize_impl(s);
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -405,128 +573,8 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
     }
 }
 
-/// `Deserialize` written out for one struct: a single map visitor that finds each key's field through a
-/// table lookup shared by every struct (`crate::de`), instead of serde_derive's field enum, key visitor
-/// and sequence visitor per struct. It accepts and rejects exactly what the derive would (the same
-/// "missing field", "duplicate field" and type errors), and compiles to a fraction of the code.
-fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
-    if !s.incomplete && s.generic.is_none() {
-        return deserialize_macro_call(s);
-    }
-    let name = format_ident!("{}", s.rust_name);
-    let expecting = format!("struct {}", s.rust_name);
-    let json_names = s.fields.iter().map(|f| f.name.as_str());
-    let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
-    let indices = 0..s.fields.len();
-    let inits = s
-        .fields
-        .iter()
-        .zip(&slots)
-        .enumerate()
-        .map(|(i, (f, slot))| {
-            let id = ident(&f.rust_name);
-            if f.is_option() {
-                quote!(#id: #slot.flatten())
-            } else {
-                quote!(#id: crate::de::required(#slot, FIELDS[#i])?)
-            }
-        });
-    let slot_types = s.fields.iter().map(|f| {
-        let value = value_type(&f.ty, f.format, home, f.boxed);
-        if f.is_option() {
-            quote!(::std::option::Option<::std::option::Option<#value>>)
-        } else {
-            quote!(::std::option::Option<#value>)
-        }
-    });
-    let (key_seed, other_arm, additional_init, additional_decl) = if s.incomplete {
-        (
-            quote!(crate::de::KeyOrName(FIELDS)),
-            quote! {
-                ::std::result::Result::Err(other) => {
-                    additional_fields.insert(other, ::serde::de::MapAccess::next_value(&mut map)?);
-                }
-                ::std::result::Result::Ok(_) => {
-                    ::serde::de::MapAccess::next_value::<::serde::de::IgnoredAny>(&mut map)?;
-                }
-            },
-            quote!(additional_fields,),
-            quote!(let mut additional_fields = ::serde_json::Map::new();),
-        )
-    } else {
-        (
-            quote!(crate::de::Key {
-                fields: FIELDS,
-                next: &mut next
-            }),
-            quote!(_ => {
-                ::serde::de::MapAccess::next_value::<::serde::de::IgnoredAny>(&mut map)?;
-            }),
-            quote!(),
-            quote!(let mut next = 0;),
-        )
-    };
-    let known = |i: usize| {
-        if s.incomplete {
-            quote!(::std::result::Result::Ok(#i))
-        } else {
-            quote!(::std::option::Option::Some(#i))
-        }
-    };
-    let known_arms = indices.map(|i| {
-        let pattern = known(i);
-        let slot = &slots[i];
-        quote!(#pattern => crate::de::set(&mut #slot, &mut map, FIELDS[#i])?,)
-    });
-    let (impl_generics, type_generics, visitor_decl, visitor_value) = match &s.generic {
-        Some(g) => {
-            let g = format_ident!("{}", g);
-            (
-                quote!(<'de, #g: ::serde::Deserialize<'de>>),
-                quote!(<#g>),
-                quote!(struct Visitor<#g>(::std::marker::PhantomData<#g>);),
-                quote!(Visitor(::std::marker::PhantomData)),
-            )
-        }
-        None => (
-            quote!(<'de>),
-            quote!(),
-            quote!(
-                struct Visitor;
-            ),
-            quote!(Visitor),
-        ),
-    };
-    quote! {
-        impl #impl_generics ::serde::Deserialize<'de> for #name #type_generics {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                const FIELDS: &[&str] = &[#(#json_names),*];
-                #visitor_decl
-                impl #impl_generics ::serde::de::Visitor<'de> for Visitor #type_generics {
-                    type Value = #name #type_generics;
-                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<Self::Value, A::Error> {
-                        #(let mut #slots: #slot_types = ::std::option::Option::None;)*
-                        #additional_decl
-                        while let ::std::option::Option::Some(key) = ::serde::de::MapAccess::next_key_seed(&mut map, #key_seed)? {
-                            match key {
-                                #(#known_arms)*
-                                #other_arm
-                            }
-                        }
-                        ::std::result::Result::Ok(#name { #(#inits,)* #additional_init })
-                    }
-                }
-                deserializer.deserialize_struct(#expecting, FIELDS, #visitor_value)
-            }
-        }
-    }
-}
-
 /// `src/shapes.rs`: the shape of every struct of the events (shared types and payloads) as static data,
-/// for the allocation-free checks of `crate::shape`.
+/// for the allocation-free checks of `energy_api_core::shape`.
 fn shapes_rs(model: &Model) -> TokenStream {
     let shared = model.shared_types.iter().map(|s| struct_shape(s, quote!()));
     let payloads = model.sections.iter().flat_map(|section| {
@@ -539,8 +587,9 @@ fn shapes_rs(model: &Model) -> TokenStream {
             .map(move |v| struct_shape(&v.payload, quote!(#[cfg(feature = #feature)])))
     });
     quote! {
-        #![doc = " The shape of every struct of the events, as static data (see `crate::shape`); named as the structs."]
-                #![allow(non_upper_case_globals, reason = "each shape is named exactly as its struct")]
+        #![doc = " The shape of every struct of the events, as static data for the allocation-free checker of"]
+        #![doc = " `energy_api_core::shape`; named as the structs."]
+        #![allow(non_upper_case_globals, reason = "each shape is named exactly as its struct")]
         #![allow(dead_code, reason = "a shared type that no compiled event uses keeps its shape")]
 
 
@@ -556,7 +605,7 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
     let shapes = s.fields.iter().map(|f| {
         let shape = shape_expr(&f.ty);
         if f.is_option() {
-            quote!(crate::shape::Shape::Optional(&#shape))
+            quote!(::energy_api_core::shape::Shape::Optional(&#shape))
         } else {
             shape
         }
@@ -565,7 +614,7 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
     let incomplete = s.incomplete;
     quote! {
         #cfg
-        pub(crate) static #name: crate::shape::StructShape = crate::shape::StructShape {
+        pub(crate) static #name: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
             name: #expecting,
             fields: &[#(#fields),*],
             shapes: &[#(#shapes),*],
@@ -577,44 +626,49 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
 
 fn shape_expr(ty: &Type) -> TokenStream {
     match ty {
-        Type::Str => quote!(crate::shape::Shape::Str),
-        Type::Int => quote!(crate::shape::Shape::Int),
-        Type::Num => quote!(crate::shape::Shape::Num),
-        Type::Bool => quote!(crate::shape::Shape::Bool),
-        Type::Obj => quote!(crate::shape::Shape::Obj),
+        Type::Str => quote!(::energy_api_core::shape::Shape::Str),
+        Type::Int => quote!(::energy_api_core::shape::Shape::Int),
+        Type::Num => quote!(::energy_api_core::shape::Shape::Num),
+        Type::Bool => quote!(::energy_api_core::shape::Shape::Bool),
+        Type::Obj => quote!(::energy_api_core::shape::Shape::Obj),
         Type::Array(inner) => {
             let inner = shape_expr(inner);
-            quote!(crate::shape::Shape::Array(&#inner))
+            quote!(::energy_api_core::shape::Shape::Array(&#inner))
         }
         Type::Named(r) => {
-            let name = format_ident!("{}", r.rust_name);
-            quote!(crate::shape::Shape::Struct(&#name))
+            let name = format_ident!("{}", r.name);
+            quote!(::energy_api_core::shape::Shape::Struct(&#name))
         }
         // Only REST resources are generic; events have no type parameters.
-        Type::Param(_) => quote!(crate::shape::Shape::Obj),
+        Type::Param(_) => quote!(::energy_api_core::shape::Shape::Obj),
     }
 }
 
-/// `Deserialize` for a complete, non-generic struct: an invocation of `crate::de::deserialize_struct!`,
-/// which holds the visitor written out once for all of them.
-fn deserialize_macro_call(s: &Struct) -> TokenStream {
+/// `Deserialize` for a struct: an invocation of `energy_api_core::deserialize_struct!`, which writes one
+/// map visitor sharing one field-name lookup, instead of serde_derive's field enum and visitors per
+/// struct (see that crate's `de` module).
+fn deserialize_impl(s: &Struct) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
+    let generics = s.generic.as_ref().map(|g| {
+        let g = format_ident!("{}", g);
+        quote!(<#g>)
+    });
     let expecting = format!("struct {}", s.rust_name);
     let fields = s.fields.iter().enumerate().map(|(index, f)| {
         let id = ident(&f.rust_name);
         let json = &f.name;
-        let mode = format_ident!(
-            "{}",
-            if f.is_option() {
-                "optional"
-            } else {
-                "required"
-            }
-        );
+        let mode = if f.is_option() {
+            format_ident!("optional")
+        } else {
+            format_ident!("required")
+        };
         let index = proc_macro2::Literal::usize_unsuffixed(index);
         quote!((#index, #mode, #id, #json))
     });
+    let keep = s
+        .incomplete
+        .then(|| quote!(, keep_unlisted_in additional_fields));
     quote! {
-        crate::de::deserialize_struct!(#name, #expecting, [#(#fields),*]);
+        ::energy_api_core::deserialize_struct!(#name #generics, #expecting, [#(#fields),*] #keep);
     }
 }

@@ -3,16 +3,12 @@
 //! A `match` on 274 strings compiles to a jump on the length and then comparisons, mispredicted on a
 //! mixed stream and growing with the catalogue; a table of slots addressed by a hash of the name needs
 //! one hash, about one probe and one string comparison, whatever the catalogue's size. The generator
-//! fills the table (open addressing, linear probing, at most half full) with `name_hash`, and emits
-//! the source of that same function into the crate, so the two cannot drift apart.
+//! fills the table (open addressing, linear probing, at most half full) with
+//! `energy_api_core::name_hash`, and the generated crate probes it with that same function.
 
+use energy_api_core::name_hash;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
-
-include!("name_hash.rs");
-
-/// The source of [`name_hash`], emitted as it is into the generated crate.
-const NAME_HASH_SOURCE: &str = include_str!("name_hash.rs");
 
 /// The slots of the table for `names`: `1 + index` of the name in a slot, `0` for an empty one. Its
 /// length is a power of two at least twice the number of names, so that probes stay short and every
@@ -35,7 +31,7 @@ fn shift(size: usize) -> u32 {
     64 - size.trailing_zeros()
 }
 
-/// The items of the table: `EVENT_TYPE_NAMES`, `EVENT_TYPE_SLOTS`, `name_hash` and
+/// The items of the table: `EVENT_TYPE_NAMES`, `EVENT_TYPE_SLOTS` and
 /// `event_type_index(s: &str) -> Option<usize>`, the index in `names` of the name equal to `s`.
 pub(super) fn lookup(names: &[&str]) -> TokenStream {
     let slots = slots(names);
@@ -50,9 +46,6 @@ pub(super) fn lookup(names: &[&str]) -> TokenStream {
         quote!(u32)
     };
     let values = slots.iter().map(|s| Literal::usize_unsuffixed(*s));
-    let name_hash: TokenStream = NAME_HASH_SOURCE
-        .parse()
-        .expect("name_hash.rs is Rust (its own unit test parses it)");
     quote! {
         /// Every event type's name, in declaration order (sections not compiled in included).
         const EVENT_TYPE_NAMES: [&str; #count] = [#(#names),*];
@@ -61,11 +54,9 @@ pub(super) fn lookup(names: &[&str]) -> TokenStream {
         /// for an empty slot (open addressing, linear probing, at most half full).
         static EVENT_TYPE_SLOTS: [#entry; #size] = [#(#values),*];
 
-        #name_hash
-
         /// The index in [`EVENT_TYPE_NAMES`] of `s`, if it is an event type's name.
         fn event_type_index(s: &str) -> ::std::option::Option<usize> {
-            let mut slot = (name_hash(s.as_bytes()) >> #shift) as usize;
+            let mut slot = (::energy_api_core::name_hash(s.as_bytes()) >> #shift) as usize;
             loop {
                 let index = usize::from(EVENT_TYPE_SLOTS[slot]).checked_sub(1)?;
                 if EVENT_TYPE_NAMES[index] == s {
@@ -93,29 +84,5 @@ mod tests {
         let mut filled: Vec<usize> = slots.iter().copied().filter(|s| *s != 0).collect();
         filled.sort_unstable();
         assert_eq!(filled, (1..=names.len()).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn the_hash_reads_the_length_and_the_first_middle_and_last_bytes() {
-        // 24 bytes: the three windows are bytes 0..8, 8..16 and 16..24.
-        let name = *b"meterpoint.gas.read.sent";
-        let changed_at = |i: usize| {
-            let mut other = name;
-            other[i] ^= 1;
-            name_hash(&other)
-        };
-        for i in [0, 7, 8, 15, 16, 23] {
-            assert_ne!(name_hash(&name), changed_at(i), "byte {i} is read");
-        }
-        assert_ne!(name_hash(b"abcdefgh"), name_hash(b"abcdefgh\0"));
-        assert_ne!(name_hash(b""), name_hash(b"\0"));
-        assert_ne!(name_hash(b"account"), name_hash(b"accounT"));
-    }
-
-    #[test]
-    fn the_emitted_lookup_carries_the_generators_hash() {
-        let emitted = lookup(&["account.created"]).to_string();
-        let source: TokenStream = NAME_HASH_SOURCE.parse().expect("name_hash.rs is Rust");
-        assert!(emitted.contains(&source.to_string()));
     }
 }

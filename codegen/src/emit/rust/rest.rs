@@ -1,4 +1,4 @@
-//! `src/rest.rs`: the REST resources, and a request type per endpoint implementing `Endpoint`.
+//! `src/rest/mod.rs`: the REST resources, and a request type per endpoint implementing `Endpoint`.
 
 use super::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens, value_type};
 use crate::model::{Endpoint, Field, Format, Model, PathSegment, Type};
@@ -32,9 +32,7 @@ pub(super) fn file(model: &Model) -> TokenStream {
         #[doc = #version_doc]
         pub const API_VERSION: &str = #version;
 
-        mod endpoint;
-        pub use endpoint::{Endpoint, Method};
-        use endpoint::push_path_segment;
+        pub use ::energy_api_core::rest::{Endpoint, Method};
     }
 }
 
@@ -96,7 +94,7 @@ fn endpoint(e: &Endpoint) -> TokenStream {
         PathSegment::Param(p) => {
             let f = e.path_parameters.iter().find(|f| &f.name == p);
             let id = ident(f.map_or(p.as_str(), |f| f.rust_name.as_str()));
-            quote!(push_path_segment(&mut path, &self.#id.to_string());)
+            quote!(::energy_api_core::rest::push_path_segment(&mut path, &self.#id.to_string());)
         }
     });
     let query_pushes = e.query.iter().map(|f| {

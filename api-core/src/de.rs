@@ -1,0 +1,340 @@
+//! The `Deserialize` impls of generated structs: one macro ([`deserialize_struct!`](crate::deserialize_struct)),
+//! one field-name lookup ([`Key`]).
+//!
+//! serde_derive writes a field enum, a key visitor, a map visitor and a sequence visitor for every struct;
+//! for the hundreds of payload types of a catalogue that is most of the crate's compile time. The macro
+//! writes one map visitor per struct and shares everything else. It accepts and rejects what the derive
+//! would, with the same messages ("missing field", "duplicate field", type errors), except that a struct
+//! written as a JSON array is rejected.
+
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+use std::fmt;
+
+/// A map key, read as a field of the struct being decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldKey {
+    /// The field at this index of the struct's field names.
+    Known(usize),
+    /// A name the struct does not list: kept (`Some`) when the struct keeps unlisted fields, else only
+    /// noted (`None`, nothing allocated).
+    Unknown(Option<String>),
+}
+
+/// Reads a map key as a [`FieldKey`] of `fields`.
+///
+/// Keys usually arrive in the order the schema lists them, so the field after the last one found is tried
+/// first: a whole object is then read with one comparison per key.
+pub struct Key<'h> {
+    /// The struct's JSON field names, in declared order.
+    pub fields: &'static [&'static str],
+    /// Where to look first: one past the last field found (start at 0).
+    pub next: &'h mut usize,
+    /// Whether an unlisted name is kept (for a struct with `additional_fields`).
+    pub keep_unknown: bool,
+}
+
+impl Key<'_> {
+    #[inline]
+    fn find(self, name: &[u8]) -> Option<usize> {
+        let found = match self.fields.get(*self.next) {
+            Some(expected) if expected.as_bytes() == name => Some(*self.next),
+            _ => self
+                .fields
+                .iter()
+                .position(|known| known.as_bytes() == name),
+        };
+        if let Some(i) = found {
+            *self.next = i + 1;
+        }
+        found
+    }
+
+    fn key(self, name: &str) -> FieldKey {
+        let keep = self.keep_unknown;
+        match self.find(name.as_bytes()) {
+            Some(i) => FieldKey::Known(i),
+            None => FieldKey::Unknown(keep.then(|| name.to_owned())),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = FieldKey;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<FieldKey, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = FieldKey;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<FieldKey, E> {
+        Ok(self.key(name))
+    }
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<FieldKey, E> {
+        match std::str::from_utf8(name) {
+            Ok(name) => Ok(self.key(name)),
+            Err(_) => Ok(FieldKey::Unknown(None)),
+        }
+    }
+}
+
+/// Reads the value of a field into its slot; a field seen twice is an error, as with serde_derive.
+#[inline]
+pub fn set<'de, A: MapAccess<'de>, T: de::Deserialize<'de>>(
+    slot: &mut Option<T>,
+    map: &mut A,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(<A::Error as de::Error>::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// The value of a required field, or the "missing field" error.
+#[inline]
+pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
+    slot.ok_or_else(|| E::missing_field(name))
+}
+
+/// The value of an optional (or nullable) field: absent and `null` are both `None`.
+#[inline]
+pub fn optional<T, E: de::Error>(
+    slot: Option<Option<T>>,
+    _name: &'static str,
+) -> Result<Option<T>, E> {
+    Ok(slot.flatten())
+}
+
+/// `Deserialize` for a generated struct: one map visitor that finds each key's field with [`Key`], reads
+/// its value once, and checks that the required ones are present.
+///
+/// ```
+/// # use energy_api_core::deserialize_struct;
+/// pub struct Ledger { number: String, id: Option<String> }
+/// deserialize_struct!(Ledger, "struct Ledger", [(0, required, number, "number"), (1, optional, id, "id")]);
+///
+/// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
+/// assert_eq!((ledger.number.as_str(), ledger.id), ("L-1", None));
+/// ```
+///
+/// Each field is `(index, required|optional, rust_name, "json name")`, in declared order; each slot's type
+/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), and may
+/// keep the members it does not list in a `serde_json::Map` field (`keep_unlisted_in additional_fields`).
+#[macro_export]
+macro_rules! deserialize_struct {
+    (
+        $name:ident $(<$param:ident>)?,
+        $expecting:literal,
+        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
+        $(, keep_unlisted_in $additional:ident)? $(,)?
+    ) => {
+        impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
+            $crate::__private::serde::Deserialize<'de> for $name $(<$param>)?
+        {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                const FIELDS: &[&str] = &[$($json),*];
+                struct Visitor$(<$param>)?(::std::marker::PhantomData<fn() -> ($($param,)?)>);
+                impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
+                    $crate::__private::serde::de::Visitor<'de> for Visitor$(<$param>)?
+                {
+                    type Value = $name $(<$param>)?;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_map<A: $crate::__private::serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> ::std::result::Result<Self::Value, A::Error> {
+                        $(let mut $field = ::std::option::Option::None;)*
+                        $(let mut $additional = $crate::__private::serde_json::Map::new();)?
+                        let mut next = 0;
+                        while let ::std::option::Option::Some(key) =
+                            $crate::__private::serde::de::MapAccess::next_key_seed(
+                                &mut map,
+                                $crate::de::Key {
+                                    fields: FIELDS,
+                                    next: &mut next,
+                                    keep_unknown: $crate::deserialize_struct!(@keeps $($additional)?),
+                                },
+                            )?
+                        {
+                            match key {
+                                $($crate::de::FieldKey::Known($index) => {
+                                    $crate::de::set(&mut $field, &mut map, FIELDS[$index])?
+                                })*
+                                unlisted => {
+                                    $crate::deserialize_struct!(@unlisted map, unlisted $(, $additional)?)
+                                }
+                            }
+                        }
+                        ::std::result::Result::Ok($name {
+                            $($field: $crate::de::$mode($field, FIELDS[$index])?,)*
+                            $($additional,)?
+                        })
+                    }
+                }
+                deserializer.deserialize_struct($expecting, FIELDS, Visitor(::std::marker::PhantomData))
+            }
+        }
+    };
+    (@keeps) => { false };
+    (@keeps $additional:ident) => { true };
+    (@unlisted $map:ident, $key:ident) => {{
+        let _ = $key;
+        $crate::__private::serde::de::MapAccess::next_value::<
+            $crate::__private::serde::de::IgnoredAny,
+        >(&mut $map)?;
+    }};
+    (@unlisted $map:ident, $key:ident, $additional:ident) => {{
+        match $key {
+            $crate::de::FieldKey::Unknown(::std::option::Option::Some(name)) => {
+                $additional.insert(
+                    name,
+                    $crate::__private::serde::de::MapAccess::next_value(&mut $map)?,
+                );
+            }
+            _ => {
+                $crate::__private::serde::de::MapAccess::next_value::<
+                    $crate::__private::serde::de::IgnoredAny,
+                >(&mut $map)?;
+            }
+        }
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::{Map, Value, json};
+
+    /// The derive, for comparison.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Derived {
+        number: String,
+        #[serde(rename = "type")]
+        kind: Option<i64>,
+        tags: Vec<String>,
+    }
+
+    #[derive(Debug, PartialEq)]
+    struct Written {
+        number: String,
+        r#type: Option<i64>,
+        tags: Vec<String>,
+    }
+    crate::deserialize_struct!(
+        Written,
+        "struct Written",
+        [
+            (0, required, number, "number"),
+            (1, optional, r#type, "type"),
+            (2, required, tags, "tags"),
+        ]
+    );
+
+    #[derive(Debug, PartialEq)]
+    struct Page<T> {
+        count: i64,
+        results: Vec<T>,
+    }
+    crate::deserialize_struct!(
+        Page<T>,
+        "struct Page",
+        [
+            (0, required, count, "count"),
+            (1, required, results, "results")
+        ]
+    );
+
+    #[derive(Debug, PartialEq)]
+    struct Kept {
+        mprn: String,
+        additional_fields: Map<String, Value>,
+    }
+    crate::deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
+
+    fn both(json: &str) -> (Result<Derived, String>, Result<Written, String>) {
+        let derived = serde_json::from_str::<Derived>(json).map_err(|e| e.to_string());
+        let written = serde_json::from_str::<Written>(json).map_err(|e| e.to_string());
+        (derived, written)
+    }
+
+    #[test]
+    fn accepts_and_rejects_what_the_derive_does_with_its_messages() {
+        for json in [
+            r#"{"number": "A-1", "type": 3, "tags": ["x"]}"#,
+            r#"{"tags": [], "number": "A-1"}"#,
+            r#"{"number": "A-1", "type": null, "tags": [], "extra": {"deep": [1, 2]}}"#,
+            r#"{"number": "A-1", "tags": []"#,
+            r#"{"number": 7, "tags": []}"#,
+            r#"{"number": "A-1"}"#,
+            r#"{"number": "A-1", "number": "A-2", "tags": []}"#,
+            r#"{"number": "A-1", "type": 1.5, "tags": []}"#,
+            r#"{"number": "A-1", "type": 18446744073709551615, "tags": []}"#,
+            r#"null"#,
+            r#""text""#,
+        ] {
+            let (derived, written) = both(json);
+            match (&derived, &written) {
+                (Ok(d), Ok(w)) => {
+                    assert_eq!(
+                        (&d.number, d.kind, &d.tags),
+                        (&w.number, w.r#type, &w.tags),
+                        "{json}"
+                    )
+                }
+                (Err(d), Err(w)) => assert_eq!(d.replace("Derived", "Written"), *w, "{json}"),
+                _ => panic!("{json}: derive {derived:?}, macro {written:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_struct_written_as_an_array_is_rejected() {
+        assert!(serde_json::from_str::<Derived>(r#"["A-1", 3, []]"#).is_ok());
+        assert!(serde_json::from_str::<Written>(r#"["A-1", 3, []]"#).is_err());
+    }
+
+    #[test]
+    fn generic_structs_decode_their_parameter() {
+        let page: Page<Written> = serde_json::from_value(
+            json!({"count": 1, "next": null, "results": [{"number": "A-1", "tags": []}]}),
+        )
+        .unwrap();
+        assert_eq!(page.count, 1);
+        assert_eq!(page.results[0].number, "A-1");
+        let wrong =
+            serde_json::from_value::<Page<i64>>(json!({"count": 1, "results": ["x"]})).unwrap_err();
+        assert!(
+            wrong
+                .to_string()
+                .starts_with("invalid type: string \"x\", expected i64"),
+            "{wrong}"
+        );
+    }
+
+    #[test]
+    fn unlisted_members_are_kept_where_asked() {
+        let kept: Kept = serde_json::from_value(
+            json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}}),
+        )
+        .unwrap();
+        assert_eq!(kept.mprn, "7512345606");
+        assert_eq!(
+            Value::Object(kept.additional_fields),
+            json!({"supplier": "X", "reading": {"value": 3}})
+        );
+        let twice = serde_json::from_str::<Kept>(r#"{"mprn": "1", "mprn": "2"}"#).unwrap_err();
+        assert!(
+            twice.to_string().starts_with("duplicate field `mprn`"),
+            "{twice}"
+        );
+    }
+}

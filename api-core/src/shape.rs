@@ -1,0 +1,311 @@
+//! Checking payloads against their shape without building them: no allocation, the same verdict.
+//!
+//! The generator writes each struct's shape as static data (the generated crate's `shapes` module); one
+//! checker walks it. It accepts exactly what the generated `Deserialize` impls
+//! ([`deserialize_struct!`](crate::deserialize_struct)) accept, so that a check and a decode of the same
+//! bytes always agree (the differential test `tests/shape_agrees.rs` holds it to that); a failure is then
+//! explained by decoding.
+
+use crate::de::{FieldKey, Key};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+/// The shape of a value.
+#[derive(Debug)]
+pub enum Shape {
+    /// A string.
+    Str,
+    /// An integer that fits `i64`.
+    Int,
+    /// A number (integers too).
+    Num,
+    /// A boolean.
+    Bool,
+    /// A free-form JSON object (or `null`, read as an empty object, as `serde_json::Map` does).
+    Obj,
+    /// An array of values of one shape.
+    Array(&'static Shape),
+    /// A struct.
+    Struct(&'static StructShape),
+    /// `null`, or a value of the shape.
+    Optional(&'static Shape),
+}
+
+/// The shape of a struct.
+#[derive(Debug)]
+pub struct StructShape {
+    /// As serde names it in messages: `struct Ledger`.
+    pub name: &'static str,
+    /// JSON field names, in declared order.
+    pub fields: &'static [&'static str],
+    /// The shape of each field.
+    pub shapes: &'static [Shape],
+    /// Whether each field is required.
+    pub required: &'static [bool],
+    /// Unlisted fields are kept (as `serde_json::Value`s), not skipped.
+    pub incomplete: bool,
+}
+
+/// Checks a struct of `shape` read from `deserializer`, keeping nothing.
+pub fn check_struct<'de, D: Deserializer<'de>>(
+    shape: &'static StructShape,
+    deserializer: D,
+) -> Result<(), D::Error> {
+    deserializer.deserialize_struct(shape.name, shape.fields, StructCheck(shape))
+}
+
+/// Checks a value of a shape, keeping nothing.
+#[derive(Clone, Copy)]
+struct Check(&'static Shape);
+
+impl<'de> DeserializeSeed<'de> for Check {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        match self.0 {
+            Shape::Str => deserializer.deserialize_str(Scalar::Str),
+            Shape::Int => deserializer.deserialize_i64(Scalar::Int),
+            Shape::Num => deserializer.deserialize_f64(Scalar::Num),
+            Shape::Bool => deserializer.deserialize_bool(Scalar::Bool),
+            Shape::Obj => deserializer.deserialize_map(Object),
+            Shape::Array(item) => deserializer.deserialize_seq(Array(item)),
+            Shape::Struct(shape) => check_struct(shape, deserializer),
+            Shape::Optional(inner) => deserializer.deserialize_option(Optional(inner)),
+        }
+    }
+}
+
+/// A scalar of one kind; its errors are those of the Rust type it stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scalar {
+    Str,
+    Int,
+    Num,
+    Bool,
+}
+
+impl Scalar {
+    fn accept<E: de::Error>(self, ok: bool, unexpected: de::Unexpected<'_>) -> Result<(), E> {
+        if ok {
+            Ok(())
+        } else {
+            Err(E::invalid_type(unexpected, &self))
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Scalar {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // As serde names the Rust types: `String`, `i64`, `f64`, `bool`.
+        f.write_str(match self {
+            Self::Str => "a string",
+            Self::Int => "i64",
+            Self::Num => "f64",
+            Self::Bool => "a boolean",
+        })
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.accept(self == Self::Str, de::Unexpected::Str(v))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.accept(self == Self::Bool, de::Unexpected::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.accept(
+            matches!(self, Self::Int | Self::Num),
+            de::Unexpected::Signed(v),
+        )
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        match self {
+            Self::Num => Ok(()),
+            Self::Int if i64::try_from(v).is_ok() => Ok(()),
+            // Beyond `i64`: the value, not its type, is wrong (as serde says for `i64`).
+            Self::Int => Err(E::invalid_value(de::Unexpected::Unsigned(v), &self)),
+            _ => Err(E::invalid_type(de::Unexpected::Unsigned(v), &self)),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.accept(self == Self::Num, de::Unexpected::Float(v))
+    }
+}
+
+/// `null` or a value of the inner shape, as `Option<T>` reads.
+struct Optional(&'static Shape);
+
+impl<'de> Visitor<'de> for Optional {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        Check(self.0).deserialize(deserializer)
+    }
+}
+
+/// An array whose items have one shape.
+struct Array(&'static Shape);
+
+impl<'de> Visitor<'de> for Array {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Check(self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+/// A free-form object, checked as `serde_json::Map<String, Value>` reads it.
+struct Object;
+
+impl<'de> Visitor<'de> for Object {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Check(&Shape::Str))?.is_some() {
+            map.next_value_seed(AnyValue)?;
+        }
+        Ok(())
+    }
+}
+
+/// Any JSON value, checked as `serde_json::Value` reads it (numbers in range, strings valid).
+#[derive(Clone, Copy)]
+struct AnyValue;
+
+impl<'de> DeserializeSeed<'de> for AnyValue {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AnyValue {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Check(&Shape::Str))?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+}
+
+/// A struct: known fields checked by shape, each at most once, the required ones present.
+struct StructCheck(&'static StructShape);
+
+impl<'de> Visitor<'de> for StructCheck {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let shape = self.0;
+        let mut seen = Seen::new(shape.fields.len());
+        let mut next = 0;
+        while let Some(field) = map.next_key_seed(Key {
+            fields: shape.fields,
+            next: &mut next,
+            keep_unknown: false,
+        })? {
+            match field {
+                FieldKey::Known(i) => {
+                    if !seen.insert(i) {
+                        return Err(<A::Error as de::Error>::duplicate_field(shape.fields[i]));
+                    }
+                    map.next_value_seed(Check(&shape.shapes[i]))?;
+                }
+                // A kept member becomes a `serde_json::Value`, which refuses what that refuses.
+                FieldKey::Unknown(_) if shape.incomplete => map.next_value_seed(AnyValue)?,
+                FieldKey::Unknown(_) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        for (i, required) in shape.required.iter().enumerate() {
+            if *required && !seen.contains(i) {
+                return Err(<A::Error as de::Error>::missing_field(shape.fields[i]));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Which fields were seen: bits for up to 128 fields, without allocating.
+enum Seen {
+    Bits(u128),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn new(fields: usize) -> Self {
+        if fields <= 128 {
+            Seen::Bits(0)
+        } else {
+            Seen::Many(vec![false; fields])
+        }
+    }
+
+    /// Marks field `i`; false when it was seen already.
+    fn insert(&mut self, i: usize) -> bool {
+        match self {
+            Seen::Bits(bits) => {
+                let bit = 1u128 << i;
+                let fresh = *bits & bit == 0;
+                *bits |= bit;
+                fresh
+            }
+            Seen::Many(seen) => !std::mem::replace(&mut seen[i], true),
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        match self {
+            Seen::Bits(bits) => *bits & (1u128 << i) != 0,
+            Seen::Many(seen) => seen[i],
+        }
+    }
+}

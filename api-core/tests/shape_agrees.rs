@@ -1,0 +1,330 @@
+//! The shape checker accepts exactly what the `Deserialize` impls of `deserialize_struct!` accept: both
+//! are run on every mutation of valid payloads (each value replaced by values of every JSON type and by
+//! numbers at the edges of `i64`/`f64`, each member removed, repeated, or joined by an unknown one), and
+//! on arbitrary JSON, and must give the same verdict.
+
+use energy_api_core::deserialize_struct;
+use energy_api_core::shape::{Shape, StructShape, check_struct};
+use proptest::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+#[allow(dead_code, reason = "only decoded")]
+struct Account {
+    number: String,
+}
+deserialize_struct!(Account, "struct Account", [(0, required, number, "number")]);
+static ACCOUNT: StructShape = StructShape {
+    name: "struct Account",
+    fields: &["number"],
+    shapes: &[Shape::Str],
+    required: &[true],
+    incomplete: false,
+};
+
+#[allow(dead_code, reason = "only decoded")]
+struct Ledger {
+    account: Account,
+    number: String,
+    id: Option<String>,
+}
+deserialize_struct!(
+    Ledger,
+    "struct Ledger",
+    [
+        (0, required, account, "account"),
+        (1, required, number, "number"),
+        (2, optional, id, "id")
+    ]
+);
+static LEDGER: StructShape = StructShape {
+    name: "struct Ledger",
+    fields: &["account", "number", "id"],
+    shapes: &[
+        Shape::Struct(&ACCOUNT),
+        Shape::Str,
+        Shape::Optional(&Shape::Str),
+    ],
+    required: &[true, true, false],
+    incomplete: false,
+};
+
+#[allow(dead_code, reason = "only decoded")]
+struct Entry {
+    id: i64,
+    amount: f64,
+    is_charge: bool,
+    flags: Vec<bool>,
+    changes: Map<String, Value>,
+    ledgers: Option<Vec<Ledger>>,
+    r#type: Option<i64>,
+}
+deserialize_struct!(
+    Entry,
+    "struct Entry",
+    [
+        (0, required, id, "id"),
+        (1, required, amount, "amount"),
+        (2, required, is_charge, "is_charge"),
+        (3, required, flags, "flags"),
+        (4, required, changes, "changes"),
+        (5, optional, ledgers, "ledgers"),
+        (6, optional, r#type, "type"),
+    ]
+);
+static ENTRY: StructShape = StructShape {
+    name: "struct Entry",
+    fields: &[
+        "id",
+        "amount",
+        "is_charge",
+        "flags",
+        "changes",
+        "ledgers",
+        "type",
+    ],
+    shapes: &[
+        Shape::Int,
+        Shape::Num,
+        Shape::Bool,
+        Shape::Array(&Shape::Bool),
+        Shape::Obj,
+        Shape::Optional(&Shape::Array(&Shape::Struct(&LEDGER))),
+        Shape::Optional(&Shape::Int),
+    ],
+    required: &[true, true, true, true, true, false, false],
+    incomplete: false,
+};
+
+#[allow(dead_code, reason = "only decoded")]
+struct Kept {
+    mprn: String,
+    additional_fields: Map<String, Value>,
+}
+deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
+static KEPT: StructShape = StructShape {
+    name: "struct Kept",
+    fields: &["mprn"],
+    shapes: &[Shape::Str],
+    required: &[true],
+    incomplete: true,
+};
+
+/// The verdicts of decoding and of checking `json`, which must be equal.
+fn verdicts<T: DeserializeOwned>(shape: &'static StructShape, json: &str) -> (bool, bool) {
+    let decoded = serde_json::from_str::<T>(json).is_ok();
+    let mut de = serde_json::Deserializer::from_str(json);
+    let checked = check_struct(shape, &mut de).and_then(|()| de.end()).is_ok();
+    (decoded, checked)
+}
+
+fn assert_agree(json: &str) {
+    for (name, (decoded, checked)) in [
+        ("Account", verdicts::<Account>(&ACCOUNT, json)),
+        ("Ledger", verdicts::<Ledger>(&LEDGER, json)),
+        ("Entry", verdicts::<Entry>(&ENTRY, json)),
+        ("Kept", verdicts::<Kept>(&KEPT, json)),
+    ] {
+        assert_eq!(
+            decoded, checked,
+            "{name}: decode {decoded}, check {checked}: {json}"
+        );
+    }
+}
+
+/// Values every field is replaced by, as JSON text: every JSON type, and numbers at the edges.
+const REPLACEMENTS: &[&str] = &[
+    "null",
+    "true",
+    "0",
+    "-1",
+    "1.5",
+    "12.0",
+    "1e3",
+    "1e400",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551616",
+    "\"s\"",
+    "[]",
+    "[1, \"a\"]",
+    "[true]",
+    "{}",
+    "{\"number\": \"x\"}",
+    "{\"a\": {\"b\": [null, 1.5, \"\\u00e9\"]}}",
+];
+
+fn valid_samples() -> Vec<Value> {
+    let ledger = json!({"account": {"number": "A-1"}, "number": "L-1", "id": "7"});
+    vec![
+        json!({"number": "A-1B2C3D4E"}),
+        ledger.clone(),
+        json!({
+            "id": 100037, "amount": -2.5, "is_charge": true, "flags": [true, false],
+            "changes": {"email": ["a", "b"]}, "ledgers": [ledger], "type": 3
+        }),
+        json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}}),
+    ]
+}
+
+/// Every value of `value` (the root too) with its place, as a path of keys and indices.
+fn places(value: &Value, path: Vec<PathStep>, out: &mut Vec<Vec<PathStep>>) {
+    out.push(path.clone());
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let mut p = path.clone();
+                p.push(PathStep::Key(k.clone()));
+                places(v, p, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let mut p = path.clone();
+                p.push(PathStep::Index(i));
+                places(v, p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn at<'v>(value: &'v mut Value, path: &[PathStep]) -> &'v mut Value {
+    path.iter().fold(value, |v, step| match step {
+        PathStep::Key(k) => &mut v[k.as_str()],
+        PathStep::Index(i) => &mut v[*i],
+    })
+}
+
+/// `value` as text, with `raw` in place of the value at `path`.
+fn replaced(value: &Value, path: &[PathStep], raw: &str) -> String {
+    const HOLE: &str = "\u{1}hole\u{1}";
+    let mut copy = value.clone();
+    *at(&mut copy, path) = Value::String(HOLE.to_owned());
+    let text = copy.to_string();
+    text.replace(&Value::String(HOLE.to_owned()).to_string(), raw)
+}
+
+#[test]
+fn every_mutation_gets_the_same_verdict() {
+    let mut cases = 0;
+    for sample in valid_samples() {
+        assert_agree(&sample.to_string());
+        let mut all = Vec::new();
+        places(&sample, Vec::new(), &mut all);
+        for path in &all {
+            for raw in REPLACEMENTS {
+                assert_agree(&replaced(&sample, path, raw));
+                cases += 1;
+            }
+            let mut copy = sample.clone();
+            if let Value::Object(map) = at(&mut copy, path).clone() {
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    // Removed.
+                    let mut without = sample.clone();
+                    if let Value::Object(m) = at(&mut without, path) {
+                        m.remove(&key);
+                    }
+                    assert_agree(&without.to_string());
+                    // Repeated: `{"k": v, ...}` becomes `{"k": v, "k": v, ...}`.
+                    let member = format!("{}:{}", Value::String(key.clone()), map[&key]);
+                    let object = Value::Object(map.clone()).to_string();
+                    let twice = object.replacen(&member, &format!("{member},{member}"), 1);
+                    assert_agree(&replaced(&sample, path, &twice));
+                    cases += 2;
+                }
+                // Joined by an unknown member of every kind.
+                for raw in REPLACEMENTS {
+                    let object = Value::Object(map.clone()).to_string();
+                    let with = format!("{{\"unlisted\":{raw},{}", &object[1..]);
+                    let with = with.replace(",}", "}");
+                    assert_agree(&replaced(&sample, path, &with));
+                    cases += 1;
+                }
+            }
+        }
+    }
+    // Each case is judged for all four structs.
+    assert!(cases > 700, "{cases} cases");
+}
+
+#[test]
+fn malformed_and_cut_short_text_gets_the_same_verdict() {
+    for json in [
+        "",
+        "{",
+        "{\"number\": \"A-1\"",
+        "{\"number\": \"A-1\"} trailing",
+        "{\"number\": \"A-1\",}",
+        "[\"A-1\"]",
+        "{\"number\": \"\\ud800\"}",
+        "{\"number\" \"A-1\"}",
+    ] {
+        assert_agree(json);
+    }
+}
+
+fn arbitrary_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
+        prop_oneof![Just("number"), Just("account"), Just("id"), Just("x")]
+            .prop_map(|s| Value::String(s.to_owned())),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("number"),
+                        Just("account"),
+                        Just("id"),
+                        Just("amount"),
+                        Just("flags"),
+                        Just("changes"),
+                        Just("mprn"),
+                        Just("other"),
+                    ],
+                    inner
+                ),
+                0..5
+            )
+            .prop_map(|members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_json_gets_the_same_verdict(value in arbitrary_json()) {
+        assert_agree(&value.to_string());
+        for sample in valid_samples() {
+            let mut all = Vec::new();
+            places(&sample, Vec::new(), &mut all);
+            for path in all.iter().skip(1) {
+                assert_agree(&replaced(&sample, path, &value.to_string()));
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Resolve and check: the schema as written (`ast`) to the [`Model`]: names to definitions, bases and
+//! `extends` flattened, cycles found and boxed; then `naming` gives every item its generated names. Produces
+//! the model, or records why it cannot.
+//!
+//! - `types`: type expressions and field lists, shared by everything below;
+//! - `events`: shared payload types, bases, event versions and `extends`, catalogue sections;
+//! - `rest`: resources, endpoints and their path templates;
+//! - `cycles`: types that contain themselves (fine through an optional field or an array, then boxed).
+
+mod cycles;
+mod events;
+mod rest;
+mod types;
+
+use crate::ast::{BaseDef, Located, Schema, TypeDef};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::model::Model;
+use crate::naming::{self, Places};
+use crate::source::{SourceMap, Span};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use types::Placed;
+
+/// An event version by (event type, label).
+type VersionKey<'s> = (&'s str, &'s str);
+
+/// Where an event version is defined.
+struct VersionSite<'s> {
+    event: &'s Located,
+    entry: &'s crate::ast::EventDef,
+    def: &'s crate::ast::VersionDef,
+    section: usize,
+}
+
+/// What resolution knows while it runs: the definitions by name, and what is resolved so far.
+struct Resolver<'s> {
+    sources: &'s SourceMap,
+    diags: &'s mut Diagnostics,
+    /// Shared payload types by name (the model lists them in this order).
+    shared: BTreeMap<&'s str, &'s TypeDef>,
+    /// REST resources by name (the model lists them in this order).
+    resources: BTreeMap<&'s str, &'s TypeDef>,
+    event_bases: BTreeMap<&'s str, (&'s BaseDef, Vec<Placed>)>,
+    rest_bases: BTreeMap<&'s str, (&'s BaseDef, Vec<Placed>)>,
+    versions: BTreeMap<VersionKey<'s>, VersionSite<'s>>,
+    /// Flattened fields of each version, once resolved (`None`: it could not be).
+    flat: BTreeMap<VersionKey<'s>, Option<Rc<Vec<Placed>>>>,
+    /// Versions being flattened, to find `extends` cycles.
+    visiting: Vec<VersionKey<'s>>,
+    /// Where the schema writes what `naming` names.
+    places: Places,
+}
+
+/// Resolves a read schema into the model. Returns `None` when any mistake was recorded.
+pub(crate) fn resolve(
+    schema: &Schema,
+    sources: &SourceMap,
+    diags: &mut Diagnostics,
+) -> Option<Model> {
+    let errors_before = diags.len();
+    let mut r = Resolver {
+        sources,
+        diags,
+        shared: BTreeMap::new(),
+        resources: BTreeMap::new(),
+        event_bases: BTreeMap::new(),
+        rest_bases: BTreeMap::new(),
+        versions: BTreeMap::new(),
+        flat: BTreeMap::new(),
+        visiting: Vec::new(),
+        places: Places::default(),
+    };
+    r.register_shared_types(schema);
+    if let Some(rest) = &schema.rest {
+        r.register_resources(rest);
+    }
+    r.register_event_bases(schema);
+    if let Some(rest) = &schema.rest {
+        r.register_rest_bases(rest);
+    }
+    r.register_versions(schema);
+    let shared_types = r.shared_types();
+    let sections = r.sections(schema);
+    let rest = schema.rest.as_ref().map(|rest| r.rest(rest));
+    let mut model = Model {
+        shared_types,
+        sections,
+        rest,
+    };
+    cycles::break_cycles(&mut model.shared_types, &r.shared, r.diags);
+    if let Some(rest) = &mut model.rest {
+        cycles::break_cycles(&mut rest.resources, &r.resources, r.diags);
+    }
+    naming::assign(&mut model, &r.places, r.diags);
+    (r.diags.len() == errors_before).then_some(model)
+}
+
+impl Resolver<'_> {
+    fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Records where each field of the struct `owner` (its schema name) is written, for `naming`.
+    fn place_fields(&mut self, owner: &str, fields: &[Placed]) {
+        for p in fields {
+            self.places
+                .fields
+                .insert((owner.to_owned(), p.field.name.clone()), p.span);
+        }
+    }
+}
+
+/// "`what` `name` is defined twice", pointing at both definitions.
+fn duplicate(code: Code, what: &str, name: &Located, first: Span) -> Diagnostic {
+    Diagnostic::new(
+        code,
+        name.span,
+        format!("{what} `{}` is defined twice", name.text),
+    )
+    .label("defined again here")
+    .with_secondary(first, "first defined here")
+}
