@@ -35,13 +35,15 @@ const REJECTED: &[&str] = &[
     "version-without-fields",
 ];
 
-/// The mistakes before any JSON Schema applies: text that is no YAML document (the editor's YAML parser
-/// reports it), or a file that is not a schema file.
+/// The mistakes before any JSON Schema applies: text that is no YAML document, or no JSON value (a key
+/// that is not a string), which the editor's YAML parser reports; or no schema file at all.
 const NOT_A_SCHEMA_FILE: &[&str] = &[
     "alias-bomb",
     "deep-nesting",
     "duplicate-key",
     "duplicate-type",
+    "empty-schema-folder",
+    "invalid-key",
     "missing-schema-folder",
     "not-utf8",
     "tabs",
