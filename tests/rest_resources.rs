@@ -202,5 +202,20 @@ fn endpoints_build_their_requests() {
         "/v1/products/A%2FB%3FC%20D/",
         "path segments are percent-encoded"
     );
+    // `.` and `..` as a segment mean "this" and "the parent" folder: their dots are encoded, other
+    // dots are unreserved and kept (RFC 3986).
+    for (code, segment) in [
+        (".", "%2E"),
+        ("..", "%2E%2E"),
+        ("...", "..."),
+        ("v1.2", "v1.2"),
+        ("../x", "..%2Fx"),
+    ] {
+        assert_eq!(
+            energy_api::rest::GetAccount::new(code).path(),
+            format!("/v1/accounts/{segment}/"),
+            "{code}"
+        );
+    }
     const { assert!(energy_api::rest::GetAccount::AUTH_REQUIRED) };
 }

@@ -49,12 +49,21 @@ pub trait Endpoint {
     fn query(&self) -> Vec<(&'static str, String)>;
 }
 
-/// Appends `value` as one path segment: every byte but RFC 3986's unreserved characters is
-/// percent-encoded, so that a `/` or `?` in a code cannot change the request.
+/// Appends `value` as one path segment, percent-encoded per RFC 3986: every byte but the unreserved
+/// characters is encoded, so that a `/` or `?` in a code cannot change the request; and the dots of a
+/// value that is exactly `.` or `..` are encoded too (`%2E`, `%2E%2E`), since as a segment those mean
+/// "this folder" and "the parent folder" (RFC 3986, 5.2.4) and a resolver would remove them, taking
+/// the request to another endpoint.
+///
+/// An empty value gives an empty segment, and WHATWG URL parsers (browsers, the `url` crate) read
+/// `%2E` as a dot too: a client should refuse those values before sending (the `energy-runtime`
+/// clients do).
 pub fn push_path_segment(path: &mut String, value: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let dot_segment = value == "." || value == "..";
     for &b in value.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+        let unreserved = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+        if unreserved && !dot_segment {
             path.push(char::from(b));
         } else {
             path.push('%');
@@ -75,5 +84,20 @@ mod tests {
         path.push('/');
         push_path_segment(&mut path, "a/b?c=d é");
         assert_eq!(path, "/v1/products/AGILE-24-10-01/a%2Fb%3Fc%3Dd%20%C3%A9");
+    }
+
+    #[test]
+    fn dot_segments_have_their_dots_encoded_and_other_dots_are_kept() {
+        for (value, segment) in [
+            (".", "%2E"),
+            ("..", "%2E%2E"),
+            ("...", "..."),
+            ("v1.2", "v1.2"),
+            ("../x", "..%2Fx"),
+        ] {
+            let mut path = String::new();
+            push_path_segment(&mut path, value);
+            assert_eq!(path, segment, "{value}");
+        }
     }
 }

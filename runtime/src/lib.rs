@@ -5,3 +5,4 @@ pub use energy_api;
 
 pub mod events;
 pub mod rest;
+pub mod text;

@@ -448,7 +448,7 @@ fn usage_errors_exit_2() {
         (
             &["account", "A-68XX9999"],
             &[("ENERGY_BASE_URL", "https://api.example.com")],
-            "<--api-key <KEY>|--token <TOKEN>>",
+            "<--api-key <KEY>|--token <TOKEN>|--api-key-file <PATH>|--token-file <PATH>>",
         ),
         (
             &[

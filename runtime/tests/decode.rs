@@ -517,3 +517,48 @@ fn hostile_input_gives_the_right_error() {
     assert!(decoder.decode(huge_string.as_bytes()).is_ok());
     assert!(decoder.decode(many_keys.as_bytes()).is_ok());
 }
+
+/// A field the schema does not list is skipped, and serde_json skips without a depth limit: it is
+/// held to the depth that listed fields and metadata are held to, whichever way the line is read.
+#[test]
+fn a_deep_unknown_payload_field_is_refused_like_deep_metadata() {
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let type_first = format!(
+        r#"{{"event_type": "agreement.revoked", "version": "v1", "payload": {{"agreement_id": 1, "x": {deep}}}}}"#
+    );
+    let payload_first = format!(
+        r#"{{"payload": {{"agreement_id": 1, "x": {deep}}}, "event_type": "agreement.revoked", "version": "v1"}}"#
+    );
+    let metadata = format!(
+        r#"{{"m": {deep}, "event_type": "agreement.revoked", "version": "v1", "payload": {{"agreement_id": 1}}}}"#
+    );
+    let decoder = Decoder::new();
+    for line in [&type_first, &payload_first, &metadata] {
+        let decoded = decoder.decode(line.as_bytes()).expect_err("too deep");
+        let validated = decoder.validate(line.as_bytes()).expect_err("too deep");
+        for e in [decoded, validated] {
+            assert_eq!(e.kind, ErrorKind::MalformedJson, "{e}");
+            assert_eq!(e.message, "recursion limit exceeded", "{e}");
+        }
+    }
+    let parts = decoder
+        .decode_parts(
+            "agreement.revoked",
+            "v1",
+            format!(r#"{{"agreement_id": 1, "x": {deep}}}"#).as_bytes(),
+            Metadata::default(),
+        )
+        .expect_err("too deep");
+    assert_eq!(
+        (parts.kind, parts.path.as_str()),
+        (ErrorKind::MalformedJson, "payload")
+    );
+    // 128 levels of an unknown field are still accepted, as they are in a listed one.
+    let ok = format!(
+        r#"{{"event_type": "agreement.revoked", "version": "v1", "payload": {{"agreement_id": 1, "x": {}1{}}}}}"#,
+        "[".repeat(120),
+        "]".repeat(120)
+    );
+    assert!(decoder.decode(ok.as_bytes()).is_ok());
+    assert!(decoder.validate(ok.as_bytes()).is_ok());
+}

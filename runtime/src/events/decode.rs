@@ -168,6 +168,8 @@ impl Decoder {
             .of(Some(event_type), Some(version))
         })?;
         let event = self.payload::<KeepEvent>(kind, text, 0)?;
+        check_nesting(payload, &self.fields.payload)
+            .map_err(|e| e.of(Some(event_type), Some(version)))?;
         Ok(Decoded::Known(KnownEvent { event, metadata }))
     }
 
@@ -197,11 +199,16 @@ impl Decoder {
         let content = match payload {
             Payload::Decoded(kept) => {
                 self.check_ignored(&event_type, &version, ignored)?;
+                check_nesting(input, &self.fields.payload)
+                    .map_err(|e| e.of(Some(&event_type), Some(&version)))?;
                 Content::Known(kept)
             }
             Payload::Raw(raw) => match kind_of(&event_type, &version) {
                 Some(kind) => {
-                    Content::Known(self.payload::<K>(kind, raw.get(), offset_in(input, raw))?)
+                    let kept = self.payload::<K>(kind, raw.get(), offset_in(input, raw))?;
+                    check_nesting(input, &self.fields.payload)
+                        .map_err(|e| e.of(Some(&event_type), Some(&version)))?;
+                    Content::Known(kept)
                 }
                 None => {
                     self.check_unknown(&event_type, &version)?;
@@ -370,10 +377,42 @@ fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventErr
     if !raw.get().starts_with(['[', '{']) {
         return Ok(());
     }
+    match too_deep_at(raw.get().as_bytes()) {
+        None => Ok(()),
+        Some(i) => Err(recursion_limit(field, offset_in(input, raw) + i)),
+    }
+}
+
+/// An error if a line that decoded nests deeper than decoding allows anywhere: a payload's listed
+/// fields are held to the limit as they are decoded, but fields the schema does not list are
+/// skipped, and serde_json skips a value without a depth limit. `field` names the payload field.
+///
+/// A line with at most [`MAX_DEPTH`] opening brackets cannot nest deeper, and is only counted
+/// (memchr): the byte-by-byte scan is for the rare line with more.
+fn check_nesting(input: &[u8], field: &str) -> Result<(), EventError> {
+    if memchr::memchr2_iter(b'[', b'{', input)
+        .nth(MAX_DEPTH)
+        .is_none()
+    {
+        return Ok(());
+    }
+    match too_deep_at(input) {
+        None => Ok(()),
+        Some(i) => Err(recursion_limit(field, i)),
+    }
+}
+
+fn recursion_limit(field: &str, offset: usize) -> EventError {
+    EventError::new(ErrorKind::MalformedJson, field, "recursion limit exceeded")
+        .at_offset(Some(offset))
+}
+
+/// Where JSON `text` first nests deeper than [`MAX_DEPTH`], if it does.
+fn too_deep_at(text: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
-    for (i, byte) in raw.get().bytes().enumerate() {
+    for (i, &byte) in text.iter().enumerate() {
         if in_string {
             match byte {
                 _ if escaped => escaped = false,
@@ -388,19 +427,14 @@ fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventErr
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
-                    return Err(EventError::new(
-                        ErrorKind::MalformedJson,
-                        field,
-                        "recursion limit exceeded",
-                    )
-                    .at_offset(Some(offset_in(input, raw) + i)));
+                    return Some(i);
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    Ok(())
+    None
 }
 
 /// Where `raw` (a slice of `input`) starts in it.

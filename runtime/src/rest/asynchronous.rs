@@ -1,6 +1,7 @@
 //! The async client, on `reqwest` and tokio.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use energy_api::rest::{Endpoint, Page};
 use futures_util::{Stream, TryStreamExt as _, stream};
@@ -8,13 +9,16 @@ use jiff::Timestamp;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
 
+use super::exchange::CallLimits;
+use super::response::BodyBuffer;
 use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, Step};
 
 /// An async client of the REST API (feature `async`), for a tokio runtime.
 ///
 /// The same calls as the blocking [`Client`](super::Client): [`AsyncClient::send`] for one request,
 /// [`AsyncClient::pages`] and [`AsyncClient::items`] for streams over the pages or records of a list,
-/// each page fetched when the stream is polled past the previous one.
+/// each page fetched when the stream is polled past the previous one. Bodies are read chunk by chunk
+/// and counted against [`ClientConfig::with_max_body_bytes`] as they come.
 ///
 /// ```no_run
 /// use energy_runtime::rest::{AsyncClient, BaseUrl, ClientConfig, DateTimeParam};
@@ -66,7 +70,18 @@ impl AsyncClient {
 
     /// Calls an endpoint once (for a list, that is its first page).
     pub async fn send<E: Endpoint>(&self, endpoint: &E) -> Result<E::Response, Error> {
-        self.call(self.config.request(endpoint)?).await
+        let request = self.config.request(endpoint)?;
+        self.call(request, &CallLimits::single(&self.config)).await
+    }
+
+    /// Calls an endpoint once, reading the body as `T` rather than `E::Response`: a type of one's own
+    /// that reads only some fields, or `Box<serde_json::value::RawValue>` to keep the JSON text.
+    pub async fn send_as<E: Endpoint, T: DeserializeOwned>(
+        &self,
+        endpoint: &E,
+    ) -> Result<T, Error> {
+        let request = self.config.request(endpoint)?;
+        self.call(request, &CallLimits::single(&self.config)).await
     }
 
     /// The pages of a list endpoint, each fetched when the stream is polled for it. The stream ends
@@ -85,7 +100,8 @@ impl AsyncClient {
                 Ok(request) => request,
                 Err(error) => return Some((Err(error), (client, cursor))),
             };
-            let page = client.call::<Page<T>>(request.clone()).await;
+            let limits = cursor.limits(&client.config);
+            let page = client.call::<Page<T>>(request.clone(), &limits).await;
             match &page {
                 Ok(page) => cursor.on_page(&request, page),
                 Err(_) => cursor.stop(),
@@ -105,18 +121,49 @@ impl AsyncClient {
             .try_flatten()
     }
 
-    async fn call<T: DeserializeOwned>(&self, request: HttpRequest) -> Result<T, Error> {
+    async fn call<T: DeserializeOwned>(
+        &self,
+        request: HttpRequest,
+        limits: &CallLimits<'_>,
+    ) -> Result<T, Error> {
         let mut exchange = Exchange::new(request, self.config.retry().clone());
         loop {
-            let response = self.transport(exchange.request()).await?;
+            let timeout = limits.attempt_timeout(exchange.request())?;
+            let response = self
+                .transport(exchange.request(), timeout)
+                .await
+                .map_err(|error| limits.on_error(error, exchange.request()))?;
             match exchange.on_response(response, Timestamp::now()) {
-                Step::Retry(wait) => tokio::time::sleep(wait).await,
+                Step::Retry(notice) => {
+                    tokio::time::sleep(limits.before_retry(&notice, exchange.request())?).await;
+                }
                 Step::Done(result) => return result,
             }
         }
     }
 
-    async fn transport(&self, request: &HttpRequest) -> Result<HttpResponse, Error> {
+    /// One attempt, from connecting to the end of the body, within `timeout`.
+    async fn transport(
+        &self,
+        request: &HttpRequest,
+        timeout: Duration,
+    ) -> Result<HttpResponse, Error> {
+        // reqwest's own timeout covers the body too; this one bounds the whole attempt regardless.
+        tokio::time::timeout(timeout, self.attempt(request, timeout))
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::Timeout {
+                    request: request.summary(),
+                    timeout,
+                })
+            })
+    }
+
+    async fn attempt(
+        &self,
+        request: &HttpRequest,
+        timeout: Duration,
+    ) -> Result<HttpResponse, Error> {
         log::debug!("{}", request.summary());
         let failed = |message: String| Error::Transport {
             request: request.summary(),
@@ -126,15 +173,15 @@ impl AsyncClient {
             if error.is_timeout() {
                 Error::Timeout {
                     request: request.summary(),
-                    timeout: self.config.timeout(),
+                    timeout,
                 }
             } else {
-                failed(error_chain(&error.without_url()))
+                failed(super::tls::explain(&error_chain(&error.without_url())))
             }
         };
         let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
             .map_err(|e| failed(e.to_string()))?;
-        let mut builder = self.http.request(method, request.url());
+        let mut builder = self.http.request(method, request.url()).timeout(timeout);
         for header in request.headers() {
             // Values were checked when the credentials were made; the error names no value anyway.
             let mut value = HeaderValue::from_str(header.value)
@@ -144,19 +191,38 @@ impl AsyncClient {
                 .map_err(|e| failed(e.to_string()))?;
             builder = builder.header(name, value);
         }
-        let response = builder.send().await.map_err(map_error)?;
+        let mut response = builder.send().await.map_err(map_error)?;
         let status = response.status().as_u16();
-        let retry_after = response
+        let header = |name: reqwest::header::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        let retry_after = header(reqwest::header::RETRY_AFTER);
+        let location = header(reqwest::header::LOCATION);
+        // A compressed body's length says nothing of its size once decompressed.
+        let announced = if response
             .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        let body = response.bytes().await.map_err(map_error)?.to_vec();
-        Ok(HttpResponse {
-            status,
-            retry_after,
-            body,
-        })
+            .contains_key(reqwest::header::CONTENT_ENCODING)
+        {
+            None
+        } else {
+            response.content_length()
+        };
+        let too_large = |_| Error::BodyTooLarge {
+            request: request.summary(),
+            limit: self.config.max_body_bytes(),
+        };
+        let mut body =
+            BodyBuffer::new(status, self.config.max_body_bytes(), announced).map_err(too_large)?;
+        while let Some(chunk) = response.chunk().await.map_err(map_error)? {
+            if !body.push(&chunk).map_err(too_large)? {
+                break;
+            }
+        }
+        Ok(body.finish(status, retry_after, location))
     }
 }
 

@@ -1,7 +1,9 @@
 //! The blocking client, on `ureq`.
 
 use std::collections::VecDeque;
+use std::io::Read as _;
 use std::sync::Arc;
+use std::time::Duration;
 
 use energy_api::rest::{Endpoint, Page};
 use jiff::Timestamp;
@@ -9,6 +11,8 @@ use serde::de::DeserializeOwned;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
+use super::exchange::CallLimits;
+use super::response::BodyBuffer;
 use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, PageCursor, Step};
 
 /// A blocking client of the REST API (feature `blocking`, on by default).
@@ -16,6 +20,8 @@ use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, PageCursor
 /// Every endpoint goes through [`Client::send`] (one request), or, for lists, [`Client::pages`] (an
 /// iterator over pages) and [`Client::items`] (an iterator over the records of all pages). Redirects
 /// are not followed: a 3xx is an [`Error::Status`], so that no request is carried to another place.
+/// Bodies are read through the decompressor and counted decompressed against
+/// [`ClientConfig::with_max_body_bytes`].
 ///
 /// ```no_run
 /// use energy_runtime::rest::{BaseUrl, Client, ClientConfig, Credentials, DateTimeParam};
@@ -76,7 +82,21 @@ impl Client {
 
     /// Calls an endpoint once (for a list, that is its first page).
     pub fn send<E: Endpoint>(&self, endpoint: &E) -> Result<E::Response, Error> {
-        self.call(self.config.request(endpoint)?)
+        self.call(
+            self.config.request(endpoint)?,
+            &CallLimits::single(&self.config),
+        )
+    }
+
+    /// Calls an endpoint once, reading the body as `T` rather than `E::Response`: a type of one's own
+    /// that reads only some fields, or `Box<serde_json::value::RawValue>` to keep the JSON text and
+    /// walk it without building a tree (what the `energy` CLI does with an account, whose fields the
+    /// spec does not show).
+    pub fn send_as<E: Endpoint, T: DeserializeOwned>(&self, endpoint: &E) -> Result<T, Error> {
+        self.call(
+            self.config.request(endpoint)?,
+            &CallLimits::single(&self.config),
+        )
     }
 
     /// The pages of a list endpoint, each fetched when the iterator reaches it. The iterator ends
@@ -105,18 +125,27 @@ impl Client {
         }
     }
 
-    fn call<T: DeserializeOwned>(&self, request: HttpRequest) -> Result<T, Error> {
+    fn call<T: DeserializeOwned>(
+        &self,
+        request: HttpRequest,
+        limits: &CallLimits<'_>,
+    ) -> Result<T, Error> {
         let mut exchange = Exchange::new(request, self.config.retry().clone());
         loop {
-            let response = self.transport(exchange.request())?;
+            let timeout = limits.attempt_timeout(exchange.request())?;
+            let response = self
+                .transport(exchange.request(), timeout)
+                .map_err(|error| limits.on_error(error, exchange.request()))?;
             match exchange.on_response(response, Timestamp::now()) {
-                Step::Retry(wait) => std::thread::sleep(wait),
+                Step::Retry(notice) => {
+                    std::thread::sleep(limits.before_retry(&notice, exchange.request())?);
+                }
                 Step::Done(result) => return result,
             }
         }
     }
 
-    fn transport(&self, request: &HttpRequest) -> Result<HttpResponse, Error> {
+    fn transport(&self, request: &HttpRequest, timeout: Duration) -> Result<HttpResponse, Error> {
         log::debug!("{}", request.summary());
         let failed = |message: String| Error::Transport {
             request: request.summary(),
@@ -132,25 +161,55 @@ impl Client {
         let http_request = builder
             .body(())
             .map_err(|_| failed("the URL cannot be sent as an HTTP request".to_owned()))?;
+        let http_request = self
+            .agent
+            .configure_request(http_request)
+            .timeout_global(Some(timeout))
+            .build();
         let map_error = |error: ureq::Error| match error {
             ureq::Error::Timeout(_) => Error::Timeout {
                 request: request.summary(),
-                timeout: self.config.timeout(),
+                timeout,
             },
-            other => failed(other.to_string()),
+            other => failed(super::tls::explain(&other.to_string())),
         };
         let mut response = self.agent.run(http_request).map_err(map_error)?;
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        let body = response.body_mut().read_to_vec().map_err(map_error)?;
-        Ok(HttpResponse {
-            status: response.status().as_u16(),
-            retry_after,
-            body,
-        })
+        let status = response.status().as_u16();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        let (retry_after, location) = (header("retry-after"), header("location"));
+        // A compressed body's length says nothing of its size once decompressed.
+        let announced = if response.headers().contains_key("content-encoding") {
+            None
+        } else {
+            header("content-length").and_then(|length| length.trim().parse().ok())
+        };
+        let too_large = |_| Error::BodyTooLarge {
+            request: request.summary(),
+            limit: self.config.max_body_bytes(),
+        };
+        let mut body =
+            BodyBuffer::new(status, self.config.max_body_bytes(), announced).map_err(too_large)?;
+        // ureq's own limit counts the bytes on the wire; this reader gives them decompressed.
+        let mut reader = response.body_mut().as_reader();
+        let mut chunk = vec![0; 64 * 1024];
+        loop {
+            let read = match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(map_error(ureq::Error::from(error))),
+            };
+            if !body.push(&chunk[..read]).map_err(too_large)? {
+                break;
+            }
+        }
+        Ok(body.finish(status, retry_after, location))
     }
 }
 
@@ -186,7 +245,8 @@ impl<T: DeserializeOwned> Iterator for Pages<T> {
             Ok(request) => request,
             Err(error) => return Some(Err(error)),
         };
-        let page = self.client.call::<Page<T>>(request.clone());
+        let limits = self.cursor.limits(&self.client.config);
+        let page = self.client.call::<Page<T>>(request.clone(), &limits);
         match &page {
             Ok(page) => self.cursor.on_page(&request, page),
             Err(_) => self.cursor.stop(),

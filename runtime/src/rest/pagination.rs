@@ -1,11 +1,13 @@
 //! Following `next` links: which page to fetch next, and when to stop.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use energy_api::rest::Page;
 use url::Url;
 
-use super::{BaseUrl, Error, HttpRequest};
+use super::exchange::{CallLimits, Deadline};
+use super::{BaseUrl, ClientConfig, Error, HttpRequest};
 
 /// The pages of one list call, as a state machine both clients drive: ask [`PageCursor::next_request`]
 /// for a request, fetch it, hand the page to [`PageCursor::on_page`] (or report a failure with
@@ -15,13 +17,20 @@ use super::{BaseUrl, Error, HttpRequest};
 /// a link that leaves the base URL's origin, one that repeats a page already fetched (a loop), and one
 /// past the optional cap on pages. A refusal comes out of `next_request` as an error, after the page
 /// that carried the link; the cursor is finished after any error.
+///
+/// The clients also hold the whole list to one deadline ([`ClientConfig::with_deadline`]), started
+/// when the first page is requested.
 #[derive(Debug)]
 pub struct PageCursor {
     base_url: BaseUrl,
     state: State,
     seen: HashSet<String>,
     fetched: usize,
+    received: usize,
+    records: usize,
     max_pages: Option<usize>,
+    deadline_length: Duration,
+    deadline: Option<Deadline>,
 }
 
 #[derive(Debug)]
@@ -47,8 +56,25 @@ impl PageCursor {
             },
             seen: HashSet::new(),
             fetched: 0,
+            received: 0,
+            records: 0,
             max_pages,
+            deadline_length: ClientConfig::DEFAULT_DEADLINE,
+            deadline: None,
         }
+    }
+
+    /// The deadline of the whole list (started when its first page is requested).
+    pub(crate) fn with_deadline(mut self, length: Duration) -> Self {
+        self.deadline_length = length;
+        self
+    }
+
+    /// The limits of the next page's call: the list's deadline, and how far the list got.
+    pub(crate) fn limits<'a>(&mut self, config: &'a ClientConfig) -> CallLimits<'a> {
+        let length = self.deadline_length;
+        let deadline = *self.deadline.get_or_insert_with(|| Deadline::start(length));
+        CallLimits::in_list(config, deadline, self.received, self.records)
     }
 
     /// The request of the next page, an error that ends the pagination, or `None` when it is over.
@@ -68,6 +94,8 @@ impl PageCursor {
 
     /// Takes the page that `request` fetched, and decides what comes after it.
     pub fn on_page<T>(&mut self, request: &HttpRequest, page: &Page<T>) {
+        self.received += 1;
+        self.records += page.results.len();
         self.state = match self.after(request, page) {
             Ok(Some(next)) => State::Fetch(next),
             Ok(None) => State::Finished,
@@ -83,6 +111,11 @@ impl PageCursor {
     /// How many pages were requested so far.
     pub fn pages_requested(&self) -> usize {
         self.fetched
+    }
+
+    /// How many records the pages received so far held.
+    pub fn records_received(&self) -> usize {
+        self.records
     }
 
     fn after<T>(
@@ -104,6 +137,7 @@ impl PageCursor {
             return Err(Error::PageLimit {
                 request: request.summary(),
                 limit,
+                records: self.records,
             });
         }
         Ok(Some(next_request))
@@ -121,7 +155,8 @@ mod tests {
     }
 
     fn cursor(max_pages: Option<usize>) -> PageCursor {
-        let first = HttpRequest::for_endpoint(&base(), &ListProducts::default(), None, "ua".into());
+        let first = HttpRequest::for_endpoint(&base(), &ListProducts::default(), None, "ua".into())
+            .expect("request");
         PageCursor::new(Ok(first), base(), max_pages)
     }
 
@@ -204,7 +239,10 @@ mod tests {
         let error = fetch(&mut cursor, None)
             .expect("an error")
             .expect_err("cap");
-        assert!(error.contains("stopped after 2 pages"), "{error}");
+        assert!(
+            error.contains("stopped after 2 pages (2 records)"),
+            "{error}"
+        );
 
         let mut exact = self::cursor(Some(2));
         fetch(

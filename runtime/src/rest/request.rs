@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use energy_api::rest::{Endpoint, Method};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use url::Url;
 
 use super::credentials::Secret;
@@ -45,20 +45,26 @@ pub struct Header<'a> {
 impl HttpRequest {
     /// The request of an endpoint: `{base_url}{path}?{query}`, with the `Authorization` header when the
     /// endpoint requires authentication (and only then: no credential travels where none is needed).
+    ///
+    /// Refused when a path parameter is empty, `.` or `..`: whatever its encoding, URL parsers
+    /// (WHATWG's, the `url` crate's under `reqwest`) and many servers read those as "this folder" or
+    /// "the parent folder", and `GetAccount::new("..")` would send `GET /v1/` with the credentials.
     pub(crate) fn for_endpoint<E: Endpoint>(
         base_url: &BaseUrl,
         endpoint: &E,
         authorization: Option<Secret>,
         user_agent: Arc<str>,
-    ) -> Self {
-        let mut url = base_url.join(&endpoint.path());
+    ) -> Result<Self, Error> {
+        let path = endpoint.path();
+        check_path_parameters(E::PATH_TEMPLATE, &path, E::OPERATION)?;
+        let mut url = base_url.join(&path);
         for (index, (name, value)) in endpoint.query().iter().enumerate() {
             url.push(if index == 0 { '?' } else { '&' });
             url.extend(utf8_percent_encode(name, QUERY_VALUE));
             url.push('=');
             url.extend(utf8_percent_encode(value, QUERY_VALUE));
         }
-        Self {
+        Ok(Self {
             method: E::METHOD,
             url,
             user_agent,
@@ -67,7 +73,7 @@ impl HttpRequest {
             } else {
                 None
             },
-        }
+        })
     }
 
     /// The request of the page a `next` link points to: the link as given (resolved against this
@@ -154,6 +160,28 @@ impl HttpRequest {
     }
 }
 
+/// An error if a path parameter's segment is empty or a dot segment (`.`, `..`, in any
+/// percent-encoding a WHATWG URL parser also reads as one: `%2e`, `.%2E`, ...).
+fn check_path_parameters(template: &str, path: &str, operation: &'static str) -> Result<(), Error> {
+    for (placeholder, segment) in template.split('/').zip(path.split('/')) {
+        let Some(parameter) = placeholder
+            .strip_prefix('{')
+            .and_then(|rest| rest.strip_suffix('}'))
+        else {
+            continue;
+        };
+        let dots = segment.to_ascii_lowercase().replace("%2e", ".");
+        if segment.is_empty() || dots == "." || dots == ".." {
+            return Err(Error::InvalidPathParameter {
+                operation,
+                parameter: parameter.to_owned(),
+                value: percent_decode_str(segment).decode_utf8_lossy().into_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl fmt::Debug for HttpRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpRequest")
@@ -191,7 +219,8 @@ mod tests {
             is_prepay: Some(false),
             page_size: Some(25),
         };
-        let request = HttpRequest::for_endpoint(&base(), &list, key(), "ua".into());
+        let request =
+            HttpRequest::for_endpoint(&base(), &list, key(), "ua".into()).expect("request");
         assert_eq!(
             request.url(),
             "https://api.example.com/v1/products/?brand=OCTOPUS_ENERGY&is_green=true&is_prepay=false&page_size=25"
@@ -206,14 +235,16 @@ mod tests {
             brand: Some("A&B =+/é".to_owned()),
             ..ListProducts::default()
         };
-        let request = HttpRequest::for_endpoint(&base(), &list, None, "ua".into());
+        let request =
+            HttpRequest::for_endpoint(&base(), &list, None, "ua".into()).expect("request");
         assert_eq!(
             request.url(),
             "https://api.example.com/v1/products/?brand=A%26B%20%3D%2B%2F%C3%A9"
         );
         let mut rates = ListStandardUnitRates::new("AGILE/24", "E-1R?x");
         rates.period_from = Some("2024-03-31T00:00:00Z".parse().expect("instant"));
-        let request = HttpRequest::for_endpoint(&base(), &rates, None, "ua".into());
+        let request =
+            HttpRequest::for_endpoint(&base(), &rates, None, "ua".into()).expect("request");
         assert_eq!(
             request.url(),
             "https://api.example.com/v1/products/AGILE%2F24/electricity-tariffs/E-1R%3Fx/standard-unit-rates/?period_from=2024-03-31T00:00:00Z"
@@ -223,7 +254,8 @@ mod tests {
     #[test]
     fn authenticated_endpoints_carry_the_header_and_debug_hides_it() {
         let request =
-            HttpRequest::for_endpoint(&base(), &GetAccount::new("A-1234"), key(), "ua".into());
+            HttpRequest::for_endpoint(&base(), &GetAccount::new("A-1234"), key(), "ua".into())
+                .expect("request");
         let authorization = request
             .headers()
             .into_iter()
@@ -237,8 +269,53 @@ mod tests {
     }
 
     #[test]
+    fn dot_segments_and_empty_parameters_are_refused_and_dots_elsewhere_kept() {
+        for value in ["", ".", ".."] {
+            let error =
+                HttpRequest::for_endpoint(&base(), &GetAccount::new(value), key(), "ua".into())
+                    .expect_err(value);
+            let Error::InvalidPathParameter {
+                operation,
+                parameter,
+                value: shown,
+            } = &error
+            else {
+                panic!("{error}")
+            };
+            assert_eq!(
+                (*operation, parameter.as_str()),
+                ("get_account", "account_number")
+            );
+            assert_eq!(shown, value);
+        }
+        for (value, segment) in [
+            ("...", "..."),
+            (".a", ".a"),
+            ("%2e%2e", "%252e%252e"),
+            ("../x", "..%2Fx"),
+        ] {
+            let request =
+                HttpRequest::for_endpoint(&base(), &GetAccount::new(value), key(), "ua".into())
+                    .expect(value);
+            assert_eq!(
+                request.url(),
+                format!("https://api.example.com/v1/accounts/{segment}/")
+            );
+        }
+        let rates = ListStandardUnitRates::new("AGILE-24-04-03", "..");
+        let error = HttpRequest::for_endpoint(&base(), &rates, None, "ua".into()).expect_err("..");
+        assert!(
+            error.to_string().starts_with(
+                "`list_standard_unit_rates`: the path parameter `tariff_code` is `..`, which cannot be sent"
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn next_links_are_followed_as_given_on_the_same_origin_only() {
-        let first = HttpRequest::for_endpoint(&base(), &GetAccount::new("A-1"), key(), "ua".into());
+        let first = HttpRequest::for_endpoint(&base(), &GetAccount::new("A-1"), key(), "ua".into())
+            .expect("request");
         let given = "https://api.example.com/v1/products/?page=2&brand=X";
         let (next, _) = first.follow(given, &base()).expect("same origin");
         assert_eq!(next.url(), given);

@@ -15,8 +15,12 @@ pub struct HttpResponse {
     pub status: u16,
     /// The `Retry-After` header, when present.
     pub retry_after: Option<String>,
-    /// The whole body.
+    /// The `Location` header, when present (a redirect's target; never followed).
+    pub location: Option<String>,
+    /// The body: all of it for a 2xx response, at most [`Error::BODY_EXCERPT_BYTES`] of any other.
     pub body: Vec<u8>,
+    /// Whether `body` is the whole body (an error body longer than the excerpt is not read further).
+    pub body_complete: bool,
 }
 
 impl HttpResponse {
@@ -44,9 +48,18 @@ impl HttpResponse {
             return Err(Error::Status {
                 request: request.clone(),
                 status: self.status,
-                body: self.body_text(),
-                api_error: serde_json::from_slice::<ApiError>(&self.body).ok(),
+                body: self.body_excerpt(),
+                api_error: if self.body_complete {
+                    serde_json::from_slice::<ApiError>(&self.body)
+                        .ok()
+                        .map(Box::new)
+                } else {
+                    None
+                },
                 retry_after: self.retry_after(now),
+                location: self.location.as_deref().map(Box::from),
+                retries: 0,
+                wait_refused: false,
             });
         }
         // Tracking the path costs a string per key read, so it is done only to explain a failure.
@@ -72,12 +85,103 @@ impl HttpResponse {
                 expected: std::any::type_name::<T>(),
                 path,
                 message: error.to_string(),
-                body: self.body_text(),
+                body: self.body_excerpt(),
             })
     }
 
-    fn body_text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
+    /// The start of the body, as text, for an error: an error keeps no copy of a large body.
+    fn body_excerpt(&self) -> String {
+        let mut cut = self.body.len().min(Error::BODY_EXCERPT_BYTES);
+        // Cut on a character boundary when the body is UTF-8 (at most 3 bytes back).
+        while cut < self.body.len() && cut > 0 && (self.body[cut] & 0xC0) == 0x80 {
+            cut -= 1;
+        }
+        String::from_utf8_lossy(&self.body[..cut]).into_owned()
+    }
+}
+
+/// A body as a transport reads it: all of a 2xx body up to the client's limit (one byte more is
+/// [`Error::BodyTooLarge`]), and the start of any other body (an error body is only shown, so at most
+/// [`Error::BODY_EXCERPT_BYTES`] of it is read). Its buffer never grows past the limit.
+#[derive(Debug)]
+pub(crate) struct BodyBuffer {
+    bytes: Vec<u8>,
+    limit: usize,
+    /// A 2xx body: it must fit.
+    whole: bool,
+    complete: bool,
+}
+
+/// A 2xx body passed the limit.
+#[derive(Debug)]
+pub(crate) struct TooLarge;
+
+impl BodyBuffer {
+    /// A buffer for the body of a response with this status; `announced` is its `Content-Length`,
+    /// when it is not compressed (a body announced larger than the limit fails before reading).
+    pub(crate) fn new(
+        status: u16,
+        max_body_bytes: u64,
+        announced: Option<u64>,
+    ) -> Result<Self, TooLarge> {
+        let whole = (200..300).contains(&status);
+        let limit = if whole {
+            usize::try_from(max_body_bytes).unwrap_or(usize::MAX)
+        } else {
+            Error::BODY_EXCERPT_BYTES
+        };
+        let announced = announced.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        if whole && announced.is_some_and(|n| n > limit) {
+            return Err(TooLarge);
+        }
+        Ok(Self {
+            bytes: Vec::with_capacity(announced.unwrap_or(8 * 1024).min(limit)),
+            limit,
+            whole,
+            complete: true,
+        })
+    }
+
+    /// Takes the next piece of the body; `Ok(false)` when no more is wanted (an error body's excerpt
+    /// is full).
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> Result<bool, TooLarge> {
+        let room = self.limit - self.bytes.len();
+        if chunk.len() > room {
+            if self.whole {
+                return Err(TooLarge);
+            }
+            self.extend(&chunk[..room]);
+            self.complete = false;
+            return Ok(false);
+        }
+        self.extend(chunk);
+        Ok(true)
+    }
+
+    /// The response, with its headers.
+    pub(crate) fn finish(
+        self,
+        status: u16,
+        retry_after: Option<String>,
+        location: Option<String>,
+    ) -> HttpResponse {
+        HttpResponse {
+            status,
+            retry_after,
+            location,
+            body: self.bytes,
+            body_complete: self.complete,
+        }
+    }
+
+    /// Appends, growing the buffer by doubling but never past the limit.
+    fn extend(&mut self, chunk: &[u8]) {
+        let needed = self.bytes.len() + chunk.len();
+        if needed > self.bytes.capacity() {
+            let target = needed.max(self.bytes.capacity() * 2).min(self.limit);
+            self.bytes.reserve_exact(target - self.bytes.len());
+        }
+        self.bytes.extend_from_slice(chunk);
     }
 }
 
@@ -99,7 +203,9 @@ mod tests {
         HttpResponse {
             status,
             retry_after: None,
+            location: None,
             body: body.as_bytes().to_vec(),
+            body_complete: true,
         }
     }
 
@@ -153,6 +259,46 @@ mod tests {
         assert_eq!(*status, 404);
         let detail = api_error.as_ref().and_then(|e| e.0.get("detail"));
         assert_eq!(detail, Some(&serde_json::json!("Not found.")));
+    }
+
+    #[test]
+    fn errors_keep_an_excerpt_of_the_body_only() {
+        let body = format!("{{\"detail\": \"{}\"}}", "é".repeat(100_000));
+        let error = response(500, &body)
+            .decode::<Page<StandardUnitRate>>(&request(), Timestamp::UNIX_EPOCH)
+            .expect_err("500");
+        let kept = error.body().expect("body");
+        assert!(
+            kept.len() <= Error::BODY_EXCERPT_BYTES && kept.len() > 16_000,
+            "{}",
+            kept.len()
+        );
+        assert!(body.starts_with(kept));
+        let error = response(200, &format!("[{body}]"))
+            .decode::<Page<StandardUnitRate>>(&request(), Timestamp::UNIX_EPOCH)
+            .expect_err("not a page");
+        assert!(error.body().expect("body").len() <= Error::BODY_EXCERPT_BYTES);
+    }
+
+    #[test]
+    fn a_body_buffer_holds_a_whole_2xx_body_and_the_start_of_an_error_body() {
+        let mut ok = BodyBuffer::new(200, 10, None).expect("no length");
+        assert!(ok.push(b"01234").expect("fits"));
+        assert!(ok.push(b"56789").expect("fits exactly"));
+        assert!(ok.push(b"!").is_err(), "one byte more");
+        assert!(
+            BodyBuffer::new(200, 10, Some(11)).is_err(),
+            "announced too large"
+        );
+        let mut ok = BodyBuffer::new(200, 10, Some(10)).expect("announced");
+        assert!(ok.push(b"0123456789").expect("fits"));
+        assert!(ok.bytes.capacity() <= 10);
+
+        let mut error = BodyBuffer::new(503, 10, Some(1 << 40)).expect("any length");
+        assert!(error.push(&vec![b'x'; 20_000]).is_ok_and(|more| !more));
+        let response = error.finish(503, None, None);
+        assert_eq!(response.body.len(), Error::BODY_EXCERPT_BYTES);
+        assert!(!response.body_complete);
     }
 
     #[test]

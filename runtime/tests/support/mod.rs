@@ -1,6 +1,7 @@
 //! Helpers shared by the REST tests: a real HTTP server on 127.0.0.1 and the fixtures.
 #![allow(dead_code)] // Each test binary uses its own part of the helpers.
 
+pub mod hostile;
 pub mod server;
 
 use std::path::PathBuf;

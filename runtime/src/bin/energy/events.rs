@@ -11,6 +11,8 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::Exit;
+
 /// Subcommands of `energy events`.
 #[derive(Subcommand)]
 pub(crate) enum EventsCommand {
@@ -19,8 +21,9 @@ pub(crate) enum EventsCommand {
     /// Each line is an envelope `{"event_type": "...", "version": "v1", "payload": {...}}` (other top-level
     /// fields are allowed). Prints one JSON object per line on standard output, saying whether it is valid
     /// and, if not, the error's kind, JSON path and message; blank lines are skipped. A summary goes to
-    /// standard error. Exit status: 0 when every line is valid, 1 when any is not, 2 for a usage or I/O
-    /// error.
+    /// standard error. Exit status: 0 when every line is valid, 1 when any is not (or, with
+    /// --fail-if-empty, when there is no event at all), 2 for a usage or I/O error, 141 when standard
+    /// output is closed before the end (`| head`).
     Validate(ValidateArgs),
 }
 
@@ -37,18 +40,18 @@ pub(crate) struct ValidateArgs {
     #[arg(long)]
     allow_unknown: bool,
     /// Longest line decoded, in bytes; a longer line is reported as `bad_envelope` without being read whole.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, value_parser = line_limit)]
-    max_line_bytes: usize,
+    /// (1 to 1073741824.)
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES as u64,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_LINE_LIMIT))]
+    max_line_bytes: u64,
+    /// Exit 1 when the input holds no event at all (empty, or blank lines only), so that an empty
+    /// upstream does not pass as valid; without it, empty input exits 0.
+    #[arg(long)]
+    fail_if_empty: bool,
 }
 
-/// A line limit: a positive number of bytes.
-fn line_limit(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".to_owned()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
-    }
-}
+/// The largest `--max-line-bytes`: 1 GiB (a line is read into memory whole to be decoded).
+const MAX_LINE_LIMIT: u64 = 1 << 30;
 
 /// Runs a subcommand of `energy events`.
 pub(crate) fn run(command: EventsCommand) -> ExitCode {
@@ -170,7 +173,7 @@ fn validate(args: &ValidateArgs) -> ExitCode {
             ),
             Err(e) => {
                 eprintln!("error: cannot read `{}`: {e}", path.display());
-                return ExitCode::from(2);
+                return Exit::Usage.into();
             }
         },
         _ => ("standard input".to_owned(), Box::new(io::stdin().lock())),
@@ -178,7 +181,9 @@ fn validate(args: &ValidateArgs) -> ExitCode {
     let decoder = Decoder::new()
         .strict(args.strict)
         .reject_unknown(!args.allow_unknown);
-    let mut lines = LineReader::new(input, args.max_line_bytes);
+    // At most MAX_LINE_LIMIT, so it fits in a usize on every platform this builds for.
+    let max_line_bytes = usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX);
+    let mut lines = LineReader::new(input, max_line_bytes);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut summary = Summary::default();
     loop {
@@ -188,7 +193,7 @@ fn validate(args: &ValidateArgs) -> ExitCode {
             Err(e) => {
                 let _ = out.flush();
                 eprintln!("error: cannot read {name}: {e}");
-                return ExitCode::from(2);
+                return Exit::Usage.into();
             }
         };
         let written = match line {
@@ -210,23 +215,28 @@ fn validate(args: &ValidateArgs) -> ExitCode {
                 }
             },
             Line::TooLong { length } => {
-                let error = too_long(length, args.max_line_bytes);
+                let error = too_long(length, max_line_bytes);
                 summary.count_failure(error.kind);
                 write_report(&mut out, &Report::invalid(number, &error))
             }
         };
         if let Err(e) = written {
-            return output_failed(&e);
+            return crate::output_failed(&e);
         }
     }
     if let Err(e) = out.flush() {
-        return output_failed(&e);
+        return crate::output_failed(&e);
     }
     eprintln!("{}", summary.line());
+    let empty = summary.valid + summary.failed_total() == 0;
+    if empty && args.fail_if_empty {
+        eprintln!("error: no event in {name} (--fail-if-empty)");
+        return Exit::Failure.into();
+    }
     if summary.failed_total() == 0 {
-        ExitCode::SUCCESS
+        Exit::Success.into()
     } else {
-        ExitCode::from(1)
+        Exit::Failure.into()
     }
 }
 
@@ -244,12 +254,4 @@ fn too_long(length: u64, limit: usize) -> EventError {
 fn write_report(out: &mut impl Write, report: &Report<'_>) -> io::Result<()> {
     serde_json::to_writer(&mut *out, report).map_err(io::Error::from)?;
     out.write_all(b"\n")
-}
-
-fn output_failed(error: &io::Error) -> ExitCode {
-    // A closed pipe (`| head`) is the reader's choice, not worth a message.
-    if error.kind() != io::ErrorKind::BrokenPipe {
-        eprintln!("error: cannot write the report: {error}");
-    }
-    ExitCode::from(2)
 }

@@ -1,7 +1,9 @@
 //! `energy`: the command-line tool of the energy supply platform's interface.
 //!
-//! Exit status: 0 when everything asked for worked and everything checked is fine; 1 when something
-//! checked is not, or the API failed; 2 for a usage or I/O error.
+//! Exit status ([`Exit`]): 0 when everything asked for worked and everything checked is fine; 1 when
+//! something checked is not, or the API failed; 2 for a usage or I/O error; 141 when standard output
+//! was closed before the command was done (`energy … | head`), the status a shell gives a process
+//! that SIGPIPE ends.
 #![forbid(unsafe_code)]
 
 mod events;
@@ -9,6 +11,7 @@ mod events;
 mod rest;
 
 use clap::{Parser, Subcommand};
+use std::io;
 use std::process::ExitCode;
 
 /// The energy supply platform's interface from the command line: check event streams, read products,
@@ -37,4 +40,39 @@ fn main() -> ExitCode {
         #[cfg(feature = "blocking")]
         Command::Rest(command) => rest::run(command),
     }
+}
+
+/// How a command ended: its exit status. The same for every subcommand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// 0: everything asked for worked, everything checked is fine.
+    Success,
+    /// 1: something checked is not fine, or the API failed.
+    Failure,
+    /// 2: a usage error, or an I/O error (a file that cannot be read, an output that cannot be
+    /// written).
+    Usage,
+    /// 141: standard output was closed before the command was done; nothing more is printed.
+    ClosedOutput,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(match exit {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+            Exit::ClosedOutput => 141,
+        })
+    }
+}
+
+/// The end of a command whose output could not be written: quietly 141 when the reader went away
+/// (`| head`), else 2 with the error.
+pub(crate) fn output_failed(error: &io::Error) -> ExitCode {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        return Exit::ClosedOutput.into();
+    }
+    eprintln!("error: cannot write the output: {error}");
+    Exit::Usage.into()
 }

@@ -1,26 +1,32 @@
 //! `energy products|rates|account`: the REST API from the command line, on the blocking client.
 
+mod account;
 mod chart;
+mod secret_file;
 mod table;
 
 use std::io::{self, IsTerminal as _, Write as _};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use energy_api::rest::{
-    Account, GetAccount, GetProduct, ListProducts, ListStandardUnitRates, Page, Product,
-    ProductDetail,
+    GetAccount, GetProduct, ListProducts, ListStandardUnitRates, Page, Product, ProductDetail,
+    StandardUnitRate,
 };
 use energy_runtime::rest::{
     BaseUrl, Client, ClientConfig, Credentials, DateTimeParam, Error, datetime,
 };
+use energy_runtime::text::Shown;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use table::{Align, Table};
+use table::{Align, Table, TableFull};
+
+use crate::Exit;
 
 const BASE_URL_HELP: &str = "The API's base URL, the part before `/v1/` (for example \
 https://api.example.com). The API has no default host: set it with --base-url or the ENERGY_BASE_URL \
@@ -57,10 +63,21 @@ pub enum ProductsCommand {
 struct Connection {
     #[arg(long, env = "ENERGY_BASE_URL", value_name = "URL", help = BASE_URL_HELP)]
     base_url: String,
-    /// Seconds to wait for each response.
+    /// Seconds to wait for each response (1 to 3600).
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
+    /// Seconds the whole command may take, retries and every page included (1 to 86400).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    deadline: u64,
+    /// The largest response body read, in MiB, counted decompressed (1 to 1024).
+    #[arg(long, value_name = "MIB", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_body_mib: u64,
+    /// Print nothing on stderr but errors: no retry reports, progress or notes.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -76,12 +93,13 @@ pub struct ListArgs {
     /// Only prepaid (true) or only non-prepaid (false) products.
     #[arg(long, value_name = "true|false")]
     is_prepay: Option<bool>,
-    /// Records per page (the API's usual page size is 100).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+    /// Records per page (the API's usual page size is 100; 1 to 100000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=100_000))]
     page_size: Option<i64>,
-    /// Stop with an error after this many pages if more remain.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    max_pages: Option<u64>,
+    /// Stop with an error after this many pages if more remain (1 to 1000000).
+    #[arg(long, value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_pages: u64,
     /// Output: a table, or one JSON object per product per line.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -112,9 +130,10 @@ pub struct RatesArgs {
     /// Only rates before this date-time.
     #[arg(long, value_name = "DATETIME", long_help = DATETIME_HELP)]
     to: Option<DateTimeParam>,
-    /// Stop with an error after this many pages if more remain.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    max_pages: Option<u64>,
+    /// Stop with an error after this many pages if more remain (1 to 1000000).
+    #[arg(long, value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_pages: u64,
     /// Output: a table, one JSON object per rate per line, or a bar chart of the prices over time.
     #[arg(long, value_enum, default_value_t = RatesFormat::Table)]
     format: RatesFormat,
@@ -146,6 +165,23 @@ pub struct AccountArgs {
         value_name = "TOKEN"
     )]
     token: Option<String>,
+    /// Read the API key from this file (its first line). Like ssh with a private key, a file that
+    /// other users may read or write (any group or other permission bit) is refused: chmod 600 it.
+    #[arg(
+        long,
+        env = "ENERGY_API_KEY_FILE",
+        group = "credentials",
+        value_name = "PATH"
+    )]
+    api_key_file: Option<PathBuf>,
+    /// Read the token from this file (its first line); refused when other users may read or write it.
+    #[arg(
+        long,
+        env = "ENERGY_TOKEN_FILE",
+        group = "credentials",
+        value_name = "PATH"
+    )]
+    token_file: Option<PathBuf>,
     /// Output: a table of every field, or the account as one JSON object.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -167,10 +203,16 @@ enum RatesFormat {
 /// Why a command failed, and so its exit code.
 enum Failure {
     /// A bad argument that clap could not check (an insecure base URL, say): exit 2.
-    Usage(Error),
+    Usage(Box<Error>),
+    /// A credentials file that cannot be used: exit 2.
+    SecretFile(String),
     /// The API or the HTTP exchange failed: exit 1.
-    Api(Error),
-    /// Writing the output failed: exit 1.
+    Api(Box<Error>),
+    /// A table or chart would hold more than it may: exit 1.
+    TableFull { records: usize },
+    /// A response that decoded but cannot be shown (nested too deep): exit 1.
+    Unshowable(String),
+    /// Writing the output failed: exit 2, or 141 for a closed pipe.
     Output(io::Error),
 }
 
@@ -186,8 +228,9 @@ impl From<Error> for Failure {
             Error::InvalidBaseUrl { .. }
             | Error::InvalidCredentials(_)
             | Error::MissingCredentials { .. }
-            | Error::InvalidDateTime { .. } => Self::Usage(error),
-            other => Self::Api(other),
+            | Error::InvalidPathParameter { .. }
+            | Error::InvalidDateTime { .. } => Self::Usage(Box::new(error)),
+            other => Self::Api(Box::new(other)),
         }
     }
 }
@@ -201,25 +244,55 @@ pub fn run(command: Command) -> ExitCode {
         Command::Account(args) => account(args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        // The reader went away (`energy ... | head`): not a failure of this command.
-        Err(Failure::Output(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
-            ExitCode::SUCCESS
-        }
-        Err(Failure::Output(error)) => {
-            eprintln!("error: cannot write the output: {error}");
-            ExitCode::FAILURE
-        }
+        Ok(()) => Exit::Success.into(),
+        Err(Failure::Output(error)) => crate::output_failed(&error),
         Err(Failure::Api(error)) => {
             eprintln!("error: {error}");
-            ExitCode::FAILURE
+            if let Some(help) = help_for(&error) {
+                eprintln!("help: {help}");
+            }
+            Exit::Failure.into()
+        }
+        Err(Failure::TableFull { records }) => {
+            eprintln!(
+                "error: stopped after {records} records: a table or chart holds at most {} MiB of \
+                 text, and more remain",
+                TABLE_BUDGET_BYTES / (1024 * 1024)
+            );
+            eprintln!(
+                "help: --format json prints each record as its page arrives and holds none; or \
+                 narrow the list"
+            );
+            Exit::Failure.into()
+        }
+        Err(Failure::Unshowable(message)) => {
+            eprintln!("error: {message}");
+            Exit::Failure.into()
         }
         Err(Failure::Usage(error)) => {
             eprintln!("error: {error}");
-            ExitCode::from(2)
+            Exit::Usage.into()
+        }
+        Err(Failure::SecretFile(message)) => {
+            eprintln!("error: {message}");
+            Exit::Usage.into()
         }
     }
 }
+
+/// The option that raises a bound the error ran into.
+fn help_for(error: &Error) -> Option<&'static str> {
+    match error {
+        Error::BodyTooLarge { .. } => Some("--max-body-mib raises the limit"),
+        Error::PageLimit { .. } => Some("--max-pages raises the limit"),
+        Error::DeadlineExceeded { .. } => Some("--deadline gives the command more time"),
+        Error::Timeout { .. } => Some("--timeout gives each response more time"),
+        _ => None,
+    }
+}
+
+/// How much text a table or chart holds at most: 64 MiB (a table of 100,000 products is ~20 MiB).
+const TABLE_BUDGET_BYTES: usize = 64 * 1024 * 1024;
 
 fn client(
     connection: &Connection,
@@ -227,7 +300,18 @@ fn client(
     max_pages: Option<u64>,
 ) -> Result<Client, Failure> {
     let mut config = ClientConfig::new(BaseUrl::parse(&connection.base_url)?)
-        .with_timeout(Duration::from_secs(connection.timeout));
+        .with_timeout(Duration::from_secs(connection.timeout))
+        .with_deadline(Duration::from_secs(connection.deadline))
+        .with_max_body_bytes(connection.max_body_mib * 1024 * 1024);
+    if !connection.quiet {
+        // Retries are announced: a server that keeps answering 429 would otherwise keep the
+        // command silent for minutes. A progress line, if one is drawn, is erased first.
+        let terminal = io::stderr().is_terminal();
+        config = config.with_retry_notice(move |notice| {
+            let erase = if terminal { "\r\x1b[2K" } else { "" };
+            eprintln!("{erase}retrying: {notice}");
+        });
+    }
     if let Some(credentials) = credentials {
         config = config.with_credentials(credentials);
     }
@@ -238,36 +322,47 @@ fn client(
 }
 
 fn list_products(args: ListArgs) -> Result<(), Failure> {
-    let client = client(&args.connection, None, args.max_pages)?;
+    let client = client(&args.connection, None, Some(args.max_pages))?;
     let endpoint = ListProducts {
         brand: args.brand,
         is_green: args.is_green,
         is_prepay: args.is_prepay,
         page_size: args.page_size,
     };
-    let products = fetch_all(client.pages(&endpoint), args.format == Format::Json)?;
-    if args.format == Format::Table {
-        let zone = datetime::london()?;
-        let mut table = Table::new(&[
-            ("CODE", Align::Left),
-            ("NAME", Align::Left),
-            ("BRAND", Align::Left),
-            ("DIRECTION", Align::Left),
-            ("GREEN", Align::Left),
-            ("PREPAY", Align::Left),
-            ("VARIABLE", Align::Left),
-            ("TERM", Align::Right),
-            ("AVAILABLE FROM", Align::Left),
-            ("AVAILABLE TO", Align::Left),
-        ]);
-        for product in &products {
-            table.row(product_row(product, &zone));
-        }
+    let pages = client.pages(&endpoint);
+    if args.format == Format::Json {
         let mut out = io::stdout().lock();
-        out.write_all(table.render().as_bytes())?;
-        writeln!(out, "{} products", products.len())?;
+        return fetch_all(pages, args.connection.quiet, |product| {
+            Ok(print_json(&mut out, &product)?)
+        });
     }
+    let zone = datetime::london()?;
+    let mut table = Table::new(&[
+        ("CODE", Align::Left),
+        ("NAME", Align::Left),
+        ("BRAND", Align::Left),
+        ("DIRECTION", Align::Left),
+        ("GREEN", Align::Left),
+        ("PREPAY", Align::Left),
+        ("VARIABLE", Align::Left),
+        ("TERM", Align::Right),
+        ("AVAILABLE FROM", Align::Left),
+        ("AVAILABLE TO", Align::Left),
+    ])
+    .with_budget(TABLE_BUDGET_BYTES);
+    fetch_all(pages, args.connection.quiet, |product: Product| {
+        Ok(table.row(product_row(&product, &zone))?)
+    })?;
+    let mut out = io::stdout().lock();
+    table.write(&mut out)?;
+    writeln!(out, "{} products", table.len())?;
     Ok(())
+}
+
+impl From<TableFull> for Failure {
+    fn from(full: TableFull) -> Self {
+        Self::TableFull { records: full.rows }
+    }
 }
 
 fn product_row(product: &Product, zone: &TimeZone) -> Vec<String> {
@@ -295,17 +390,20 @@ fn get_product(args: GetArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     match args.format {
         Format::Json => print_json(&mut out, &product)?,
-        Format::Table => {
-            out.write_all(product_detail(&product, &datetime::london()?).as_bytes())?
-        }
+        Format::Table => product_detail(&mut out, &product, &datetime::london()?)?,
     }
     Ok(())
 }
 
-/// The product's own fields, then a table of its tariffs (what `energy rates` needs).
-fn product_detail(product: &ProductDetail, zone: &TimeZone) -> String {
+/// The product's own fields, then a table of its tariffs (what `energy rates` needs). The body is
+/// at most `--max-body-mib`, so these tables are bounded by it (no budget of their own).
+fn product_detail(
+    out: &mut impl io::Write,
+    product: &ProductDetail,
+    zone: &TimeZone,
+) -> io::Result<()> {
     let mut fields = Table::new(&[("FIELD", Align::Left), ("VALUE", Align::Left)]);
-    let mut field = |name: &str, value: String| fields.row(vec![name.to_owned(), value]);
+    let mut field = |name: &str, value: String| fields.push(vec![name.to_owned(), value]);
     field("code", product.code.clone());
     field("display_name", product.display_name.clone());
     field("full_name", product.full_name.clone());
@@ -340,7 +438,7 @@ fn product_detail(product: &ProductDetail, zone: &TimeZone) -> String {
             .collect::<Vec<_>>()
             .join(" "),
     );
-    let mut out = fields.render();
+    fields.write(out)?;
 
     let mut tariffs = Table::new(&[
         ("TARIFF", Align::Left),
@@ -363,7 +461,7 @@ fn product_detail(product: &ProductDetail, zone: &TimeZone) -> String {
                     continue;
                 };
                 count += 1;
-                tariffs.row(vec![
+                tariffs.push(vec![
                     code.to_owned(),
                     kind.replace('_', " "),
                     region.trim_start_matches('_').to_owned(),
@@ -375,11 +473,11 @@ fn product_detail(product: &ProductDetail, zone: &TimeZone) -> String {
         }
     }
     if count > 0 {
-        out.push('\n');
-        out.push_str(&tariffs.render());
-        out.push_str(&format!("{count} tariffs\n"));
+        out.write_all(b"\n")?;
+        tariffs.write(out)?;
+        writeln!(out, "{count} tariffs")?;
     }
-    out
+    Ok(())
 }
 
 /// The unit rate of a tariff; day and night rates for a dual-register one.
@@ -402,24 +500,29 @@ fn number(value: Option<&Value>) -> String {
 }
 
 fn rates(args: RatesArgs) -> Result<(), Failure> {
-    let client = client(&args.connection, None, args.max_pages)?;
+    let client = client(&args.connection, None, Some(args.max_pages))?;
     let mut endpoint = ListStandardUnitRates::new(args.product, args.tariff.clone());
     for (param, slot) in [
         (&args.from, &mut endpoint.period_from),
         (&args.to, &mut endpoint.period_to),
     ] {
         if let Some(param) = param {
-            if let Some(note) = param.clock_change_note() {
+            if let Some(note) = param.clock_change_note()
+                && !args.connection.quiet
+            {
                 eprintln!("note: {note}");
             }
             *slot = Some(param.to_timestamp()?);
         }
     }
-    let rates = fetch_all(client.pages(&endpoint), args.format == RatesFormat::Json)?;
+    let pages = client.pages(&endpoint);
+    let quiet = args.connection.quiet;
     let zone = datetime::london()?;
-    let mut out = io::stdout().lock();
     match args.format {
-        RatesFormat::Json => {}
+        RatesFormat::Json => {
+            let mut out = io::stdout().lock();
+            fetch_all(pages, quiet, |rate| Ok(print_json(&mut out, &rate)?))?;
+        }
         RatesFormat::Table => {
             let mut table = Table::new(&[
                 ("VALID FROM (Europe/London)", Align::Left),
@@ -427,28 +530,44 @@ fn rates(args: RatesArgs) -> Result<(), Failure> {
                 ("EXC VAT p/kWh", Align::Right),
                 ("INC VAT p/kWh", Align::Right),
                 ("PAYMENT METHOD", Align::Left),
-            ]);
-            for rate in &rates {
-                table.row(vec![
+            ])
+            .with_budget(TABLE_BUDGET_BYTES);
+            fetch_all(pages, quiet, |rate: StandardUnitRate| {
+                Ok(table.row(vec![
                     london_time(rate.valid_from, &zone),
                     rate.valid_to
                         .map_or_else(|| "-".to_owned(), |to| london_time(to, &zone)),
                     rate.value_exc_vat.to_string(),
                     rate.value_inc_vat.to_string(),
-                    rate.payment_method
-                        .clone()
-                        .unwrap_or_else(|| "-".to_owned()),
-                ]);
-            }
-            out.write_all(table.render().as_bytes())?;
-            writeln!(out, "{} rates", rates.len())?;
+                    rate.payment_method.unwrap_or_else(|| "-".to_owned()),
+                ])?)
+            })?;
+            let mut out = io::stdout().lock();
+            table.write(&mut out)?;
+            writeln!(out, "{} rates", table.len())?;
         }
         RatesFormat::Chart => {
-            if rates.is_empty() {
+            // A chart keeps two numbers per rate, not the rates.
+            let mut points = Vec::new();
+            fetch_all(pages, quiet, |rate: StandardUnitRate| {
+                if (points.len() + 1) * chart::BYTES_PER_POINT > TABLE_BUDGET_BYTES {
+                    return Err(Failure::TableFull {
+                        records: points.len(),
+                    });
+                }
+                points.push((rate.valid_from, rate.value_inc_vat));
+                Ok(())
+            })?;
+            let mut out = io::stdout().lock();
+            if points.is_empty() {
                 writeln!(out, "no rates in this period")?;
             } else {
-                writeln!(out, "Unit rates of {}, times in Europe/London", args.tariff)?;
-                out.write_all(chart::render(&rates, &zone, terminal_width()).as_bytes())?;
+                writeln!(
+                    out,
+                    "Unit rates of {}, times in Europe/London",
+                    Shown::new(&args.tariff, 200)
+                )?;
+                out.write_all(chart::render(&mut points, &zone, terminal_width()).as_bytes())?;
             }
         }
     }
@@ -456,10 +575,16 @@ fn rates(args: RatesArgs) -> Result<(), Failure> {
 }
 
 fn account(args: AccountArgs) -> Result<(), Failure> {
-    let credentials = match (args.api_key, args.token) {
-        (Some(key), _) => Credentials::api_key(key)?,
-        (None, Some(token)) => Credentials::token(token)?,
-        (None, None) => {
+    let credentials = match (args.api_key, args.token, args.api_key_file, args.token_file) {
+        (Some(key), ..) => Credentials::api_key(key)?,
+        (None, Some(token), ..) => Credentials::token(token)?,
+        (None, None, Some(path), _) => {
+            Credentials::api_key(secret_file::read(&path).map_err(Failure::SecretFile)?)?
+        }
+        (None, None, None, Some(path)) => {
+            Credentials::token(secret_file::read(&path).map_err(Failure::SecretFile)?)?
+        }
+        (None, None, None, None) => {
             return Err(Error::MissingCredentials {
                 operation: "get_account",
             }
@@ -467,57 +592,29 @@ fn account(args: AccountArgs) -> Result<(), Failure> {
         }
     };
     let client = client(&args.connection, Some(credentials), None)?;
-    let account: Account = client.send(&GetAccount::new(args.number))?;
+    // Read as text and walked, never as a tree of values (see `account`).
+    let account: account::RawAccount = client.send_as(&GetAccount::new(args.number))?;
     let mut out = io::stdout().lock();
-    match args.format {
-        Format::Json => print_json(&mut out, &account)?,
-        Format::Table => {
-            // The spec does not show the account's fields: every field, by its JSON path.
-            let mut table = Table::new(&[("FIELD", Align::Left), ("VALUE", Align::Left)]);
-            let mut rows = Vec::new();
-            flatten("", &Value::Object(account.0), &mut rows);
-            for (path, value) in rows {
-                table.row(vec![path, value]);
-            }
-            out.write_all(table.render().as_bytes())?;
-        }
-    }
-    Ok(())
-}
-
-/// Every leaf of a JSON value, as (`a.b[0].c`, value text).
-fn flatten(path: &str, value: &Value, rows: &mut Vec<(String, String)>) {
-    match value {
-        Value::Object(map) if !map.is_empty() => {
-            for (key, child) in map {
-                let child_path = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                flatten(&child_path, child, rows);
-            }
-        }
-        Value::Array(items) if !items.is_empty() => {
-            for (index, child) in items.iter().enumerate() {
-                flatten(&format!("{path}[{index}]"), child, rows);
-            }
-        }
-        Value::String(text) => rows.push((path.to_owned(), text.clone())),
-        other => rows.push((path.to_owned(), other.to_string())),
+    let shown = match args.format {
+        Format::Json => account::write_json(&mut out, &account),
+        Format::Table => account::write_table(&mut out, &account),
+    };
+    match shown {
+        Ok(()) => Ok(()),
+        Err(account::ShowError::Output(error)) => Err(Failure::Output(error)),
+        Err(error) => Err(Failure::Unshowable(error.to_string())),
     }
 }
 
-/// Fetches every page; with `stream_json`, prints each record as a JSON line as soon as its page
-/// arrives (and keeps none). Shows progress on stderr while many pages come, if it is a terminal.
-fn fetch_all<T: DeserializeOwned + Serialize>(
+/// Fetches every page, handing each record to `each` as its page arrives (nothing is kept here).
+/// Shows progress on stderr while many pages come, if it is a terminal and not `quiet`.
+fn fetch_all<T: DeserializeOwned>(
     pages: impl Iterator<Item = Result<Page<T>, Error>>,
-    stream_json: bool,
-) -> Result<Vec<T>, Failure> {
-    let mut progress = Progress::new();
-    let mut records = Vec::new();
+    quiet: bool,
+    mut each: impl FnMut(T) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut progress = Progress::new(quiet);
     let mut received = 0;
-    let mut out = io::stdout().lock();
     for (index, page) in pages.enumerate() {
         let page = match page {
             Ok(page) => page,
@@ -528,17 +625,15 @@ fn fetch_all<T: DeserializeOwned + Serialize>(
         };
         received += page.results.len();
         progress.show(index + 1, received, page.count, page.next.is_some());
-        if stream_json {
-            for record in &page.results {
-                print_json(&mut out, record)?;
+        for record in page.results {
+            if let Err(failure) = each(record) {
+                progress.clear();
+                return Err(failure);
             }
-            out.flush()?;
-        } else {
-            records.extend(page.results);
         }
     }
     progress.clear();
-    Ok(records)
+    Ok(())
 }
 
 fn print_json(out: &mut impl io::Write, value: &impl Serialize) -> io::Result<()> {
@@ -554,9 +649,9 @@ struct Progress {
 }
 
 impl Progress {
-    fn new() -> Self {
+    fn new(quiet: bool) -> Self {
         Self {
-            enabled: io::stderr().is_terminal(),
+            enabled: !quiet && io::stderr().is_terminal(),
             shown: false,
         }
     }
@@ -576,13 +671,13 @@ impl Progress {
     }
 }
 
-/// The terminal's width from `COLUMNS`, or 80.
+/// The terminal's width from `COLUMNS` (40 to 1000; wider counts as 1000), or 80.
 fn terminal_width() -> usize {
     std::env::var("COLUMNS")
         .ok()
-        .and_then(|c| c.trim().parse().ok())
-        .filter(|&w: &usize| w >= 40)
-        .unwrap_or(80)
+        .and_then(|c| c.trim().parse::<u128>().ok())
+        .filter(|&w| w >= 40)
+        .map_or(80, |w| usize::try_from(w.min(1000)).unwrap_or(1000))
 }
 
 fn yes_no(value: bool) -> String {

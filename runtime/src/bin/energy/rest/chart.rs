@@ -1,17 +1,31 @@
 //! A terminal bar chart of unit rates over time: one row per period, oldest first, bars from a zero
 //! axis; negative prices go left of the axis, drawn in another shade, so they stand out.
 
-use energy_api::rest::StandardUnitRate;
+use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 const POSITIVE: char = '█';
 const NEGATIVE: char = '░';
 const AXIS: char = '│';
 
-/// The chart of `rates` (any order) in `width` columns, with times in `zone`.
-pub fn render(rates: &[StandardUnitRate], zone: &TimeZone, width: usize) -> String {
-    let mut rates: Vec<&StandardUnitRate> = rates.iter().collect();
-    rates.sort_by_key(|rate| rate.valid_from);
+/// What a point of the chart costs to hold, drawing included (the point, its label and value text),
+/// for the budget of a chart: a chart keeps no rate, only this.
+pub const BYTES_PER_POINT: usize = 128;
+
+/// One rate as the chart needs it: where its period starts, and its price inc VAT.
+pub type Point = (Timestamp, f64);
+
+/// The chart of `points` (any order; sorted here) in `width` columns, with times in `zone`.
+pub fn render(points: &mut [Point], zone: &TimeZone, width: usize) -> String {
+    points.sort_by_key(|(valid_from, _)| *valid_from);
+    let rates: Vec<Rate> = points
+        .iter()
+        .map(|&(valid_from, value_inc_vat)| Rate {
+            value_inc_vat,
+            valid_from,
+        })
+        .collect();
+    let rates: Vec<&Rate> = rates.iter().collect();
     let labels: Vec<String> = rates
         .iter()
         .map(|rate| {
@@ -85,4 +99,10 @@ pub fn render(rates: &[StandardUnitRate], zone: &TimeZone, width: usize) -> Stri
         ));
     }
     out
+}
+
+/// A point, named for the drawing code.
+struct Rate {
+    value_inc_vat: f64,
+    valid_from: Timestamp,
 }
