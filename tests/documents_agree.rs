@@ -76,6 +76,17 @@ fn errors(validator: &Validator, value: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `asyncapi.yaml` as JSON, and its schemas (read as draft-07, AsyncAPI 3.0's schema format).
+fn asyncapi_document() -> (Value, Document) {
+    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
+    let document = Document::new(
+        "json-schema:///asyncapi.yaml",
+        asyncapi.clone(),
+        Draft::Draft7,
+    );
+    (asyncapi, document)
+}
+
 /// A value of the wrong JSON type for a field (or, for a date-time, a string that is none).
 fn wrong_value(f: &Field) -> Value {
     match &f.ty {
@@ -563,12 +574,7 @@ fn the_json_schema_files_are_the_asyncapi_schemas() {
 #[test]
 fn integers_are_bounded_alike_and_their_refused_forms_are_stated() {
     let model = model();
-    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
-    let document = Document::new(
-        "json-schema:///asyncapi.yaml",
-        asyncapi.clone(),
-        Draft::Draft7,
-    );
+    let (asyncapi, document) = asyncapi_document();
     let files = energy_tests::SchemaFiles::generated();
     let (event, v, field) = model
         .events()
@@ -679,12 +685,7 @@ fn visit(value: &Value, key: &str, f: &mut dyn FnMut(&str, &Value)) {
 /// example against the parameter's schema.
 #[test]
 fn every_example_validates_against_its_own_schema() {
-    let asyncapi = yaml_document(&read_generated("asyncapi.yaml"));
-    let document = Document::new(
-        "json-schema:///asyncapi.yaml",
-        asyncapi.clone(),
-        Draft::Draft7,
-    );
+    let (asyncapi, document) = asyncapi_document();
     let files = energy_tests::SchemaFiles::generated();
     let model = model();
     let mut failures = Vec::new();
