@@ -53,6 +53,7 @@ fn every_published_version_has_its_golden_payloads() {
 fn past_payloads_still_decode_round_trip_and_validate() {
     let model =
         energy_codegen::build_model(&energy_tests::schema_dir()).expect("the schema builds");
+    let schemas = energy_tests::SchemaFiles::generated();
     let mut failures = Vec::new();
     let mut cases = 0;
     for (id, file) in golden_files() {
@@ -70,15 +71,7 @@ fn past_payloads_still_decode_round_trip_and_validate() {
             .find(|(_, e)| e.name == event_type)
             .and_then(|(_, e)| e.versions.iter().find(|v| v.label == version))
             .is_some_and(|v| v.payload.incomplete);
-        let schema_path = energy_tests::generated_dir().join(format!("schemas/events/{id}.json"));
-        let schema: Value = serde_json::from_str(
-            &std::fs::read_to_string(&schema_path).expect("a JSON Schema per version"),
-        )
-        .expect("JSON");
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&schema)
-            .unwrap_or_else(|e| panic!("{id}: the schema does not compile: {e}"));
+        let validator = schemas.validator(&format!("schemas/events/{id}.json"));
         for (case, payload) in file["cases"].as_object().expect("cases") {
             cases += 1;
             let bytes = serde_json::to_vec(payload).unwrap();

@@ -210,9 +210,10 @@ proptest! {
         prop_assert!(first.contains_key("src/events/random.rs"));
     }
 
-    /// The documents of random schemas are valid, and agree with the model: every version's JSON Schema
-    /// is a valid draft 2020-12 schema (checked against the meta-schema), and the model's sample payloads
-    /// of that version (optional fields present and absent) validate against it.
+    /// The documents of random schemas are valid, and agree with the model: every JSON Schema file (one
+    /// per version, one per shared type) is a valid draft 2020-12 schema (checked against the
+    /// meta-schema), and the model's sample payloads of each version (optional fields present and
+    /// absent) validate against its file, with the `$ref`s to the shared types' files resolved by `$id`.
     #[test]
     fn random_schemas_emit_valid_json_schemas(s in schema()) {
         let files = render(&s);
@@ -220,17 +221,17 @@ proptest! {
         let model = energy_codegen::build_model_in_memory(&inputs).expect("valid random schema");
         let emitted = energy_codegen::emit_all(&model).expect("emits");
         let meta = jsonschema::draft202012::meta::validator();
+        for (path, text) in emitted.iter().filter(|(p, _)| p.starts_with("schemas/")) {
+            let schema: serde_json::Value = serde_json::from_str(text).expect("JSON");
+            let problems: Vec<String> = meta.iter_errors(&schema).map(|e| e.to_string()).collect();
+            prop_assert!(problems.is_empty(), "{path} is not a valid schema: {problems:?}");
+        }
+        let schema_files = energy_tests::SchemaFiles::new(&emitted);
         for (_, event) in model.events() {
             for version in &event.versions {
-                let path = format!("schemas/events/{}.json", version.id);
-                let text = emitted.get(&path).unwrap_or_else(|| panic!("{path} is emitted"));
-                let schema: serde_json::Value = serde_json::from_str(text).expect("JSON");
-                let problems: Vec<String> = meta.iter_errors(&schema).map(|e| e.to_string()).collect();
-                prop_assert!(problems.is_empty(), "{path} is not a valid schema: {problems:?}");
-                let validator = jsonschema::options()
-                    .with_draft(jsonschema::Draft::Draft202012)
-                    .build(&schema)
-                    .expect("compiles");
+                let path = energy_codegen::emit::jsonschema::path(version);
+                prop_assert!(emitted.contains_key(&path), "{path} is emitted");
+                let validator = schema_files.validator(&path);
                 for optionals in [Optionals::All, Optionals::None] {
                     let sample = event_payload(&model, version, optionals);
                     let errors: Vec<String> = validator.iter_errors(&sample).map(|e| e.to_string()).collect();

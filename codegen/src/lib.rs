@@ -140,6 +140,7 @@ pub fn emit_all(model: &Model) -> Result<BTreeMap<String, String>, String> {
         emit::openapi::emit(model)?,
         emit::asyncapi::emit(model)?,
         emit::jsonschema::emit(model)?,
+        emit::schema_format::emit()?,
     ] {
         for (path, contents) in more {
             if files.insert(path.clone(), contents).is_some() {

@@ -629,8 +629,9 @@ fn applied_generics<'m>(
     out
 }
 
-/// The AsyncAPI document's `components/schemas`: shared types and payload structs share it. (Two payloads
-/// of one name already collide in the `events` module.)
+/// The AsyncAPI document's `components/schemas`: shared types and payload structs share it, and model
+/// generators name the channels' unions (the channel keys, the event types' Rust names) beside them. (Two
+/// payloads or event types of one name already collide in the `events` module.)
 fn check_asyncapi(model: &Model, places: &Places, diags: &mut Diagnostics) {
     let mut components = Namespace::new(
         "AsyncAPI document's `components/schemas`",
@@ -645,10 +646,14 @@ fn check_asyncapi(model: &Model, places: &Places, diags: &mut Diagnostics) {
         let Some(&(span, _)) = places.events.get(&event.name) else {
             continue;
         };
-        for v in event.versions.iter().filter(|v| v.alias_of.is_none()) {
+        for v in &event.versions {
             let what = format!("payload `{} {}`", event.name, v.label);
             components.check(&v.payload.rust_name, what, span, diags);
         }
+        // The channel is keyed by the event type's Rust name, which model generators give the union of
+        // its payload versions, beside the component schemas.
+        let what = format!("the channel of `{}`", event.name);
+        components.check(&event.rust_name, what, span, diags);
     }
 }
 

@@ -34,9 +34,90 @@ impl<'n> Entries<'n> {
     }
 }
 
-/// Keys of a field entry's long form.
-const FIELD_KEYS: &[&str] = &["type", "description", "nullable", "format", "renamed_from"];
-const EVENT_FIELD_KEYS: &[&str] = &["type", "description", "renamed_from"];
+/// The keys of each mapping of the schema format, and the values of its enumerated keys: the one list
+/// the reader checks against, from which `emit::schema_format` writes the format's JSON Schema too.
+pub mod keys {
+    /// `types.yaml`.
+    pub const TYPES_FILE: &[&str] = &["description", "types"];
+    /// `events/<section>.yaml`.
+    pub const SECTION_FILE: &[&str] = &["section", "description", "reserved", "bases", "events"];
+    /// `rest.yaml`.
+    pub const REST_FILE: &[&str] = &[
+        "title",
+        "version",
+        "description",
+        "authentication",
+        "bases",
+        "resources",
+        "error_response",
+        "endpoints",
+    ];
+    /// An authentication scheme of `rest.yaml`.
+    pub const AUTH_SCHEME: &[&str] = &["kind", "description"];
+    /// An endpoint of `rest.yaml`.
+    pub const ENDPOINT: &[&str] = &[
+        "name",
+        "method",
+        "path",
+        "description",
+        "path_parameters",
+        "query",
+        "response",
+        "auth",
+        "waivers",
+    ];
+    /// A base (a field set shared by several types or versions).
+    pub const BASE: &[&str] = &["description", "fields"];
+    /// A shared type of `types.yaml`.
+    pub const TYPE: &[&str] = &["description", "fields", "incomplete", "reserved", "waivers"];
+    /// A resource of `rest.yaml`.
+    pub const RESOURCE: &[&str] = &[
+        "description",
+        "fields",
+        "incomplete",
+        "generic",
+        "type",
+        "bases",
+        "reserved",
+        "waivers",
+    ];
+    /// An event entry of an events file.
+    pub const EVENT: &[&str] = &[
+        "name",
+        "names",
+        "description",
+        "rust_name",
+        "renamed_from",
+        "reserved",
+        "versions",
+    ];
+    /// A payload version of an event entry.
+    pub const VERSION: &[&str] = &[
+        "description",
+        "extends",
+        "bases",
+        "fields",
+        "incomplete",
+        "payload",
+        "deprecated",
+        "waivers",
+    ];
+    /// A field's long form in `rest.yaml` (fields, bases and parameters).
+    pub const REST_FIELD: &[&str] = &["type", "description", "nullable", "format", "renamed_from"];
+    /// A field's long form in the events' files.
+    pub const EVENT_FIELD: &[&str] = &["type", "description", "renamed_from"];
+
+    /// The values of an authentication scheme's `kind`.
+    pub const AUTH_KINDS: &[&str] = &["basic", "authorization-header"];
+    /// The values of an endpoint's `auth`.
+    pub const AUTH_REQUIREMENTS: &[&str] = &["none", "required"];
+    /// The values of an endpoint's `method`.
+    pub const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
+    /// The values of a field's `format`.
+    pub const FORMATS: &[&str] = &["date-time", "uri"];
+    /// The only value of a resource's `type`: a free-form JSON object.
+    pub const RESOURCE_TYPES: &[&str] = &["obj"];
+}
 
 impl<'a> Reader<'a> {
     /// A reader recording into `diags`.
@@ -50,11 +131,7 @@ impl<'a> Reader<'a> {
 
     /// Reads `types.yaml`.
     pub fn types_file(&mut self, file: FileId, root: &Node) -> Option<TypesFile> {
-        let top = self.entries(
-            root,
-            "the shared types file",
-            Some(&["description", "types"]),
-        )?;
+        let top = self.entries(root, "the shared types file", Some(keys::TYPES_FILE))?;
         let mut types = Vec::new();
         if let Some(node) = self.required(&top, "types", "the shared types file")
             && let Some(map) = self.entries(node, "`types`", None)
@@ -75,11 +152,7 @@ impl<'a> Reader<'a> {
         stem: Located,
         root: &Node,
     ) -> Option<SectionFile> {
-        let top = self.entries(
-            root,
-            "an events file",
-            Some(&["section", "description", "reserved", "bases", "events"]),
-        )?;
+        let top = self.entries(root, "an events file", Some(keys::SECTION_FILE))?;
         let title = self
             .required_text(&top, "section", "an events file")
             .unwrap_or_default();
@@ -124,17 +197,7 @@ impl<'a> Reader<'a> {
 
     /// Reads `rest.yaml`.
     pub fn rest_file(&mut self, file: FileId, root: &Node) -> Option<RestFile> {
-        let keys = [
-            "title",
-            "version",
-            "description",
-            "authentication",
-            "bases",
-            "resources",
-            "error_response",
-            "endpoints",
-        ];
-        let top = self.entries(root, "the REST file", Some(&keys))?;
+        let top = self.entries(root, "the REST file", Some(keys::REST_FILE))?;
         let title = self
             .required_text(&top, "title", "the REST file")
             .unwrap_or_default();
@@ -197,11 +260,7 @@ impl<'a> Reader<'a> {
 
     fn auth_def(&mut self, key: &Node, value: &Node) -> Option<AuthDef> {
         let name = self.located(key)?;
-        let map = self.entries(
-            value,
-            "an authentication scheme",
-            Some(&["kind", "description"]),
-        )?;
+        let map = self.entries(value, "an authentication scheme", Some(keys::AUTH_SCHEME))?;
         let description = self.description(&map, true, "an authentication scheme");
         let kind_node = self.required(&map, "kind", "an authentication scheme")?;
         let kind = match kind_node.as_str() {
@@ -214,7 +273,7 @@ impl<'a> Reader<'a> {
                     "unknown authentication kind",
                 )
                 .label("expected `basic` or `authorization-header`");
-                self.error(d.suggest(other.unwrap_or(""), ["basic", "authorization-header"]));
+                self.error(d.suggest(other.unwrap_or(""), keys::AUTH_KINDS.iter().copied()));
                 return None;
             }
         };
@@ -226,18 +285,7 @@ impl<'a> Reader<'a> {
     }
 
     fn endpoint(&mut self, node: &Node) -> Option<EndpointDef> {
-        let keys = [
-            "name",
-            "method",
-            "path",
-            "description",
-            "path_parameters",
-            "query",
-            "response",
-            "auth",
-            "waivers",
-        ];
-        let map = self.entries(node, "an endpoint", Some(&keys))?;
+        let map = self.entries(node, "an endpoint", Some(keys::ENDPOINT))?;
         let name = self
             .required(&map, "name", "an endpoint")
             .and_then(|n| self.located(n));
@@ -267,22 +315,23 @@ impl<'a> Reader<'a> {
                 other => {
                     let d = Diagnostic::new(Code::InvalidValue, n.span, "unknown `auth` value")
                         .label("expected `none` or `required`");
-                    self.error(d.suggest(other.unwrap_or(""), ["none", "required"]));
+                    self.error(
+                        d.suggest(other.unwrap_or(""), keys::AUTH_REQUIREMENTS.iter().copied()),
+                    );
                     AuthRequirement::None
                 }
             },
         };
-        if let Some(m) = &method {
-            const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-            if !METHODS.contains(&m.text.as_str()) {
-                let d = Diagnostic::new(
-                    Code::InvalidValue,
-                    m.span,
-                    format!("unknown HTTP method `{}`", m.text),
-                )
-                .label("expected GET, POST, PUT, PATCH or DELETE");
-                self.error(d.suggest(&m.text.to_ascii_uppercase(), METHODS));
-            }
+        if let Some(m) = &method
+            && !keys::METHODS.contains(&m.text.as_str())
+        {
+            let d = Diagnostic::new(
+                Code::InvalidValue,
+                m.span,
+                format!("unknown HTTP method `{}`", m.text),
+            )
+            .label("expected GET, POST, PUT, PATCH or DELETE");
+            self.error(d.suggest(&m.text.to_ascii_uppercase(), keys::METHODS.iter().copied()));
         }
         let waivers = self.waivers(&map);
         Some(EndpointDef {
@@ -308,7 +357,7 @@ impl<'a> Reader<'a> {
             let Some(name) = self.located(key) else {
                 continue;
             };
-            let Some(base) = self.entries(value, "a base", Some(&["description", "fields"])) else {
+            let Some(base) = self.entries(value, "a base", Some(keys::BASE)) else {
                 continue;
             };
             let description = self.description(&base, true, "a base");
@@ -327,22 +376,9 @@ impl<'a> Reader<'a> {
 
     fn type_def(&mut self, key: &Node, value: &Node, rest: bool) -> Option<TypeDef> {
         let name = self.located(key)?;
-        let keys: &[&str] = if rest {
-            &[
-                "description",
-                "fields",
-                "incomplete",
-                "generic",
-                "type",
-                "bases",
-                "reserved",
-                "waivers",
-            ]
-        } else {
-            &["description", "fields", "incomplete", "reserved", "waivers"]
-        };
+        let allowed = if rest { keys::RESOURCE } else { keys::TYPE };
         let what = if rest { "a resource" } else { "a type" };
-        let map = self.entries(value, what, Some(keys))?;
+        let map = self.entries(value, what, Some(allowed))?;
         let description = self.description(&map, true, what);
         let incomplete = map.get("incomplete").is_some_and(|n| self.boolean(n));
         let generic = map.get("generic").and_then(|n| self.located(n));
@@ -406,16 +442,7 @@ impl<'a> Reader<'a> {
     }
 
     fn event_def(&mut self, node: &Node) -> Option<EventDef> {
-        let keys = [
-            "name",
-            "names",
-            "description",
-            "rust_name",
-            "renamed_from",
-            "reserved",
-            "versions",
-        ];
-        let map = self.entries(node, "an event entry", Some(&keys))?;
+        let map = self.entries(node, "an event entry", Some(keys::EVENT))?;
         let names = match (map.get("name"), map.get("names")) {
             (Some(n), None) => self.located(n).into_iter().collect(),
             (None, Some(list)) => {
@@ -518,17 +545,7 @@ impl<'a> Reader<'a> {
 
     fn version_def(&mut self, key: &Node, value: &Node) -> Option<VersionDef> {
         let label = self.located(key)?;
-        let keys = [
-            "description",
-            "extends",
-            "bases",
-            "fields",
-            "incomplete",
-            "payload",
-            "deprecated",
-            "waivers",
-        ];
-        let map = self.entries(value, "a version", Some(&keys))?;
+        let map = self.entries(value, "a version", Some(keys::VERSION))?;
         let payload = map.get("payload").and_then(|n| self.located(n));
         let description = self.description(&map, false, "a version");
         let extends = map.get("extends").and_then(|n| self.extends_ref(n));
@@ -656,8 +673,12 @@ impl<'a> Reader<'a> {
             };
             let field = match &value.kind {
                 NodeKind::Map(_) => {
-                    let keys = if rest { FIELD_KEYS } else { EVENT_FIELD_KEYS };
-                    let Some(long) = self.entries(value, "a field", Some(keys)) else {
+                    let allowed = if rest {
+                        keys::REST_FIELD
+                    } else {
+                        keys::EVENT_FIELD
+                    };
+                    let Some(long) = self.entries(value, "a field", Some(allowed)) else {
                         continue;
                     };
                     let Some(ty) = self
@@ -723,7 +744,7 @@ impl<'a> Reader<'a> {
             other => {
                 let d = Diagnostic::new(Code::InvalidValue, node.span, "unknown format")
                     .label("expected `date-time` or `uri`");
-                self.error(d.suggest(other.unwrap_or(""), ["date-time", "uri"]));
+                self.error(d.suggest(other.unwrap_or(""), keys::FORMATS.iter().copied()));
                 None
             }
         }

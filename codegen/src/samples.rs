@@ -3,7 +3,7 @@
 //! Values come from the field's name and type (an `*_at` string is a date-time, an `account_number`
 //! looks like one), deterministically, so that tests and fixtures are stable.
 
-use crate::model::{EventVersion, Format, Model, Struct, Type};
+use crate::model::{EventVersion, Field, Format, Model, Struct, Type};
 use serde_json::{Map, Value, json};
 
 /// Which optional fields a sample carries.
@@ -35,6 +35,8 @@ struct Scope<'m> {
     rest: bool,
     /// The type argument of the generic resource being sampled.
     arg: Option<&'m Type>,
+    /// The index of the array item being sampled, so that two records of a list differ.
+    item: usize,
 }
 
 impl<'m> Scope<'m> {
@@ -56,6 +58,7 @@ pub fn struct_value(model: &Model, s: &Struct, optionals: Optionals, depth: usiz
         model,
         rest: false,
         arg: None,
+        item: 0,
     };
     scope_struct_value(scope, s, optionals, depth)
 }
@@ -68,15 +71,7 @@ pub fn resource_value(
     arg: Option<&Type>,
     optionals: Optionals,
 ) -> Value {
-    let scope = Scope {
-        model,
-        rest: true,
-        arg,
-    };
-    if s.free_form {
-        return json!({"number": "A-1B2C3D4E", "properties": [{"id": 1_234_567, "postcode": "SW1A 1AA"}]});
-    }
-    let mut value = scope_struct_value(scope, s, optionals, 0);
+    let mut value = resource_example(model, s, arg, optionals);
     if s.incomplete
         && let Value::Object(map) = &mut value
     {
@@ -85,13 +80,57 @@ pub fn resource_value(
     value
 }
 
+/// A sample value of a REST resource as the documents show it in examples: [`resource_value`] without
+/// the member the schema does not list. A free-form resource is the error body when it is the API's
+/// error response, else an account (real accounts carry `number` and `properties`).
+pub fn resource_example(
+    model: &Model,
+    s: &Struct,
+    arg: Option<&Type>,
+    optionals: Optionals,
+) -> Value {
+    let scope = Scope {
+        model,
+        rest: true,
+        arg,
+        item: 0,
+    };
+    if s.free_form {
+        let is_error = model
+            .rest
+            .as_ref()
+            .is_some_and(|r| matches!(&r.error_response, Some(Type::Named(e)) if e.name == s.name));
+        return if is_error {
+            json!({"detail": "Not found."})
+        } else {
+            json!({"number": "A-1B2C3D4E", "properties": [{"id": 1_234_567, "postcode": "SW1A 1AA"}]})
+        };
+    }
+    scope_struct_value(scope, s, optionals, 0)
+}
+
+/// A sample value of a REST parameter (a path or query parameter of an endpoint).
+pub fn parameter_value(model: &Model, f: &Field, index: usize) -> Value {
+    let scope = Scope {
+        model,
+        rest: true,
+        arg: None,
+        item: 0,
+    };
+    type_value(scope, &f.name, &f.ty, f.format, Optionals::All, 0, index)
+}
+
 fn scope_struct_value(scope: Scope<'_>, s: &Struct, optionals: Optionals, depth: usize) -> Value {
     let mut map = Map::new();
     for (index, f) in s.fields.iter().enumerate() {
         if f.optional && (optionals == Optionals::None || depth > 2) {
             continue;
         }
-        let value = if f.nullable && optionals == Optionals::None {
+        // A sample page is the only one (no link to a next or previous page), and a sample product is
+        // available with no end.
+        let usually_null =
+            scope.rest && matches!(f.name.as_str(), "next" | "previous" | "available_to");
+        let value = if f.nullable && (optionals == Optionals::None || usually_null) {
             Value::Null
         } else {
             type_value(scope, &f.name, &f.ty, f.format, optionals, depth, index)
@@ -110,6 +149,11 @@ fn type_value(
     depth: usize,
     seed: usize,
 ) -> Value {
+    if scope.rest
+        && let Some(value) = rest_value(name, ty, scope.item)
+    {
+        return value;
+    }
     match ty {
         Type::Str => match format {
             Some(Format::DateTime) => json!(date_time(seed)),
@@ -131,7 +175,7 @@ fn type_value(
         Type::Array(inner) => {
             let item = |i: usize| {
                 type_value(
-                    scope,
+                    Scope { item: i, ..scope },
                     singular(name),
                     inner,
                     None,
@@ -166,6 +210,61 @@ fn type_value(
             None => json!({}),
         },
     }
+}
+
+/// Values of the REST API's fields that name alone cannot make realistic: two products of a list, two
+/// consecutive half-hourly rates (latest first) in pence per kWh with 5% VAT, a page of two results.
+fn rest_value(name: &str, ty: &Type, item: usize) -> Option<Value> {
+    let second = item % 2 == 1;
+    let value = match (name, ty) {
+        ("code" | "product_code", Type::Str) => {
+            json!(if second {
+                "VAR-22-11-01"
+            } else {
+                "AGILE-24-10-01"
+            })
+        }
+        ("full_name", Type::Str) => json!(if second {
+            "Flexible Octopus November 2022 v1"
+        } else {
+            "Agile Octopus October 2024 v1"
+        }),
+        ("display_name", Type::Str) => {
+            json!(if second {
+                "Flexible Octopus"
+            } else {
+                "Agile Octopus"
+            })
+        }
+        ("description", Type::Str) => json!(if second {
+            "A variable tariff whose prices follow the market, with no exit fees."
+        } else {
+            "Half-hourly prices that follow the wholesale market, published a day ahead."
+        }),
+        ("href", Type::Str) => json!("https://api.example.com/v1/products/AGILE-24-10-01/"),
+        ("term", Type::Int) => json!(12),
+        ("count", Type::Int) => json!(2),
+        ("page_size", Type::Int) => json!(100),
+        ("value_exc_vat", Type::Num) => json!(if second { 21.6 } else { 22.95 }),
+        ("value_inc_vat", Type::Num) => json!(if second { 22.68 } else { 24.0975 }),
+        ("valid_from" | "period_from", Type::Str) => {
+            json!(if second {
+                "2024-03-31T22:30:00Z"
+            } else {
+                "2024-03-31T23:00:00Z"
+            })
+        }
+        ("valid_to" | "period_to", Type::Str) => {
+            json!(if second {
+                "2024-03-31T23:00:00Z"
+            } else {
+                "2024-03-31T23:30:00Z"
+            })
+        }
+        ("available_from", Type::Str) => json!("2024-10-01T00:00:00+01:00"),
+        _ => return None,
+    };
+    Some(value)
 }
 
 fn singular(name: &str) -> &str {

@@ -3,9 +3,11 @@
 //! pages work offline), with an index page linking them.
 //!
 //! [`check`] is a step of `cargo xtask test`: it opens the pages in headless Chromium and asserts that
-//! the endpoints and a sample of the event types and messages are rendered. Redocly prerenders only the
-//! page's frame; the operations and messages it checks are rendered by the page's script in the browser,
-//! and a page built without `--inlineBundle` (script from a CDN, unreachable here) must fail the check.
+//! the endpoints are rendered, that the events page groups its channels by catalogue section (every
+//! section a group listing its first event types), and that the page of a channel shows its messages.
+//! Redocly prerenders only the page's frame; what the check looks for is rendered by the page's script
+//! in the browser, and a page built without `--inlineBundle` (script from a CDN, unreachable here) must
+//! fail the check.
 
 use crate::tools::{Tools, output_text, run_with_timeout};
 use energy_codegen::Model;
@@ -166,32 +168,43 @@ pub(crate) fn check(root: &Path) -> Result<(), String> {
     let rest_title = model.rest.as_ref().map_or("REST API", |r| r.title.as_str());
     renders(
         &chromium,
-        &out.join("index.html"),
+        &file_url(&out.join("index.html")),
         root,
         &[rest_title, asyncapi::TITLE],
     )
     .map_err(|e| format!("{e}\n(the index page does not render)"))?;
 
     let rest_expected = rest_expectations(&model);
-    renders(&chromium, &out.join("openapi.html"), root, &rest_expected)?;
+    renders(
+        &chromium,
+        &file_url(&out.join("openapi.html")),
+        root,
+        &rest_expected,
+    )?;
     eprintln!(
         "    ok: openapi.html renders all {} endpoints",
         model.rest.as_ref().map_or(0, |r| r.endpoints.len())
     );
 
+    let events_page = out.join("asyncapi.html");
     let event_expected = event_expectations(&model);
-    renders(&chromium, &out.join("asyncapi.html"), root, &event_expected)?;
+    let dom = renders(&chromium, &file_url(&events_page), root, &event_expected)?;
     eprintln!(
-        "    ok: asyncapi.html renders a sample of {} event types and messages",
-        event_expected.len()
+        "    ok: asyncapi.html groups its channels in {} sections",
+        model.sections.len()
     );
+    for (link, titles) in channel_expectations(&model, &dom)? {
+        let url = format!("{}{link}", file_url(&events_page));
+        renders(&chromium, &url, root, &titles)?;
+        eprintln!("    ok: asyncapi.html{link} shows {}", titles.join(", "));
+    }
 
     // The check must be able to fail: a page whose script cannot load (from the CDN) shows only its frame.
     let canary = root.join("target/docs-canary");
     build(root, &model, &tools, &canary, false)?;
     if renders(
         &chromium,
-        &canary.join("openapi.html"),
+        &file_url(&canary.join("openapi.html")),
         root,
         &rest_expected,
     )
@@ -214,23 +227,55 @@ fn rest_expectations(model: &Model) -> Vec<String> {
     rest.endpoints.iter().map(|e| e.path.clone()).collect()
 }
 
-/// Texts the AsyncAPI page renders: a sample of event types spread over the catalogue (the navigation),
-/// and the message titles of the first event types (their sections, rendered first).
+/// Texts the AsyncAPI page renders: each section's title (a group in the navigation and a heading) and
+/// the first event type of each section (its group lists its first channels).
 fn event_expectations(model: &Model) -> Vec<String> {
-    let events: Vec<_> = model.events().map(|(_, e)| e).collect();
     let mut expected = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        let odd_version = e.versions.iter().any(|v| !v.label.starts_with('v'));
-        if i % 20 == 0 || i + 1 == events.len() || odd_version {
-            expected.push(e.name.clone());
-        }
-    }
-    for e in events.iter().take(3) {
-        for v in &e.versions {
-            expected.push(format!("{} {}", e.name, v.label));
+    for section in &model.sections {
+        expected.push(section.title.clone());
+        if let Some(first) = section.events.first() {
+            expected.push(first.name.clone());
         }
     }
     expected
+}
+
+/// Channel pages to open, by their link in the rendered events page (`#/<section>/channels/<key>`), with
+/// the message titles each must show: the first event type with several versions, and the first with a
+/// version not labelled `v<N>` (`1.0.0`), among the channels the page links to.
+fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    let link_of = |e: &energy_codegen::model::EventType| {
+        let tail = format!(
+            "/channels/{}\"",
+            asyncapi::channel_key(e).to_ascii_lowercase()
+        );
+        let end = dom.find(&tail)? + tail.len() - 1;
+        let start = dom[..end].rfind("href=\"")? + "href=\"".len();
+        Some(dom[start..end].to_owned())
+    };
+    let events = || model.sections.iter().flat_map(|s| &s.events);
+    let several = events().find_map(|e| Some((e, link_of(e)?)).filter(|_| e.versions.len() > 1));
+    let odd = events().find_map(|e| {
+        let odd = e.versions.iter().any(|v| !v.label.starts_with('v'));
+        Some((e, link_of(e)?)).filter(|_| odd)
+    });
+    let Some(several) = several else {
+        return Err(
+            "asyncapi.html links to no channel of an event type with several versions".to_owned(),
+        );
+    };
+    Ok([Some(several), odd]
+        .into_iter()
+        .flatten()
+        .map(|(e, link)| {
+            let titles = e
+                .versions
+                .iter()
+                .map(|v| format!("{} {}", e.name, v.label))
+                .collect();
+            (link, titles)
+        })
+        .collect())
 }
 
 fn missing_from(
@@ -255,46 +300,53 @@ fn missing_from(
     }
 }
 
-/// Chromium: `$CHROMIUM`, else the Debian package's `chromium`.
+/// Chromium: `$CHROMIUM`, else `chromium` on `PATH`, else Debian's package installed now (as root or
+/// with passwordless sudo), as the validators are installed on first use.
 fn find_chromium() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("CHROMIUM") {
         return Ok(PathBuf::from(path));
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-        }
+    if let Some(found) = chromium_on_path() {
+        return Ok(found);
     }
-    Err(
-        "headless Chromium is needed to check the docs pages: install the Debian package \
-         `chromium` (`apt-get install chromium`), or set CHROMIUM to a Chromium executable"
-            .to_owned(),
+    crate::tools::install_debian_package(
+        "chromium",
+        "checking the docs pages in headless Chromium",
     )
+    .map_err(|e| format!("{e}, or set CHROMIUM to a Chromium executable"))?;
+    chromium_on_path().ok_or_else(|| {
+        "`apt-get install chromium` succeeded, but no `chromium` is on PATH: set CHROMIUM to the \
+         Chromium executable"
+            .to_owned()
+    })
 }
 
-/// Whether `page` shows every text of `expected` once its scripts ran. A page is given more virtual
-/// time when it falls short: on a loaded machine the renderers (Redoc renders operations after the
-/// first ones) can need more than the first budget, and a page that renders late still renders.
+fn chromium_on_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Whether the page at `url` shows every text of `expected` once its scripts ran; gives its DOM. A page
+/// is given more virtual time when it falls short: on a loaded machine the renderers (Redoc renders
+/// operations after the first ones) can need more than the first budget, and a page that renders late
+/// still renders.
 fn renders(
     chromium: &Path,
-    page: &Path,
+    url: &str,
     root: &Path,
     expected: &[impl AsRef<str>],
-) -> Result<(), String> {
-    let name = page
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let mut result = Ok(());
+) -> Result<String, String> {
+    let name = url.rsplit('/').next().unwrap_or(url).to_owned();
+    let mut result = Err(String::new());
     for (attempt, budget_ms) in VIRTUAL_TIME_BUDGETS_MS.into_iter().enumerate() {
         if attempt > 0 {
             eprintln!("    note: {name} incomplete; again with {budget_ms} ms of virtual time");
         }
-        let dom = dump_dom(chromium, page, root, budget_ms)?;
+        let dom = dump_dom(chromium, url, root, budget_ms)?;
         result = missing_from(&rendered_texts(&dom), expected, &name)
+            .map(|()| dom)
             .map_err(|e| format!("{e} (after {budget_ms} ms of virtual time)"));
         if result.is_ok() {
             break;
@@ -337,19 +389,18 @@ fn file_url(path: &Path) -> String {
 }
 
 /// The page's DOM after its scripts ran, in a window tall enough to render several sections.
-fn dump_dom(chromium: &Path, page: &Path, root: &Path, budget_ms: u32) -> Result<String, String> {
+fn dump_dom(chromium: &Path, url: &str, root: &Path, budget_ms: u32) -> Result<String, String> {
     let profile = profile_dir(root)?;
     let mut command = chromium_command(chromium, &profile, budget_ms);
     command
         .args(["--window-size=1400,12000", "--dump-dom"])
-        .arg(file_url(page));
+        .arg(url);
     let output = run_with_timeout(command, BROWSER_LIMIT);
     let _ = std::fs::remove_dir_all(&profile);
     let output = output?;
     if !output.status.success() || output.stdout.is_empty() {
         return Err(format!(
-            "Chromium could not open {} ({}):\n{}",
-            page.display(),
+            "Chromium could not open {url} ({}):\n{}",
             output.status,
             output_text(&output)
         ));

@@ -4,6 +4,7 @@
 mod bench;
 mod codegen;
 mod compat;
+mod consumers;
 mod docs;
 mod fuzz;
 mod test;

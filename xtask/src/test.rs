@@ -15,6 +15,10 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         crate::validate::run,
     ),
     (
+        "consumers: code generators on the documents (their output used on real data), an editor on schema/",
+        crate::consumers::run,
+    ),
+    (
         "docs site (cargo xtask docs) rendered in headless Chromium",
         crate::docs::check,
     ),

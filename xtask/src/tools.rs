@@ -1,6 +1,7 @@
-//! Third-party tools of the documents (`tools/validators/`): npm packages pinned by the committed
-//! `package-lock.json` and a Python venv pinned by `requirements.txt`, installed on first use into ignored
-//! folders and reinstalled only when a pin file changes.
+//! Third-party tools of the documents (`tools/validators/`: validators, and consumers such as code
+//! generators): npm packages pinned by the committed `package-lock.json` and a Python venv pinned by
+//! `requirements.txt`, installed on first use into ignored folders and reinstalled only when a pin file
+//! changes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -22,6 +23,7 @@ const QUIET_ENV: &[(&str, &str)] = &[
 ];
 
 /// The installed tools.
+#[derive(Clone)]
 pub(crate) struct Tools {
     dir: PathBuf,
 }
@@ -44,11 +46,16 @@ impl Tools {
     /// A command running one of the folder's node scripts.
     pub(crate) fn node_script(&self, script: &str) -> Command {
         let mut command = self.command("node");
-        command.arg(self.dir.join(script));
+        command.arg(self.script(script));
         command
     }
 
-    /// A command running an executable of the Python venv (`openapi-spec-validator`).
+    /// The path of one of the folder's scripts.
+    pub(crate) fn script(&self, script: &str) -> PathBuf {
+        self.dir.join(script)
+    }
+
+    /// A command running an executable of the Python venv (`openapi-spec-validator`, `python`).
     pub(crate) fn venv_bin(&self, name: &str) -> Command {
         self.command(self.dir.join(".venv/bin").join(name))
     }
@@ -67,9 +74,7 @@ impl Tools {
         if std::fs::read(&stamp).ok().as_deref() == Some(lock.as_slice()) {
             return Ok(());
         }
-        eprintln!(
-            "installing the npm validators (npm ci --ignore-scripts) into {DIR}/node_modules"
-        );
+        eprintln!("installing the npm tools (npm ci --ignore-scripts) into {DIR}/node_modules");
         let mut npm = self.command("npm");
         npm.args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]);
         run_logged(npm, "npm ci", Duration::from_secs(900))?;
@@ -83,7 +88,7 @@ impl Tools {
         if std::fs::read(&stamp).ok().as_deref() == Some(requirements.as_slice()) {
             return Ok(());
         }
-        eprintln!("installing openapi-spec-validator (pip) into {DIR}/.venv");
+        eprintln!("installing the Python tools (pip install -r requirements.txt) into {DIR}/.venv");
         if !venv.join("bin/python").exists() {
             let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
             let mut create = self.command(&python);
@@ -103,6 +108,56 @@ impl Tools {
         run_logged(pip, "pip install", Duration::from_secs(900))?;
         write(&stamp, &requirements)
     }
+}
+
+/// Installs a Debian package with `apt-get`, as root or with passwordless `sudo` (as `.ci/run` did);
+/// otherwise, or without `apt-get`, an error saying what to run. `why` says what it is needed for.
+pub(crate) fn install_debian_package(package: &str, why: &str) -> Result<(), String> {
+    let what_to_run = format!(
+        "`{package}` is needed for {why}: install it (Debian or Ubuntu: `sudo apt-get install {package}`)"
+    );
+    let succeeds = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let as_root: &[&str] = if is_root {
+        &[]
+    } else if succeeds("sudo", &["-n", "true"]) {
+        &["sudo", "-n"]
+    } else {
+        return Err(format!(
+            "{what_to_run} (not root, and sudo asks for a password)"
+        ));
+    };
+    if !succeeds("apt-get", &["--version"]) {
+        return Err(format!("{what_to_run} (no apt-get here)"));
+    }
+    eprintln!("installing {package} (apt-get install {package}) for {why}");
+    let apt = |args: &[&str]| {
+        let mut line: Vec<&str> = as_root.to_vec();
+        line.extend(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]);
+        line.extend(args);
+        let mut command = Command::new(line[0]);
+        command.args(&line[1..]);
+        command
+    };
+    run_logged(
+        apt(&["update", "-qq"]),
+        "apt-get update",
+        Duration::from_secs(600),
+    )
+    .and_then(|()| {
+        let install = apt(&["install", "-y", "-qq", "--no-install-recommends", package]);
+        run_logged(install, "apt-get install", Duration::from_secs(900))
+    })
+    .map_err(|e| format!("{e}\n{what_to_run}"))
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
@@ -167,6 +222,59 @@ fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHand
         let _ = pipe.read_to_end(&mut bytes);
         bytes
     })
+}
+
+/// A named piece of work of a step, such as one validator on one document: on success, a note of what
+/// it found (may be empty); on failure, why.
+pub(crate) type Job = (String, Box<dyn FnOnce() -> Result<String, String> + Send>);
+
+/// Runs the jobs two at a time (the machines have two cores), printing each verdict and note in name
+/// order; gives the failures.
+pub(crate) fn run_two_at_a_time(jobs: Vec<Job>) -> Vec<String> {
+    let queue = std::sync::Mutex::new(jobs.into_iter());
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).ok().flatten();
+                    let Some((name, job)) = next else { break };
+                    let verdict = job();
+                    if let Ok(mut r) = results.lock() {
+                        r.push((name, verdict));
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = Vec::new();
+    let mut verdicts = results.into_inner().unwrap_or_default();
+    verdicts.sort();
+    for (name, verdict) in verdicts {
+        match verdict {
+            Ok(note) if note.is_empty() => eprintln!("    ok: {name}"),
+            Ok(note) => eprintln!("    ok: {name}: {note}"),
+            Err(e) => {
+                eprintln!("    FAILED: {name}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    failures
+}
+
+/// At most the first 60 lines of a tool's output (openapi-spec-validator prints the whole document).
+pub(crate) fn clip(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(60)
+        .map(|l| l.chars().take(400).collect())
+        .collect();
+    if lines.len() > 60 {
+        out.push(format!("… ({} more lines)", lines.len() - 60));
+    }
+    out.join("\n")
 }
 
 /// A command's stdout then stderr, as text.

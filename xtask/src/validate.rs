@@ -7,7 +7,7 @@
 //! it, so that a validator that checks nothing (a wrong path, a config that disables everything) fails
 //! this step instead of passing it.
 
-use crate::tools::{Tools, output_text, run_with_timeout};
+use crate::tools::{Job, Tools, clip, output_text, run_two_at_a_time, run_with_timeout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -106,7 +106,14 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
             expect: expect(None),
         });
     }
-    let failures = run_all(checks);
+    let jobs: Vec<Job> = checks
+        .into_iter()
+        .map(|check| -> Job {
+            let name = check.name.clone();
+            (name, Box::new(move || judge(check).map(|()| String::new())))
+        })
+        .collect();
+    let failures = run_two_at_a_time(jobs);
     if failures.is_empty() {
         Ok(())
     } else {
@@ -114,51 +121,13 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     }
 }
 
-/// Runs the checks two at a time (the machines have two cores); gives the failures.
-fn run_all(checks: Vec<Check>) -> Vec<String> {
-    let queue = std::sync::Mutex::new(checks.into_iter());
-    let results = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let next = queue.lock().map(|mut q| q.next()).ok().flatten();
-                    let Some(check) = next else { break };
-                    let verdict = judge(check);
-                    if let Ok(mut r) = results.lock() {
-                        r.push(verdict);
-                    }
-                }
-            });
-        }
-    });
-    let mut failures = Vec::new();
-    let mut verdicts = results.into_inner().unwrap_or_default();
-    verdicts.sort();
-    for (name, verdict) in verdicts {
-        match verdict {
-            Ok(()) => eprintln!("    ok: {name}"),
-            Err(e) => {
-                eprintln!("    FAILED: {name}");
-                failures.push(format!("{name}: {e}"));
-            }
-        }
-    }
-    failures
-}
-
-fn judge(check: Check) -> (String, Result<(), String>) {
+fn judge(check: Check) -> Result<(), String> {
     let Check {
-        name,
-        command,
-        expect,
+        command, expect, ..
     } = check;
-    let output = match run_with_timeout(command, LIMIT) {
-        Ok(output) => output,
-        Err(e) => return (name, Err(e)),
-    };
+    let output = run_with_timeout(command, LIMIT)?;
     let text = output_text(&output);
-    let verdict = match expect {
+    match expect {
         Expect::Pass(_) if !output.status.success() => {
             Err(format!("failed ({}):\n{}", output.status, clip(&text)))
         }
@@ -180,22 +149,7 @@ fn judge(check: Check) -> (String, Result<(), String>) {
             clip(&text)
         )),
         Expect::Fail => Ok(()),
-    };
-    (name, verdict)
-}
-
-/// At most the first 60 lines of a tool's output (openapi-spec-validator prints the whole document).
-fn clip(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out: Vec<String> = lines
-        .iter()
-        .take(60)
-        .map(|l| l.chars().take(400).collect())
-        .collect();
-    if lines.len() > 60 {
-        out.push(format!("… ({} more lines)", lines.len() - 60));
     }
-    out.join("\n")
 }
 
 fn file_name(path: &Path) -> String {

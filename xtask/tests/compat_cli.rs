@@ -83,7 +83,7 @@ fn a_published_version_broken_fails_against_the_baseline() {
     assert!(text.contains("error[field-added-required]: required field `account_id` added to `agreement.updated` v2"), "{text}");
     // The added field where it is written now, the removed one where the baseline has it.
     assert!(
-        text.contains("--> schema/events/agreements-and-approvals.yaml:37:18"),
+        text.contains("--> schema/events/agreements-and-approvals.yaml:38:18"),
         "{text}"
     );
     assert!(text.contains("--> schema/published.lock:573:13"), "{text}");
@@ -124,7 +124,7 @@ fn a_published_version_broken_fails_against_a_revision() {
     assert!(text.contains("error[field-removed-required]"), "{text}");
     // The old place is in the revision's file.
     assert!(
-        text.contains("--> HEAD:schema/events/agreements-and-approvals.yaml:37:18"),
+        text.contains("--> HEAD:schema/events/agreements-and-approvals.yaml:38:18"),
         "{text}"
     );
 

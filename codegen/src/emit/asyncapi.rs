@@ -3,19 +3,29 @@
 //! The document describes the platform, which sends events:
 //! - one server, `event_bus`: the spec says only that events go to an event bus, so its host is a
 //!   variable and its protocol is written `unspecified` (no broker, transport or envelope is invented);
-//! - one channel per event type, addressed by the type (`agreement.updated`), holding one message per
-//!   payload version, and one `send` operation per channel (`send.agreement.updated`): a reader finds an
-//!   event by its type in both lists;
+//! - one channel per event type, addressed and titled by the type (`agreement.updated`), holding one
+//!   message per payload version, and one `send` operation per channel: a reader finds an event by its
+//!   type in both lists. Channels are keyed by the Rust name of the event type (`AgreementUpdated`) and
+//!   operations by `send` and that name (`sendAgreementUpdated`): model generators name the union of an
+//!   event type's payload versions after its channel key, and code generators name functions after
+//!   operation ids, so both are identifiers, the same as the Rust crate's, whatever the event types;
 //! - one message per (type, version), keyed and named by its stable id (`agreement.updated.v2`), titled
 //!   `agreement.updated v2`, with `x-event-type` and `x-payload-version`;
-//! - payload schemas in `components/schemas` (named as the Rust structs, `AgreementUpdatedV2`), with
-//!   `$ref`s to the shared types beside them; a version whose payload is a shared type refers to it.
+//! - payload schemas in `components/schemas` (named as the Rust types, `AgreementUpdatedV2`), with
+//!   `$ref`s to the shared types beside them; a version whose payload is a shared type is `allOf` it.
 //!
-//! Sections of the catalogue are tags.
+//! Summaries and titles are plain text; Markdown is only in descriptions. Every message has an example
+//! payload made from the model's sample data ([`crate::samples`]).
+//!
+//! Sections of the catalogue are tags, defined once in `components/tags` and referred to by operations and
+//! messages; each channel writes its section's tag out (name and description), because docs renderers
+//! group channels by the names of their tags and do not follow a `$ref` there. Channels come section by
+//! section.
 
 use super::schema::{Dialect, Schemas, version_description};
 use super::tree::{Map, Node, reference, to_yaml};
 use crate::model::{EventType, EventVersion, Model, Section};
+use crate::samples::{self, Optionals};
 use std::collections::BTreeMap;
 
 /// Where the document is written, relative to `generated/`.
@@ -29,7 +39,8 @@ pub const TITLE: &str = "Energy Supply Platform Events";
 
 const SCHEMAS: Schemas<'static> = Schemas {
     ref_prefix: "#/components/schemas/",
-    dialect: Dialect::Draft07,
+    ref_suffix: "",
+    dialect: Dialect::BareReferences,
 };
 
 /// The AsyncAPI document.
@@ -42,9 +53,14 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     Ok(files)
 }
 
-/// The id of the operation that sends an event type.
+/// The key of an event type's channel: the Rust name of the event type (`AgreementUpdated`).
+pub fn channel_key(event: &EventType) -> &str {
+    &event.rust_name
+}
+
+/// The id of the operation that sends an event type (`sendAgreementUpdated`).
 pub fn operation_id(event: &EventType) -> String {
-    format!("send.{}", event.name)
+    format!("send{}", event.rust_name)
 }
 
 fn document(model: &Model) -> Result<Map, String> {
@@ -83,31 +99,31 @@ fn document(model: &Model) -> Result<Map, String> {
     for t in &model.shared_types {
         schemas.set(&t.name, SCHEMAS.struct_schema(t, &t.doc));
     }
-    for (section, event) in model.events() {
+    // Section by section, so that the document and its rendering list each section's event types together.
+    let by_section = model
+        .sections
+        .iter()
+        .flat_map(|s| s.events.iter().map(move |e| (s, e)));
+    for (section, event) in by_section {
         let mut channel_messages = Map::new();
         let mut operation_messages = Vec::new();
         for v in &event.versions {
             channel_messages.set(&v.id, reference(format!("#/components/messages/{}", v.id)));
             operation_messages.push(Node::Map(reference(format!(
                 "#/channels/{}/messages/{}",
-                event.name, v.id
+                channel_key(event),
+                v.id
             ))));
-            let payload = match &v.alias_of {
-                Some(shared) => SCHEMAS.reference(shared),
-                None => {
-                    let name = &v.payload.rust_name;
-                    if schemas.get(name).is_some() {
-                        return Err(format!(
-                            "the payload schema name `{name}` of `{}` is already taken",
-                            v.id
-                        ));
-                    }
-                    let description = version_description(v);
-                    schemas.set(name, SCHEMAS.struct_schema(&v.payload, &description));
-                    reference(format!("#/components/schemas/{name}"))
-                }
-            };
-            messages.set(&v.id, message(section, event, v, payload));
+            let name = &v.payload.rust_name;
+            if schemas.get(name).is_some() {
+                return Err(format!(
+                    "the payload schema name `{name}` of `{}` is already taken",
+                    v.id
+                ));
+            }
+            schemas.set(name, SCHEMAS.payload_schema(v, &version_description(v)));
+            let payload = reference(format!("#/components/schemas/{name}"));
+            messages.set(&v.id, message(model, section, event, v, payload));
         }
         let tags = vec![Node::Map(tag_reference(section))];
         let versions: Vec<&str> = event.versions.iter().map(|v| v.label.as_str()).collect();
@@ -117,7 +133,7 @@ fn document(model: &Model) -> Result<Map, String> {
             .with(
                 "summary",
                 format!(
-                    "Events of type `{}`, payload {} {}.",
+                    "Events of type {}, payload {} {}.",
                     event.name,
                     if versions.len() == 1 {
                         "version"
@@ -131,20 +147,23 @@ fn document(model: &Model) -> Result<Map, String> {
             channel.set("description", d);
         }
         channels.set(
-            &event.name,
+            channel_key(event),
             channel
                 .with("messages", channel_messages)
-                .with("tags", tags.clone()),
+                .with("tags", vec![Node::Map(section_tag(section))]),
         );
         operations.set(
             operation_id(event),
             Map::new()
                 .with("action", "send")
-                .with("channel", reference(format!("#/channels/{}", event.name)))
+                .with(
+                    "channel",
+                    reference(format!("#/channels/{}", channel_key(event))),
+                )
                 .with("title", format!("Send {}", event.name))
                 .with(
                     "summary",
-                    format!("The platform emits `{}` to the event bus.", event.name),
+                    format!("The platform emits {} to the event bus.", event.name),
                 )
                 .with("description", operation_description(section, event))
                 .with("messages", operation_messages)
@@ -165,6 +184,14 @@ fn document(model: &Model) -> Result<Map, String> {
                 .with("messages", messages)
                 .with("tags", section_tags(model)),
         ))
+}
+
+/// A section's tag written out (name and description), as on channels.
+fn section_tag(section: &Section) -> Map {
+    Map::new().with("name", &section.title).with_opt(
+        "description",
+        (!section.doc.is_empty()).then_some(&section.doc),
+    )
 }
 
 /// Sections are tags defined once under `components/tags` (by module name) and referred to elsewhere.
@@ -239,17 +266,39 @@ fn section_tags(model: &Model) -> Map {
     tags
 }
 
-fn message(section: &Section, event: &EventType, v: &EventVersion, payload: Map) -> Map {
+fn message(
+    model: &Model,
+    section: &Section,
+    event: &EventType,
+    v: &EventVersion,
+    payload: Map,
+) -> Map {
+    let example = Map::new()
+        .with("name", "sample")
+        .with(
+            "summary",
+            "A payload with every optional field (sample values).",
+        )
+        .with(
+            "payload",
+            super::schema::example(
+                &samples::struct_value(model, &v.payload, Optionals::All, 0),
+                &v.payload,
+                None,
+                &|name| model.shared_type(name),
+            ),
+        );
     Map::new()
         .with("name", &v.id)
         .with("title", format!("{} {}", event.name, v.label))
         .with(
             "summary",
-            format!("Payload version `{}` of `{}`.", v.label, event.name),
+            format!("Payload version {} of {}.", v.label, event.name),
         )
         .with("description", version_description(v))
         .with("contentType", "application/json")
         .with("payload", payload)
+        .with("examples", vec![example])
         .with("tags", vec![Node::Map(tag_reference(section))])
         .with("x-event-type", &event.name)
         .with("x-payload-version", &v.label)

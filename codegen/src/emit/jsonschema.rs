@@ -1,24 +1,48 @@
-//! `schemas/events/<type>.<version>.json`: one self-contained JSON Schema (draft 2020-12) per event
-//! payload version, for consumers in other languages.
+//! `schemas/`: JSON Schema (draft 2020-12) files for consumers in other languages, one per event payload
+//! version and one per shared type, so that a generator given the folder defines each type once.
 //!
-//! The file is named by the version's stable id (`schemas/events/agreement.updated.v2.json`); the payload
-//! is the root schema and the shared types it uses, directly or not, are under `$defs`. The mapping is the
-//! AsyncAPI document's (`super::schema`), so the two agree.
+//! - `schemas/events/<id>.json` (`agreement.updated.v2.json`): the payload of one version; a version
+//!   whose payload is a shared type is `allOf` that type's file;
+//! - `schemas/types/<Name>.json` (`Ledger.json`): one shared type;
+//! - every file has an `$id` under [`ID_BASE`] that mirrors its path, its `title` is the Rust name
+//!   (`AgreementUpdatedV2`, `Ledger`), and references are relative (`../types/Ledger.json`), so they
+//!   resolve both by `$id` and by file path.
+//!
+//! The schemas are written as the AsyncAPI document's (`super::schema`, bare references), so the two are
+//! structurally equal: the same schema once references and identifiers are mapped.
 
-use super::schema::{Dialect, Schemas, referenced_types, version_description};
+use super::schema::{Dialect, Schemas, version_description};
 use super::tree::{Map, to_json};
 use crate::model::{EventVersion, Model};
 use std::collections::BTreeMap;
 
-/// The folder of the files, relative to `generated/`.
+/// The folder of the payload files, relative to `generated/`.
 pub const DIR: &str = "schemas/events";
+
+/// The folder of the shared type files, relative to `generated/`.
+pub const TYPES_DIR: &str = "schemas/types";
 
 /// The dialect every file declares.
 pub const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-const SCHEMAS: Schemas<'static> = Schemas {
-    ref_prefix: "#/$defs/",
-    dialect: Dialect::SiblingsAllowed,
+/// The base of every file's `$id`: `<ID_BASE>events/agreement.updated.v2.json`. Decision: the spec
+/// gives no URL for the schemas, so the base is under the reserved `.example` domain (nothing is ever
+/// fetched from it); identifiers only need to be absolute and unique, and a team that publishes the
+/// files elsewhere keeps them as names.
+pub const ID_BASE: &str = "https://schemas.energy-platform.example/";
+
+/// References from a payload file to the shared types' folder.
+const FROM_EVENTS: Schemas<'static> = Schemas {
+    ref_prefix: "../types/",
+    ref_suffix: ".json",
+    dialect: Dialect::BareReferences,
+};
+
+/// References between shared type files, in one folder.
+const FROM_TYPES: Schemas<'static> = Schemas {
+    ref_prefix: "",
+    ref_suffix: ".json",
+    dialect: Dialect::BareReferences,
 };
 
 /// The path of a version's file, relative to `generated/`.
@@ -26,46 +50,48 @@ pub fn path(version: &EventVersion) -> String {
     format!("{DIR}/{}.json", version.id)
 }
 
-/// Every event version's schema file.
+/// The path of a shared type's file, relative to `generated/`.
+pub fn type_path(name: &str) -> String {
+    format!("{TYPES_DIR}/{name}.json")
+}
+
+/// The `$id` of the file at `path` (relative to `generated/`).
+pub fn id(path: &str) -> String {
+    let relative = path.strip_prefix("schemas/").unwrap_or(path);
+    format!("{ID_BASE}{relative}")
+}
+
+/// The first members of every file: the generated header, the dialect, the identifier and the title.
+fn root(path: &str, title: &str) -> Map {
+    Map::new()
+        .with("$comment", super::header_text())
+        .with("$schema", DRAFT)
+        .with("$id", id(path))
+        .with("title", title)
+}
+
+/// Every event version's file and every shared type's file.
 pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     let mut files = BTreeMap::new();
+    let mut add = |path: String, root: Map| {
+        if files.insert(path.clone(), to_json(&root)).is_some() {
+            return Err(format!("two schemas are written to `{path}`"));
+        }
+        Ok(())
+    };
+    for t in &model.shared_types {
+        let path = type_path(&t.name);
+        let schema = FROM_TYPES.struct_schema(t, &t.doc);
+        add(path.clone(), root(&path, &t.name).with_entries(&schema))?;
+    }
     for (_, event) in model.events() {
         for v in &event.versions {
-            let mut root = Map::new()
-                .with("$comment", super::header_text())
-                .with("$schema", DRAFT)
-                .with("title", format!("{} {}", event.name, v.label))
-                .with("description", version_description(v));
-            let uses = match &v.alias_of {
-                Some(shared) => {
-                    root.set("$ref", format!("{}{}", SCHEMAS.ref_prefix, shared.name));
-                    let t = model
-                        .shared_type(&shared.name)
-                        .ok_or_else(|| format!("unknown shared type `{}`", shared.name))?;
-                    let mut all = referenced_types(model, &[t]);
-                    if !all.iter().any(|s| s.name == t.name) {
-                        all.push(t);
-                        all.sort_by(|a, b| a.name.cmp(&b.name));
-                    }
-                    all
-                }
-                None => {
-                    for (key, value) in SCHEMAS.object_schema(&v.payload, None).entries() {
-                        root.set(key.as_str(), value.clone());
-                    }
-                    referenced_types(model, &[&v.payload])
-                }
-            };
-            if !uses.is_empty() {
-                let mut defs = Map::new();
-                for t in uses {
-                    defs.set(&t.name, SCHEMAS.struct_schema(t, &t.doc));
-                }
-                root.set("$defs", defs);
-            }
-            if files.insert(path(v), to_json(&root)).is_some() {
-                return Err(format!("two event versions are written to `{}`", path(v)));
-            }
+            let path = path(v);
+            let schema = FROM_EVENTS.payload_schema(v, &version_description(v));
+            add(
+                path.clone(),
+                root(&path, &v.payload.rust_name).with_entries(&schema),
+            )?;
         }
     }
     Ok(files)

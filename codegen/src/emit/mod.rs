@@ -5,7 +5,10 @@ pub mod jsonschema;
 pub mod openapi;
 pub(crate) mod rust;
 mod schema;
+pub mod schema_format;
 pub(crate) mod tree;
+
+pub use schema::{INTEGER_NOTE, component_name};
 
 /// The command that regenerates every file, named in each file's header.
 pub const REGENERATE: &str = "cargo xtask codegen";
@@ -18,4 +21,10 @@ pub fn header_text() -> String {
 /// The first line of every generated file, in a comment syntax the file's format accepts.
 pub fn header(comment: &str) -> String {
     format!("{comment} {}\n", header_text())
+}
+
+/// Markdown text as plain text, for the fields of the documents that are not Markdown (`summary`,
+/// `title`): code spans lose their backticks.
+pub fn plain_text(markdown: &str) -> String {
+    markdown.replace('`', "")
 }

@@ -3,17 +3,21 @@
 //! Decisions the spec leaves open, each written into the document too:
 //! - one server, `{base_url}`, whose variable is the platform's base URL (paths carry `/v1/` and the
 //!   trailing slash the real API uses);
-//! - the paginated envelope is the reusable schema `Page` (results of any type); each list response
-//!   refers to a specialisation such as `ProductPage`, `allOf` the envelope and its typed `results`;
+//! - a generic resource is written out once per type argument it is used with, in full: `Page<Product>`
+//!   is the object `ProductPage` with typed, required `results` (code generators type an `allOf` over a
+//!   generic envelope badly or not at all), and the generic `Page` itself is not a schema;
 //! - the two ways to authenticate are `http`/`basic` (API key as user name, empty password) and an
 //!   `apiKey` in the `Authorization` header (the token is sent as given: the spec does not show a
 //!   `Bearer` prefix), either of which the account endpoint requires; public endpoints say `security: []`;
 //! - errors are the shared response `Error`, under `4XX` and `5XX` (the spec shows no status codes), with
-//!   the schema's error body.
+//!   the schema's error body;
+//! - every response and parameter has an example made from the model's sample data
+//!   ([`crate::samples`]).
 
-use super::schema::{Dialect, Schemas, component_name};
+use super::schema::{Dialect, Schemas, component_name, example as example_node};
 use super::tree::{Map, Node, reference, to_yaml};
 use crate::model::{AuthKind, Endpoint, Field, Model, NamedRef, Rest, Type};
+use crate::samples::{self, Optionals};
 use std::collections::BTreeMap;
 
 /// Where the document is written, relative to `generated/`.
@@ -24,6 +28,7 @@ pub const OPENAPI_VERSION: &str = "3.1.0";
 
 const SCHEMAS: Schemas<'static> = Schemas {
     ref_prefix: "#/components/schemas/",
+    ref_suffix: "",
     dialect: Dialect::SiblingsAllowed,
 };
 
@@ -33,13 +38,13 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     if let Some(rest) = &model.rest {
         files.insert(
             PATH.to_owned(),
-            to_yaml(&super::header("#"), &document(rest)?),
+            to_yaml(&super::header("#"), &document(model, rest)?),
         );
     }
     Ok(files)
 }
 
-fn document(rest: &Rest) -> Result<Map, String> {
+fn document(model: &Model, rest: &Rest) -> Result<Map, String> {
     let info = Map::new()
         .with("title", &rest.title)
         .with("version", &rest.version)
@@ -49,7 +54,7 @@ fn document(rest: &Rest) -> Result<Map, String> {
         .with(
             "description",
             format!(
-                "The platform's API host. Every path starts with the API version (`/{}/`); HTTPS only.",
+                "The platform's API host. Every path starts with the API version (/{}/); HTTPS only.",
                 rest.version
             ),
         )
@@ -71,12 +76,15 @@ fn document(rest: &Rest) -> Result<Map, String> {
             Some(Node::Map(m)) => m.clone(),
             _ => Map::new(),
         };
-        item.set(method, operation(rest, e));
+        item.set(method, operation(model, rest, e));
         paths.set(&e.path, item);
     }
     let mut components = Map::new().with("schemas", schemas(rest)?);
     if let Some(error) = &rest.error_response {
-        components.set("responses", Map::new().with("Error", error_response(error)));
+        components.set(
+            "responses",
+            Map::new().with("Error", error_response(model, error)),
+        );
     }
     if !rest.auth.is_empty() {
         components.set("securitySchemes", security_schemes(rest));
@@ -126,16 +134,17 @@ fn tags(rest: &Rest) -> Vec<Node> {
         .collect()
 }
 
-/// The first sentence of a text, for a summary.
+/// The first sentence of a text, as plain text for a summary.
 fn first_sentence(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default();
-    match line.find(". ") {
-        Some(end) => line[..=end].to_owned(),
-        None => line.to_owned(),
-    }
+    let sentence = match line.find(". ") {
+        Some(end) => &line[..=end],
+        None => line,
+    };
+    super::plain_text(sentence)
 }
 
-fn operation(rest: &Rest, e: &Endpoint) -> Map {
+fn operation(model: &Model, rest: &Rest, e: &Endpoint) -> Map {
     let security: Vec<Node> = if e.auth_required {
         rest.auth
             .iter()
@@ -145,11 +154,11 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
         Vec::new()
     };
     let mut parameters: Vec<Node> = Vec::new();
-    for f in &e.path_parameters {
-        parameters.push(Node::Map(parameter(f, "path")));
+    for (index, f) in e.path_parameters.iter().enumerate() {
+        parameters.push(Node::Map(parameter(model, f, "path", index)));
     }
-    for f in &e.query {
-        parameters.push(Node::Map(parameter(f, "query")));
+    for (index, f) in e.query.iter().enumerate() {
+        parameters.push(Node::Map(parameter(model, f, "query", index)));
     }
     let auth = if e.auth_required {
         let ways: Vec<String> = rest
@@ -174,7 +183,14 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
             .with("description", format!("OK: {}.", e.response.describe()))
             .with(
                 "content",
-                json_content(SCHEMAS.type_schema(&e.response, None, None)),
+                json_content(
+                    SCHEMAS.type_schema(&e.response, None, None),
+                    example(
+                        model,
+                        &e.response,
+                        "A response as the API sends it (sample values).",
+                    ),
+                ),
             ),
     );
     if rest.error_response.is_some() {
@@ -194,7 +210,7 @@ fn operation(rest: &Rest, e: &Endpoint) -> Map {
     op.with("responses", responses)
 }
 
-fn parameter(f: &Field, location: &str) -> Map {
+fn parameter(model: &Model, f: &Field, location: &str, index: usize) -> Map {
     let format = f.format.map(|fmt| fmt.keyword());
     let schema = SCHEMAS.type_schema(&f.ty, format, None);
     let description = super::schema::field_description(f)
@@ -205,20 +221,53 @@ fn parameter(f: &Field, location: &str) -> Map {
         .with("required", location == "path" || !f.optional)
         .with("description", description)
         .with("schema", schema)
+        .with(
+            "example",
+            Node::from(&samples::parameter_value(model, f, index)),
+        )
 }
 
-fn json_content(schema: Map) -> Map {
-    Map::new().with("application/json", Map::new().with("schema", schema))
+fn json_content(schema: Map, example: Option<Map>) -> Map {
+    let media = Map::new()
+        .with("schema", schema)
+        .with_opt("examples", example.map(|e| Map::new().with("sample", e)));
+    Map::new().with("application/json", media)
 }
 
-fn error_response(body: &Type) -> Map {
+/// An example of a response body of type `ty`, from the model's sample data (every optional field
+/// present), when `ty` is a resource.
+fn example(model: &Model, ty: &Type, summary: &str) -> Option<Map> {
+    let Type::Named(r) = ty else { return None };
+    let resources = &model.rest.as_ref()?.resources;
+    let lookup = |name: &str| resources.iter().find(|s| s.name == name);
+    let resource = lookup(&r.name)?;
+    let arg = r.arg.as_deref();
+    let value = samples::resource_example(model, resource, arg, Optionals::All);
+    Some(
+        Map::new()
+            .with("summary", summary)
+            .with("value", example_node(&value, resource, arg, &lookup)),
+    )
+}
+
+fn error_response(model: &Model, body: &Type) -> Map {
     Map::new()
         .with(
             "description",
             "An error: any 4xx or 5xx status. The spec shows neither the status codes nor the body; a JSON \
              body is described by the schema, and a client keeps any other body as it came.",
         )
-        .with("content", json_content(SCHEMAS.type_schema(body, None, None)))
+        .with(
+            "content",
+            json_content(
+                SCHEMAS.type_schema(body, None, None),
+                example(
+                    model,
+                    body,
+                    "An error body (sample values: the spec shows none; any JSON object may come).",
+                ),
+            ),
+        )
 }
 
 fn security_schemes(rest: &Rest) -> Map {
@@ -236,7 +285,8 @@ fn security_schemes(rest: &Rest) -> Map {
     schemes
 }
 
-/// Every resource, and a specialisation of each generic resource per type argument used, by name.
+/// Every resource but the generic ones, and each generic resource applied to each type argument used,
+/// written out in full, by name.
 fn schemas(rest: &Rest) -> Result<Map, String> {
     let mut used = Vec::new();
     for e in &rest.endpoints {
@@ -251,23 +301,8 @@ fn schemas(rest: &Rest) -> Result<Map, String> {
         applied(t, &mut used);
     }
     let mut all: BTreeMap<String, Map> = BTreeMap::new();
-    for r in &rest.resources {
-        let mut doc = r.doc.trim_end().to_owned();
-        if let Some(param) = &r.generic {
-            let names: Vec<String> = used
-                .iter()
-                .filter(|u| u.name == r.name)
-                .map(|u| format!("`{}`", component_name(u)))
-                .collect();
-            if !doc.is_empty() {
-                doc.push_str("\n\n");
-            }
-            doc.push_str(&format!("Generic: `{param}` is the type of the records."));
-            if !names.is_empty() {
-                doc.push_str(&format!(" Responses use {}.", names.join(", ")));
-            }
-        }
-        all.insert(r.name.clone(), SCHEMAS.struct_schema(r, &doc));
+    for r in rest.resources.iter().filter(|r| r.generic.is_none()) {
+        all.insert(r.name.clone(), SCHEMAS.struct_schema(r, r.doc.trim_end()));
     }
     for applied in used {
         let name = component_name(applied);
@@ -281,35 +316,10 @@ fn schemas(rest: &Rest) -> Result<Map, String> {
         let Some(generic) = rest.resources.iter().find(|r| r.name == applied.name) else {
             return Err(format!("unknown resource `{}`", applied.name));
         };
-        let mut properties = Map::new();
-        for f in generic.fields.iter().filter(|f| mentions_param(&f.ty)) {
-            properties.set(&f.name, SCHEMAS.field_schema(f, Some(arg)));
-        }
-        let envelope = NamedRef {
-            arg: None,
-            ..applied.clone()
-        };
+        let description = format!("{}. {}", applied_text(applied), generic.doc.trim_end());
         let schema = Map::new()
-            .with(
-                "description",
-                format!(
-                    "{}: the `{}` schema with its `{}` typed.",
-                    applied_text(applied),
-                    generic.name,
-                    generic.generic.as_deref().unwrap_or_default()
-                ),
-            )
-            .with(
-                "allOf",
-                vec![
-                    Node::Map(SCHEMAS.reference(&envelope)),
-                    Node::Map(
-                        Map::new()
-                            .with("type", "object")
-                            .with("properties", properties),
-                    ),
-                ],
-            );
+            .with("description", description)
+            .with_entries(&SCHEMAS.object_schema(generic, Some(arg)));
         all.insert(name, schema);
     }
     let mut out = Map::new();
@@ -336,14 +346,5 @@ fn applied<'m>(ty: &'m Type, out: &mut Vec<&'m NamedRef>) {
             }
         }
         _ => {}
-    }
-}
-
-fn mentions_param(ty: &Type) -> bool {
-    match ty {
-        Type::Param(_) => true,
-        Type::Array(inner) => mentions_param(inner),
-        Type::Named(r) => r.arg.as_deref().is_some_and(mentions_param),
-        _ => false,
     }
 }

@@ -1,41 +1,67 @@
 //! JSON Schema of the model's types, shared by the OpenAPI, AsyncAPI and JSON Schema emitters.
 //!
 //! One mapping for all three documents, so that they cannot disagree: `str` → `string` (with its
-//! `format`), `int` → `integer`/`int64`, `num` → `number`/`double`, `bool` → `boolean`, `obj` → `object`
-//! (any members), `[T]` → `array` of `T`, a named type → `$ref`, nullable → `type: [T, "null"]` (or
-//! `oneOf` with `null` for a reference). Optional fields are left out of `required`. Every object accepts
-//! members it does not list, as the Rust decoder does; an incomplete type says so and spells out
-//! `additionalProperties: true`.
+//! `format`), `int` → `integer`/`int64` bounded to the range of `i64`, `num` → `number`/`double`,
+//! `bool` → `boolean`, `obj` → `object` with `additionalProperties: true` (any members, all kept),
+//! `[T]` → `array` of `T`, a named type → `$ref`, nullable → `type: [T, "null"]` (or `oneOf` with `null`
+//! for a reference). Optional fields are left out of `required`. Every object accepts members it does not
+//! list, as the Rust decoder does; a type that keeps them (incomplete, or free-form) spells out
+//! `additionalProperties: true`, which generators need to type the kept members at all.
+//!
+//! The description of an integer field states the number forms the Rust decoder refuses although JSON
+//! Schema cannot: `12.0` and `1e3` are integers to every JSON Schema validator (the data model has one
+//! kind of number), but not to `i64`.
 
 use super::tree::{Map, Node, reference};
 use crate::model::{EventVersion, Field, NamedRef, Struct, Type};
-pub(crate) use crate::naming::component_name;
+pub use crate::naming::component_name;
 
-/// The schema language a document uses, which decides how a described reference is written.
+/// How a document writes a field that refers to a named type and has a description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
-    /// OpenAPI 3.1 schemas and JSON Schema 2020-12: `$ref` may have sibling keywords.
+    /// OpenAPI 3.1: `$ref` may have sibling keywords, so the description sits beside it.
     SiblingsAllowed,
-    /// AsyncAPI 3.0 schemas (a JSON Schema draft-07 superset): siblings of `$ref` are ignored, so a
-    /// described reference is written as `allOf: [{$ref}]` with the description beside it.
-    Draft07,
+    /// The event schemas (AsyncAPI 3.0, a JSON Schema draft-07 superset that ignores siblings of
+    /// `$ref`, and the JSON Schema files, written alike so that the two stay structurally equal): a
+    /// `$ref` stands alone and its description moves into the description of the object holding the
+    /// field. A wrapper (`allOf: [{$ref}]` with a description) would keep it in place, but generators
+    /// make an anonymous type of every wrapper, and json-schema-to-typescript documents the referenced
+    /// type with a description that belongs to the field.
+    BareReferences,
 }
 
 /// How references to named types are written in one document.
 pub struct Schemas<'a> {
-    /// Prefix of a reference: `#/components/schemas/` or `#/$defs/`.
+    /// Prefix of a reference: `#/components/schemas/`, or `../types/` in a file of another folder.
     pub ref_prefix: &'a str,
+    /// Suffix of a reference: empty, or `.json` for a reference to a file.
+    pub ref_suffix: &'a str,
     /// The document's schema language.
     pub dialect: Dialect,
 }
 
-/// The description of a field as the documents show it: the schema's text, then where it came from.
+/// The description of a field as the documents show it: the schema's text, where it came from, and for
+/// an integer the number forms the Rust decoder refuses.
 pub fn field_description(f: &Field) -> Option<String> {
     let origin = f.origin.as_ref().map(|o| format!("From {o}."));
-    match (&f.description, origin) {
-        (Some(d), Some(o)) => Some(format!("{d} {o}")),
-        (Some(d), None) => Some(d.clone()),
-        (None, o) => o,
+    let integer = holds_integers(&f.ty).then(|| INTEGER_NOTE.to_owned());
+    let parts: Vec<String> = [f.description.clone(), origin, integer]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// What an integer field's description says about the forms of its numbers.
+pub const INTEGER_NOTE: &str =
+    "A whole number written without a fraction or exponent (`12`, not `12.0` or `1e3`).";
+
+/// The type is `int`, or an array of them.
+fn holds_integers(ty: &Type) -> bool {
+    match ty {
+        Type::Int => true,
+        Type::Array(inner) => holds_integers(inner),
+        _ => false,
     }
 }
 
@@ -46,7 +72,12 @@ pub const INCOMPLETE_NOTE: &str = "Incomplete: the schema does not list every fi
 impl Schemas<'_> {
     /// A `$ref` to a named type.
     pub fn reference(&self, r: &NamedRef) -> Map {
-        reference(format!("{}{}", self.ref_prefix, component_name(r)))
+        reference(format!(
+            "{}{}{}",
+            self.ref_prefix,
+            component_name(r),
+            self.ref_suffix
+        ))
     }
 
     /// The schema of a value of `ty`. `param` replaces the type parameter of a generic type (`{}`, any
@@ -59,10 +90,12 @@ impl Schemas<'_> {
         };
         match ty {
             Type::Str => scalar("string", format),
-            Type::Int => scalar("integer", Some("int64")),
+            Type::Int => scalar("integer", Some("int64"))
+                .with("minimum", i64::MIN)
+                .with("maximum", i64::MAX),
             Type::Num => scalar("number", Some("double")),
             Type::Bool => scalar("boolean", None),
-            Type::Obj => scalar("object", None),
+            Type::Obj => free_form(),
             Type::Array(inner) => Map::new()
                 .with("type", "array")
                 .with("items", self.type_schema(inner, None, param)),
@@ -81,14 +114,38 @@ impl Schemas<'_> {
         if f.nullable {
             schema = nullable(schema);
         }
-        describe(schema, field_description(f), self.dialect)
+        if self.bare_reference(&schema) {
+            return schema;
+        }
+        schema.with_opt("description", field_description(f))
+    }
+
+    /// In this dialect, `schema` is a reference written without a description.
+    fn bare_reference(&self, schema: &Map) -> bool {
+        self.dialect == Dialect::BareReferences && schema.get("$ref").is_some()
+    }
+
+    /// The descriptions of a struct's fields that this dialect cannot write beside their `$ref`, as a
+    /// Markdown list for the struct's description (empty when there are none).
+    fn reference_notes(&self, s: &Struct) -> String {
+        let mut notes = String::new();
+        for f in &s.fields {
+            let schema = self.field_schema(f, None);
+            if let (true, Some(text)) = (self.bare_reference(&schema), field_description(f)) {
+                if notes.is_empty() {
+                    notes.push_str("Fields that refer to another schema:");
+                }
+                notes.push_str(&format!("\n- `{}`: {text}", f.name));
+            }
+        }
+        notes
     }
 
     /// An object schema of a struct's fields (no description): `type`, `required`, `properties`, and
-    /// `additionalProperties: true` when the struct is incomplete.
+    /// `additionalProperties: true` when the struct keeps members it does not list.
     pub fn object_schema(&self, s: &Struct, param: Option<&Type>) -> Map {
         if s.free_form {
-            return Map::new().with("type", "object");
+            return free_form();
         }
         let required: Vec<&str> = s
             .fields
@@ -111,23 +168,40 @@ impl Schemas<'_> {
         schema
     }
 
-    /// A struct's schema with its description first (the struct's doc, plus the incomplete note).
+    /// A struct's schema with its description first (the struct's doc, the incomplete note, and the
+    /// descriptions of fields written as bare references).
     pub fn struct_schema(&self, s: &Struct, description: &str) -> Map {
         let mut text = description.to_owned();
-        if s.incomplete && !text.contains(INCOMPLETE_NOTE) {
+        let incomplete =
+            (s.incomplete && !text.contains(INCOMPLETE_NOTE)).then_some(INCOMPLETE_NOTE);
+        for paragraph in [incomplete.map(str::to_owned), Some(self.reference_notes(s))]
+            .into_iter()
+            .flatten()
+            .filter(|p| !p.is_empty())
+        {
             if !text.is_empty() {
                 text.push_str("\n\n");
             }
-            text.push_str(INCOMPLETE_NOTE);
+            text.push_str(&paragraph);
         }
-        let mut schema = Map::new();
-        if !text.is_empty() {
-            schema.set("description", text);
+        Map::new()
+            .with_opt("description", (!text.is_empty()).then_some(text))
+            .with_entries(&self.object_schema(s, None))
+    }
+}
+
+impl Schemas<'_> {
+    /// The schema of an event version's payload, with its description: the payload's struct; for a
+    /// version whose payload is a shared type, `allOf` that one type, so that each version has a schema
+    /// of its own, named as its Rust type alias: model generators then give each version a model of that
+    /// name (Modelina otherwise warns that it redefines the shared model once per such version).
+    pub fn payload_schema(&self, v: &EventVersion, description: &str) -> Map {
+        match &v.alias_of {
+            Some(shared) => Map::new()
+                .with("description", description)
+                .with("allOf", vec![Node::Map(self.reference(shared))]),
+            None => self.struct_schema(&v.payload, description),
         }
-        for (key, value) in self.object_schema(s, None).entries() {
-            schema.set(key.as_str(), value.clone());
-        }
-        schema
     }
 }
 
@@ -150,41 +224,62 @@ fn nullable(schema: Map) -> Map {
     }
 }
 
-/// `schema` with a description, written so the dialect keeps it next to a `$ref`.
-fn describe(schema: Map, description: Option<String>, dialect: Dialect) -> Map {
-    let Some(description) = description else {
-        return schema;
-    };
-    if schema.get("$ref").is_some() && dialect == Dialect::Draft07 {
-        return Map::new()
-            .with("description", description)
-            .with("allOf", vec![Node::Map(schema)]);
-    }
-    schema.with("description", description)
+/// An object whose members are all kept, of any type.
+fn free_form() -> Map {
+    Map::new()
+        .with("type", "object")
+        .with("additionalProperties", true)
 }
 
-/// Every shared type a struct refers to, directly or through other shared types, by name (sorted).
-pub fn referenced_types<'m>(
-    model: &'m crate::model::Model,
-    roots: &[&'m Struct],
-) -> Vec<&'m Struct> {
-    let mut found: std::collections::BTreeMap<&str, &Struct> = std::collections::BTreeMap::new();
-    let mut pending: Vec<&Struct> = roots.to_vec();
-    while let Some(s) = pending.pop() {
-        for f in &s.fields {
-            let mut ty = &f.ty;
-            while let Type::Array(inner) = ty {
-                ty = inner;
-            }
-            if let Type::Named(r) = ty
-                && let Some(t) = model.shared_type(&r.name)
-                && found.insert(t.name.as_str(), t).is_none()
-            {
-                pending.push(t);
-            }
+/// An example of a struct as a document tree, its members in the order of the struct's fields at every
+/// depth (the model's samples are JSON objects, whose members come sorted). `lookup` finds the struct of
+/// a named type; `arg` is the type argument of a generic struct.
+pub fn example<'m>(
+    value: &serde_json::Value,
+    s: &Struct,
+    arg: Option<&Type>,
+    lookup: &dyn Fn(&str) -> Option<&'m Struct>,
+) -> Node {
+    let serde_json::Value::Object(members) = value else {
+        return Node::from(value);
+    };
+    let mut out = Map::new();
+    for f in &s.fields {
+        if let Some(member) = members.get(&f.name) {
+            out.set(&f.name, typed_example(member, &f.ty, arg, lookup));
         }
     }
-    found.into_values().collect()
+    for (key, member) in members {
+        if out.get(key).is_none() {
+            out.set(key.as_str(), Node::from(member));
+        }
+    }
+    Node::Map(out)
+}
+
+fn typed_example<'m>(
+    value: &serde_json::Value,
+    ty: &Type,
+    arg: Option<&Type>,
+    lookup: &dyn Fn(&str) -> Option<&'m Struct>,
+) -> Node {
+    match (ty, value) {
+        (Type::Array(inner), serde_json::Value::Array(items)) => Node::Seq(
+            items
+                .iter()
+                .map(|item| typed_example(item, inner, arg, lookup))
+                .collect(),
+        ),
+        (Type::Named(r), _) => match lookup(&r.name) {
+            Some(s) => example(value, s, r.arg.as_deref(), lookup),
+            None => Node::from(value),
+        },
+        (Type::Param(_), _) => match arg {
+            Some(arg) => typed_example(value, arg, None, lookup),
+            None => Node::from(value),
+        },
+        _ => Node::from(value),
+    }
 }
 
 /// What a payload version is: the model's description, and whether the catalogue lists every field.

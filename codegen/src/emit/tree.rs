@@ -8,10 +8,14 @@ use std::fmt::Write as _;
 /// A JSON-compatible value whose maps keep insertion order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
+    /// `null`.
+    Null,
     /// `true` or `false`.
     Bool(bool),
     /// An integer.
     Int(i64),
+    /// A finite number that is not an integer of `i64` (examples carry prices such as `24.0975`).
+    Float(f64),
     /// A string.
     Str(String),
     /// A sequence.
@@ -66,6 +70,15 @@ impl Map {
         }
     }
 
+    /// Builder form: every entry of `other` set in turn.
+    #[must_use]
+    pub fn with_entries(mut self, other: &Map) -> Self {
+        for (key, value) in other.entries() {
+            self.set(key.as_str(), value.clone());
+        }
+        self
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.index.get(key).map(|&i| &self.entries[i].1)
@@ -110,6 +123,40 @@ impl From<bool> for Node {
 impl From<i64> for Node {
     fn from(i: i64) -> Self {
         Node::Int(i)
+    }
+}
+impl From<f64> for Node {
+    /// A number; JSON has no infinities or NaN, so those become `null`.
+    fn from(f: f64) -> Self {
+        if f.is_finite() {
+            Node::Float(f)
+        } else {
+            Node::Null
+        }
+    }
+}
+impl From<&serde_json::Value> for Node {
+    /// A JSON value, members in their order (an example built by `crate::samples`).
+    fn from(value: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        match value {
+            Value::Null => Node::Null,
+            Value::Bool(b) => Node::Bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => Node::Int(i),
+                (None, Some(f)) => Node::from(f),
+                (None, None) => Node::Null,
+            },
+            Value::String(s) => Node::Str(s.clone()),
+            Value::Array(items) => Node::Seq(items.iter().map(Node::from).collect()),
+            Value::Object(members) => {
+                let mut map = Map::new();
+                for (key, member) in members {
+                    map.set(key.as_str(), Node::from(member));
+                }
+                Node::Map(map)
+            }
+        }
     }
 }
 impl<T: Into<Node>> From<Vec<T>> for Node {
@@ -207,8 +254,10 @@ fn write_block_seq(out: &mut String, items: &[Node], indent: usize) {
 /// A value written on one line: a scalar, `{}`, `[]`, or a short flow sequence of scalars.
 fn inline(value: &Node) -> String {
     match value {
+        Node::Null => "null".to_owned(),
         Node::Bool(b) => b.to_string(),
         Node::Int(i) => i.to_string(),
+        Node::Float(f) => float_text(*f),
         Node::Str(s) => yaml_scalar(s, false),
         Node::Map(_) => "{}".to_owned(),
         Node::Seq(items) => flow_seq(items).unwrap_or_else(|| "[]".to_owned()),
@@ -220,8 +269,10 @@ fn flow_seq(items: &[Node]) -> Option<String> {
     let mut parts = Vec::with_capacity(items.len());
     for item in items {
         parts.push(match item {
+            Node::Null => "null".to_owned(),
             Node::Bool(b) => b.to_string(),
             Node::Int(i) => i.to_string(),
+            Node::Float(f) => float_text(*f),
             Node::Str(s) if !s.contains('\n') => yaml_scalar(s, true),
             Node::Map(m) if m.is_empty() => "{}".to_owned(),
             _ => return None,
@@ -259,6 +310,21 @@ fn write_block_scalar(out: &mut String, s: &str, indent: usize) {
             out.push_str(line);
         }
         out.push('\n');
+    }
+}
+
+/// A number that YAML 1.1, YAML 1.2 and JSON all read as this float: the shortest digits that read back
+/// as `f`, never an exponent (YAML 1.1 needs a signed one), always a fraction (`80.0`, not `80`).
+/// JSON has no infinities or NaN: those are written `null`.
+fn float_text(f: f64) -> String {
+    if !f.is_finite() {
+        return "null".to_owned();
+    }
+    let text = f.to_string();
+    if text.contains('.') {
+        text
+    } else {
+        format!("{text}.0")
     }
 }
 
@@ -331,8 +397,10 @@ pub fn to_json(root: &Map) -> String {
 
 fn write_json(out: &mut String, node: &Node, indent: usize) {
     match node {
+        Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Float(f) => out.push_str(&float_text(*f)),
         Node::Str(s) => out.push_str(&json_string(s)),
         Node::Seq(items) if items.is_empty() => out.push_str("[]"),
         Node::Map(m) if m.is_empty() => out.push_str("{}"),
@@ -402,10 +470,16 @@ mod tests {
                     Node::Map(Map::new().with("name", "x").with("in", "query")),
                     Node::Map(Map::new()),
                     Node::Seq(vec![]),
+                    Node::Null,
                 ],
             )
             .with("empty_map", Map::new())
             .with("flag", true)
+            .with("price", 24.0975)
+            .with("whole_price", 80.0)
+            .with("large_price", 1e22)
+            .with("tiny_price", -0.000_001)
+            .with("prices", vec![1.5, -2.0])
     }
 
     #[test]
@@ -432,7 +506,12 @@ mod tests {
             "\"200\":\n  $ref: \"#/components/responses/Error\"\n",
             "type: [string, \"null\"]\n",
             "flow_unsafe: [\"a,b\", c]\n",
-            "list:\n  - name: x\n    in: query\n  - {}\n  - []\n",
+            "list:\n  - name: x\n    in: query\n  - {}\n  - []\n  - null\n",
+            "price: 24.0975\n",
+            "whole_price: 80.0\n",
+            "large_price: 10000000000000000000000.0\n",
+            "tiny_price: -0.000001\n",
+            "prices: [1.5, -2.0]\n",
         ] {
             assert!(yaml.contains(line), "missing {line:?} in\n{yaml}");
         }
