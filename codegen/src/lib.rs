@@ -139,6 +139,7 @@ pub fn emit_all(model: &Model) -> Result<BTreeMap<String, String>, String> {
     for more in [
         emit::openapi::emit(model)?,
         emit::asyncapi::emit(model)?,
+        emit::compatibility::emit(model),
         emit::jsonschema::emit(model)?,
         emit::schema_format::emit()?,
     ] {

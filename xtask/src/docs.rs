@@ -241,7 +241,7 @@ fn event_expectations(model: &Model) -> Vec<String> {
 }
 
 /// Channel pages to open, by their link in the rendered events page (`#/<section>/channels/<key>`), with
-/// the message titles each must show: the first event type with several versions, and the first with a
+/// the message titles each must show (and, for several versions, their compatibility table): the first event type with several versions, and the first with a
 /// version not labelled `v<N>` (`1.0.0`), among the channels the page links to.
 fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<String>)>, String> {
     let link_of = |e: &energy_codegen::model::EventType| {
@@ -268,11 +268,15 @@ fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<Str
         .into_iter()
         .flatten()
         .map(|(e, link)| {
-            let titles = e
+            let mut titles: Vec<String> = e
                 .versions
                 .iter()
                 .map(|v| format!("{} {}", e.name, v.label))
                 .collect();
+            if e.versions.len() > 1 {
+                // The compatibility table of its messages, rendered as a table.
+                titles.push("a reader of the older version, given the newer".to_owned());
+            }
             (link, titles)
         })
         .collect())

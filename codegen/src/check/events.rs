@@ -493,5 +493,22 @@ fn payload_doc(
     if let Some(t) = &v.alias_of {
         doc.push_str(&format!("\n\nThe payload is the shared type `{}`.", t.name));
     }
+    if let Some(d) = &v.deprecated {
+        doc.push_str("\n\n");
+        doc.push_str(&deprecation_note(d));
+    }
     doc
+}
+
+/// The sentence every output says of a deprecated version.
+fn deprecation_note(d: &Deprecation) -> String {
+    let mut text = format!(
+        "Deprecated: this version may be removed from {} on.",
+        d.sunset
+    );
+    if let Some(note) = &d.note {
+        text.push(' ');
+        text.push_str(note);
+    }
+    text
 }

@@ -295,11 +295,21 @@ fn message(
             "summary",
             format!("Payload version {} of {}.", v.label, event.name),
         )
-        .with("description", version_description(v))
+        .with("description", message_description(model, event, v))
         .with("contentType", "application/json")
         .with("payload", payload)
         .with("examples", vec![example])
         .with("tags", vec![Node::Map(tag_reference(section))])
         .with("x-event-type", &event.name)
         .with("x-payload-version", &v.label)
+}
+
+/// A message's description: its payload's, then how it relates to the other versions of its type.
+fn message_description(model: &Model, event: &EventType, v: &EventVersion) -> String {
+    let mut text = version_description(v);
+    if let Some(table) = super::compatibility::message_table(model, event, v) {
+        text.push_str("\n\n");
+        text.push_str(&table);
+    }
+    text
 }

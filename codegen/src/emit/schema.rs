@@ -147,21 +147,37 @@ impl Schemas<'_> {
         if s.free_form {
             return free_form();
         }
+        // A renamed field is required under either of its names (decoders accept both), not both.
         let required: Vec<&str> = s
             .fields
             .iter()
-            .filter(|f| !f.optional)
+            .filter(|f| !f.optional && f.renamed_from.is_empty())
             .map(|f| f.name.as_str())
             .collect();
         let mut properties = Map::new();
+        let mut renames = Vec::new();
         for f in &s.fields {
             properties.set(&f.name, self.field_schema(f, param));
+            for former in &f.renamed_from {
+                let text = format!(
+                    "The former name of `{}`: still read as it, never written.",
+                    f.name
+                );
+                let schema = self.field_schema(f, param).with("description", text);
+                properties.set(former, schema.with("deprecated", true));
+            }
+            if !f.renamed_from.is_empty() {
+                renames.extend(rename_constraints(f));
+            }
         }
         let mut schema = Map::new().with("type", "object");
         if !required.is_empty() {
             schema.set("required", required);
         }
         schema.set("properties", properties);
+        if !renames.is_empty() {
+            schema.set("allOf", renames);
+        }
         if s.incomplete {
             schema.set("additionalProperties", true);
         }
@@ -196,13 +212,39 @@ impl Schemas<'_> {
     /// of its own, named as its Rust type alias: model generators then give each version a model of that
     /// name (Modelina otherwise warns that it redefines the shared model once per such version).
     pub fn payload_schema(&self, v: &EventVersion, description: &str) -> Map {
-        match &v.alias_of {
+        let schema = match &v.alias_of {
             Some(shared) => Map::new()
                 .with("description", description)
                 .with("allOf", vec![Node::Map(self.reference(shared))]),
             None => self.struct_schema(&v.payload, description),
+        };
+        match &v.deprecated {
+            Some(_) => schema.with("deprecated", true),
+            None => schema,
         }
     }
+}
+
+/// What a renamed field's names require of an object: one of them when the field is required, never two.
+fn rename_constraints(f: &Field) -> Vec<Node> {
+    let names: Vec<&str> = std::iter::once(f.name.as_str())
+        .chain(f.renamed_from.iter().map(String::as_str))
+        .collect();
+    let mut out = Vec::new();
+    if !f.optional {
+        let either: Vec<Node> = names
+            .iter()
+            .map(|n| Node::Map(Map::new().with("required", vec![*n])))
+            .collect();
+        out.push(Node::Map(Map::new().with("anyOf", either)));
+    }
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            let both = Map::new().with("required", vec![*a, *b]);
+            out.push(Node::Map(Map::new().with("not", both)));
+        }
+    }
+    out
 }
 
 /// `schema` that also accepts `null`.
@@ -284,9 +326,9 @@ fn typed_example<'m>(
 
 /// What a payload version is: the model's description, and whether the catalogue lists every field.
 pub(crate) fn version_description(v: &EventVersion) -> String {
+    let mut text = v.payload.doc.clone();
     if v.payload.incomplete {
-        format!("{}\n\n{INCOMPLETE_NOTE}", v.payload.doc)
-    } else {
-        v.payload.doc.clone()
+        text.push_str(&format!("\n\n{INCOMPLETE_NOTE}"));
     }
+    text
 }

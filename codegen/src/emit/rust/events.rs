@@ -70,10 +70,21 @@ fn payload_type_name(v: &EventVersion) -> String {
 }
 
 fn section_rs(section: &Section, owned_views: &BTreeSet<(String, String)>) -> TokenStream {
-    let doc = inner_doc_attrs(&format!(
+    let mut doc = inner_doc_attrs(&format!(
         "Events of the catalogue section \"{}\".\n\n{}",
         section.title, section.doc
     ));
+    let deprecated = section
+        .events
+        .iter()
+        .flat_map(|e| &e.versions)
+        .any(|v| v.deprecated.is_some());
+    if deprecated {
+        // Users of a deprecated payload are warned; this module still decodes and converts it.
+        doc.extend(quote! {
+            #![allow(deprecated, reason = "deprecated payload versions are still decoded")]
+        });
+    }
     let items = section.events.iter().map(|e| {
         let structs = e.versions.iter().map(|v| match &v.alias_of {
             Some(shared) => {
@@ -82,7 +93,16 @@ fn section_rs(section: &Section, owned_views: &BTreeSet<(String, String)>) -> To
                 let target = format_ident!("{}", shared.name);
                 quote! { #doc pub type #name = crate::types::#target; }
             }
-            None => struct_tokens(&v.payload, Home::Types),
+            None => {
+                let tokens = struct_tokens(&v.payload, Home::Types);
+                match &v.deprecated {
+                    Some(d) => {
+                        let note = format!("sunset {}", d.sunset);
+                        quote! { #[deprecated(note = #note)] #tokens }
+                    }
+                    None => tokens,
+                }
+            }
         });
         let enum_ = version_enum(section, e);
         let routing = routing_impls(section, e);
