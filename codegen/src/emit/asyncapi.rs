@@ -143,8 +143,23 @@ fn document(model: &Model) -> Result<Map, String> {
                     versions.join(", ")
                 ),
             );
-        if let Some(d) = &event.description {
-            channel.set("description", d);
+        let former = (!event.renamed_from.is_empty()).then(|| {
+            let names: Vec<String> = event
+                .renamed_from
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect();
+            format!(
+                "Formerly {}: decoders built on this schema accept events under that name too.",
+                names.join(", ")
+            )
+        });
+        let description: Vec<&str> = [event.description.as_deref(), former.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        if !description.is_empty() {
+            channel.set("description", description.join("\n\n"));
         }
         channels.set(
             channel_key(event),

@@ -213,9 +213,8 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
             }
             other => other.to_string(),
         };
-        let joins = out.is_empty()
-            || out.ends_with(['<', ':'])
-            || text.starts_with(['<', '>', ':', '(', '[']);
+        let joins =
+            out.is_empty() || out.ends_with(['<', ':']) || text.starts_with(['<', '>', ':']);
         if !joins {
             out.push(' ');
         }
