@@ -130,5 +130,49 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, real_schema, scaling);
+/// The whole-catalogue compatibility check, as `cargo xtask compat` runs it: the schema and the
+/// published baseline read, every published item compared (a clean run, and one with a published
+/// version broken, which also builds counterexamples).
+fn compat(c: &mut Criterion) {
+    let dir = schema_dir();
+    let lock = dir.join(energy_codegen::compat::LOCK_FILE);
+    let today = "2026-11-23";
+    c.bench_function("compat/real-schema", |b| {
+        b.iter(|| {
+            let baseline = energy_codegen::compat::Baseline::Lock(&lock);
+            let report = energy_codegen::compat::check(black_box(&dir), baseline, today)
+                .unwrap_or_else(|f| panic!("{}", f.render(false)));
+            assert_eq!(report.errors(), 0);
+        })
+    });
+    let broken = tempfile::tempdir().expect("a scratch folder");
+    copy_tree(&dir, broken.path());
+    let section = broken.path().join("events/agreements-and-approvals.yaml");
+    let text = std::fs::read_to_string(&section).expect("the section");
+    let text = text.replace("{account_number: str}", "{account_id: str}");
+    std::fs::write(&section, text).expect("written");
+    c.bench_function("compat/real-schema-broken", |b| {
+        b.iter(|| {
+            let baseline = energy_codegen::compat::Baseline::Lock(&lock);
+            let report = energy_codegen::compat::check(black_box(broken.path()), baseline, today)
+                .unwrap_or_else(|f| panic!("{}", f.render(false)));
+            assert!(report.errors() > 0);
+        })
+    });
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("listing") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copied");
+        }
+    }
+}
+
+criterion_group!(benches, real_schema, scaling, compat);
 criterion_main!(benches);

@@ -159,7 +159,10 @@ struct Diff<'a> {
 struct Ctx {
     subject: Subject,
     writer: Writer,
+    /// In the baseline (changing it may break someone).
     published: bool,
+    /// Removed after its sunset: allowed, though the crate still loses its items.
+    retired: bool,
     /// The shared type or resource being compared through, and the path at which it was entered.
     via: Option<(String, String)>,
 }
@@ -216,6 +219,7 @@ pub(super) fn compare_payloads(model: &Model, older: &Struct, newer: &Struct) ->
         writer: Writer::Platform,
         published: true,
         via: None,
+        retired: false,
     };
     let at = |strukt| At {
         model,
@@ -243,7 +247,7 @@ impl Diff<'_> {
         let severity = match rule {
             // About versions not yet published, by definition: still worth a look before publishing.
             Rule::VersionNotNeeded | Rule::FieldNameReused => Severity::Warning,
-            _ if !ctx.published => Severity::Info,
+            _ if !ctx.published || ctx.retired => Severity::Info,
             Rule::TypeRemoved => Severity::Warning,
             _ if breaks => Severity::Error,
             Rule::FieldRemovedOptional => Severity::Warning,
@@ -356,6 +360,7 @@ impl Diff<'_> {
                 writer: Writer::Platform,
                 published: false,
                 via: None,
+                retired: false,
             };
             let span = self.new.places.events.get(&e.name).map(|(s, _)| *s);
             self.push(
@@ -378,8 +383,9 @@ impl Diff<'_> {
                 version: None,
             },
             writer: Writer::Platform,
-            published: self.published.events.contains(&old_event.name) && !sunset_passed,
+            published: self.published.events.contains(&old_event.name),
             via: None,
+            retired: sunset_passed,
         };
         let span = self.old.places.events.get(&old_event.name).map(|(s, _)| *s);
         let why = if sunset_passed {
@@ -410,6 +416,7 @@ impl Diff<'_> {
             writer: Writer::Platform,
             published: self.published.events.contains(&old_event.name),
             via: None,
+            retired: false,
         };
         let old_span = self.old.places.events.get(&old_event.name).map(|(s, _)| *s);
         let new_span = self
@@ -462,8 +469,9 @@ impl Diff<'_> {
                     let ctx = Ctx {
                         subject,
                         writer: Writer::Platform,
-                        published: published && !passed,
+                        published,
                         via: None,
+                        retired: passed,
                     };
                     self.push(
                         &ctx,
@@ -496,6 +504,7 @@ impl Diff<'_> {
                         writer: Writer::Platform,
                         published,
                         via: None,
+                        retired: false,
                     };
                     if new_v.deprecated.is_some() && old_v.deprecated.is_none() {
                         let sunset = new_v.deprecated.as_ref().map(|d| d.sunset.clone());
@@ -563,6 +572,7 @@ impl Diff<'_> {
                 writer: Writer::Platform,
                 published: false,
                 via: None,
+                retired: false,
             };
             let span = self
                 .new
@@ -604,6 +614,7 @@ impl Diff<'_> {
                     writer: Writer::Platform,
                     published: false,
                     via: None,
+                    retired: false,
                 };
                 if pair.compatibility == super::Compatibility::Full {
                     self.push(
@@ -666,6 +677,7 @@ impl Diff<'_> {
                         writer: Writer::Platform,
                         published,
                         via: None,
+                        retired: false,
                     };
                     self.push(
                         &ctx,
@@ -686,6 +698,7 @@ impl Diff<'_> {
                         writer: Writer::Platform,
                         published,
                         via: Some((old_t.name.clone(), String::new())),
+                        retired: false,
                     };
                     let old_at = At {
                         model: self.old.model,
@@ -717,6 +730,7 @@ impl Diff<'_> {
                 writer: Writer::Platform,
                 published: self.published.endpoints.contains(&old_e.name),
                 via: None,
+                retired: false,
             };
             let old_span = self.old.places.endpoints.get(&old_e.name).copied();
             let Some(new_e) = new_rest.endpoints.iter().find(|e| e.name == old_e.name) else {
@@ -847,6 +861,7 @@ impl Diff<'_> {
                 writer: Writer::Platform,
                 published: false,
                 via: None,
+                retired: false,
             };
             let span = self.new.places.endpoints.get(&new_e.name).copied();
             self.push(
@@ -870,6 +885,7 @@ impl Diff<'_> {
                 writer: Writer::Platform,
                 published: !self.published.endpoints.is_empty(),
                 via: None,
+                retired: false,
             };
             let holder = endpoint_holder_named("error response");
             self.types(
@@ -907,6 +923,7 @@ impl Diff<'_> {
                         writer: Writer::Platform,
                         published,
                         via: None,
+                        retired: false,
                     };
                     self.push(
                         &ctx,
@@ -927,6 +944,7 @@ impl Diff<'_> {
                         writer: Writer::Platform,
                         published,
                         via: Some((old_r.name.clone(), String::new())),
+                        retired: false,
                     };
                     let old_at = At {
                         model: self.old.model,

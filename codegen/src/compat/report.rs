@@ -297,6 +297,14 @@ fn notes(f: &Finding) -> Vec<String> {
             "servers built on the new schema {} requests of clients built on the old schema",
             "servers built on the old schema {} requests of clients built on the new schema",
         )
+    } else if matches!(
+        f.subject,
+        Subject::Endpoint(_) | Subject::Resource(_) | Subject::ErrorResponse
+    ) {
+        (
+            "clients built on the old schema {} what servers built on the new schema send",
+            "clients built on the new schema {} what servers built on the old schema send",
+        )
     } else {
         (
             "consumers built on the old schema {} what the new schema writes",
@@ -329,10 +337,13 @@ fn notes(f: &Finding) -> Vec<String> {
     if let Some(reason) = &f.waived {
         notes.push(format!("waived: {reason}"));
     }
-    if !f.published {
+    if !f.published && f.rule != Rule::WaiverUnused {
         notes.push("not yet published: it may still change freely".to_owned());
     }
-    notes.push(format!("energy-api: {} change", f.bump().as_str()));
+    notes.push(match f.bump() {
+        Bump::None => "energy-api: no new release needed for this".to_owned(),
+        bump => format!("energy-api: a {} change", bump.as_str()),
+    });
     notes
 }
 

@@ -9,7 +9,9 @@ pub enum Bump {
     None,
     /// Documentation only.
     Patch,
-    /// Additions a user's code cannot notice (an enum variant of a `#[non_exhaustive]` enum, a new type).
+    /// Additions, deprecations and behaviour changes that code using the crate keeps compiling against
+    /// (an enum variant of a `#[non_exhaustive]` enum, a new type, a `#[deprecated]` attribute, a request
+    /// type that now asks for credentials or sends another path).
     Minor,
     /// Code using the crate may stop compiling (a field added to or removed from a struct, a type changed).
     Major,
@@ -78,7 +80,7 @@ rules! {
     /// A new version that every reader of the previous one already reads, and the reverse: it was not needed.
     VersionNotNeeded = "version-not-needed", None;
     /// A payload version is deprecated, with the date from which it may be removed.
-    VersionDeprecated = "version-deprecated", Patch;
+    VersionDeprecated = "version-deprecated", Minor;
     /// A required field is gone.
     FieldRemovedRequired = "field-removed-required", Major;
     /// An optional field is gone.
@@ -120,11 +122,11 @@ rules! {
     /// A new endpoint.
     EndpointAdded = "endpoint-added", Minor;
     /// An endpoint has another method or path: clients calling the old one fail.
-    EndpointMoved = "endpoint-moved", Major;
+    EndpointMoved = "endpoint-moved", Minor;
     /// An endpoint now requires credentials: clients without them fail.
-    AuthRequired = "auth-required", Patch;
+    AuthRequired = "auth-required", Minor;
     /// An endpoint no longer requires credentials.
-    AuthNoLongerRequired = "auth-no-longer-required", Patch;
+    AuthNoLongerRequired = "auth-no-longer-required", Minor;
     /// A waiver matches no finding: it waives nothing, or what it waived is published.
     WaiverUnused = "waiver-unused", None;
 }

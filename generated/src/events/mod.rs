@@ -138,6 +138,9 @@ pub mod meter_points;
 pub use meter_points::*;
 
 /// An event type of the catalogue, without a payload.
+///
+/// Its variants are in name order; their numeric values (an `as` cast) are not part of the API:
+/// they change when event types are added, and with the crate's features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum EventType {
