@@ -53,6 +53,7 @@ fn measured<T>(test: impl FnOnce() -> T) -> (T, usize) {
 #[derive(Clone, Copy, Debug)]
 enum Which {
     Blocking,
+    #[cfg(feature = "async")]
     Async,
 }
 
@@ -60,6 +61,7 @@ impl Which {
     fn send<E: Endpoint>(self, config: ClientConfig, endpoint: &E) -> Result<E::Response, Error> {
         match self {
             Which::Blocking => Client::new(config).send(endpoint),
+            #[cfg(feature = "async")]
             Which::Async => runtime().block_on(async {
                 energy_runtime::rest::AsyncClient::new(config)
                     .expect("client")
@@ -83,6 +85,7 @@ impl Which {
         };
         match self {
             Which::Blocking => Client::new(config).items(endpoint).for_each(&mut take),
+            #[cfg(feature = "async")]
             Which::Async => runtime().block_on(async {
                 use futures_util::StreamExt as _;
                 let client = energy_runtime::rest::AsyncClient::new(config).expect("client");
@@ -96,6 +99,7 @@ impl Which {
     }
 }
 
+#[cfg(feature = "async")]
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -168,6 +172,7 @@ fn a_gzip_bomb_stops_at_the_body_limit(which: Which) {
             )
         ),
         // The async client asks for no compression, so it reads the gzip bytes as they are: not JSON.
+        #[cfg(feature = "async")]
         Which::Async => assert!(matches!(error, Error::Decode { .. }), "{error}"),
     }
 }
