@@ -78,6 +78,17 @@ const CASES: &[Case] = &[
         edits: &[(BILLING, "          changes: obj\n", "          changes: Line\n")],
         expect: &[("field-type-narrowed", "invoice.issued v1", "changes", "error", "backward"),
                   ("field-type-narrowed", "invoice.issued v2", "changes", "error", "backward")] },
+    // ---- maps (`map<T>`): their values compared like fields, at `.*`
+    Case { name: "obj-to-map-narrows",
+        edits: &[(BILLING, "          changes: obj\n", "          changes: map<str>\n")],
+        expect: &[("field-type-narrowed", "invoice.issued v1", "changes", "error", "backward"),
+                  ("field-type-narrowed", "invoice.issued v2", "changes", "error", "backward")] },
+    Case { name: "map-to-obj-widens",
+        edits: &[(REST, "prices: {type: \"map<num>\",", "prices: {type: obj,")],
+        expect: &[("field-type-widened", "endpoint list_products", "response.results[].prices", "error", "forward")] },
+    Case { name: "map-value-type-narrowed",
+        edits: &[(REST, "prices: {type: \"map<num>\",", "prices: {type: \"map<int>\",")],
+        expect: &[("field-type-narrowed", "endpoint list_products", "response.results[].prices.*", "error", "backward")] },
     // ---- shared types: one finding per event version that reaches the change, with the path
     Case { name: "shared-type-field-optional-propagates",
         edits: &[(TYPES, "fields: {number: str}", "fields: {number?: str}")],

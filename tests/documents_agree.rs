@@ -95,7 +95,9 @@ fn wrong_value(f: &Field) -> Value {
         Type::Int => json!("12345"),
         Type::Num => json!("1.5"),
         Type::Bool => json!("true"),
-        Type::Obj | Type::Array(_) | Type::Named(_) | Type::Param(_) => json!("a string"),
+        Type::Obj | Type::Array(_) | Type::Map(_) | Type::Named(_) | Type::Param(_) => {
+            json!("a string")
+        }
     }
 }
 
@@ -259,8 +261,39 @@ type Through = fn(&Value) -> Result<Value, String>;
 fn resource_types() -> Vec<(&'static str, Through)> {
     vec![
         ("Account", through::<rest::Account>),
+        ("Agreement", through::<rest::Agreement>),
+        ("AnnualCost", through::<rest::AnnualCost>),
         ("ApiError", through::<rest::ApiError>),
+        (
+            "DualFuelDualRateConsumption",
+            through::<rest::DualFuelDualRateConsumption>,
+        ),
+        (
+            "DualFuelSingleRateConsumption",
+            through::<rest::DualFuelSingleRateConsumption>,
+        ),
+        ("DualRateConsumption", through::<rest::DualRateConsumption>),
+        ("DualRegisterTariff", through::<rest::DualRegisterTariff>),
+        ("ElectricityMeter", through::<rest::ElectricityMeter>),
+        (
+            "ElectricityMeterPoint",
+            through::<rest::ElectricityMeterPoint>,
+        ),
+        ("GasMeter", through::<rest::GasMeter>),
+        ("GasMeterPoint", through::<rest::GasMeterPoint>),
         ("Link", through::<rest::Link>),
+        ("Property", through::<rest::Property>),
+        ("Register", through::<rest::Register>),
+        ("SampleConsumption", through::<rest::SampleConsumption>),
+        ("SampleQuote", through::<rest::SampleQuote>),
+        (
+            "SingleRateConsumption",
+            through::<rest::SingleRateConsumption>,
+        ),
+        (
+            "SingleRegisterTariff",
+            through::<rest::SingleRegisterTariff>,
+        ),
         ("Product", through::<rest::Product>),
         ("ProductDetail", through::<rest::ProductDetail>),
         ("StandardUnitRate", through::<rest::StandardUnitRate>),

@@ -57,13 +57,49 @@ fn offsets_are_kept_as_instants() {
     assert_eq!(agile.available_to, None);
 }
 
+/// `back` (re-serialised) is `original`: the same members at every depth, date-times as the same
+/// instants (offsets are written in UTC, and fractions of a second as `jiff` writes them), numbers as
+/// the same numbers.
+fn assert_lossless(original: &serde_json::Value, back: &serde_json::Value, at: &str) {
+    use serde_json::Value;
+    match (original, back) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys = |m: &serde_json::Map<String, Value>| m.keys().cloned().collect::<Vec<_>>();
+            let (mut ka, mut kb) = (keys(a), keys(b));
+            ka.sort();
+            kb.sort();
+            assert_eq!(ka, kb, "{at}: members");
+            for (k, v) in a {
+                assert_lossless(v, &b[k], &format!("{at}.{k}"));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            assert_eq!(a.len(), b.len(), "{at}: items");
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert_lossless(x, y, &format!("{at}[{i}]"));
+            }
+        }
+        (Value::String(a), Value::String(b)) if a != b => {
+            assert_eq!(
+                a.parse::<Timestamp>().ok(),
+                b.parse::<Timestamp>().ok(),
+                "{at}: {a} and {b} are the same instant"
+            );
+            assert!(a.parse::<Timestamp>().is_ok(), "{at}: {a} is a date-time");
+        }
+        // A `num` is an `f64`: `0` comes back as `0.0`, the same number.
+        (Value::Number(a), Value::Number(b)) => assert_eq!(a.as_f64(), b.as_f64(), "{at}"),
+        _ => assert_eq!(original, back, "{at}"),
+    }
+}
+
 #[test]
-fn the_single_product_response_keeps_what_the_spec_does_not_show() {
-    for name in [
-        "product_detail_1.json",
-        "product_detail_2.json",
-        "product_detail_3.json",
-        "product_detail_4.json",
+fn the_single_product_response_is_typed_from_the_real_responses() {
+    for (name, regions, dual, gas) in [
+        ("product_detail_1.json", 14, 0, 0),
+        ("product_detail_2.json", 14, 0, 0),
+        ("product_detail_3.json", 3, 3, 3),
+        ("product_detail_4.json", 3, 3, 3),
     ] {
         let bytes = real(name);
         let detail: ProductDetail =
@@ -72,30 +108,96 @@ fn the_single_product_response_keeps_what_the_spec_does_not_show() {
             detail.direction, None,
             "{name}: real single-product responses carry no direction"
         );
-        assert!(
-            detail
-                .additional_fields
-                .contains_key("single_register_electricity_tariffs"),
+        assert_eq!(
+            detail.single_register_electricity_tariffs.len(),
+            regions,
             "{name}"
         );
-        // Nothing is lost: re-serialised, the response is the same JSON (date-times as the same instants).
-        let original: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        let back = serde_json::to_value(&detail).unwrap();
-        for (key, value) in original.as_object().unwrap() {
-            let kept = &back[key];
-            match (key.as_str(), value) {
-                ("available_from" | "available_to", serde_json::Value::String(s)) => {
-                    assert_eq!(kept.as_str().map(ts), Some(ts(s)), "{name}: {key}");
-                }
-                _ => assert_eq!(kept, value, "{name}: {key}"),
+        assert_eq!(
+            detail.dual_register_electricity_tariffs.len(),
+            dual,
+            "{name}"
+        );
+        assert_eq!(detail.single_register_gas_tariffs.len(), gas, "{name}");
+        assert!(
+            detail.additional_fields.is_empty(),
+            "{name}: every member is typed"
+        );
+        // Every tariff's code is a tariff of this product, and links to its rates.
+        for by_payment in detail.single_register_electricity_tariffs.values() {
+            for tariff in by_payment.values() {
+                assert!(tariff.code.starts_with("E-1R-"), "{name}: {}", tariff.code);
+                assert!(
+                    tariff.code.contains(&detail.code),
+                    "{name}: {}",
+                    tariff.code
+                );
+                assert!(
+                    tariff.links.iter().any(|l| l.rel == "standard_unit_rates"
+                        && l.href
+                            .ends_with(&format!("/{}/standard-unit-rates/", tariff.code))),
+                    "{name}: {}",
+                    tariff.code
+                );
             }
         }
+        // Nothing is lost: re-serialised, the response is the same JSON.
+        let original: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_lossless(&original, &serde_json::to_value(&detail).unwrap(), name);
     }
-    let detail: ProductDetail = serde_json::from_slice(&real("product_detail_2.json")).unwrap();
+    let agile: ProductDetail = serde_json::from_slice(&real("product_detail_1.json")).unwrap();
+    let a = &agile.single_register_electricity_tariffs["_A"]["direct_debit_monthly"];
+    assert_eq!(a.code, "E-1R-AGILE-FLEX-22-11-25-A");
     assert_eq!(
-        detail.additional_fields["tariffs_active_at"], "2021-01-07T19:51:50.907790Z",
-        "kept as sent"
+        (a.standing_charge_inc_vat, a.standard_unit_rate_inc_vat),
+        (37.296, 19.908)
     );
+    assert_eq!(a.exit_fees_type.as_deref(), Some("NONE"));
+    let quote = &agile.sample_quotes["_A"]["direct_debit_monthly"];
+    assert_eq!(quote.electricity_single_rate.annual_cost_inc_vat, 67_365);
+    assert_eq!(
+        quote.electricity_dual_rate, None,
+        "absent for a single-rate product"
+    );
+    assert_eq!(
+        agile
+            .sample_consumption
+            .electricity_single_rate
+            .electricity_standard,
+        2_700
+    );
+
+    let fixed: ProductDetail = serde_json::from_slice(&real("product_detail_4.json")).unwrap();
+    let economy = &fixed.dual_register_electricity_tariffs["_A"]["direct_debit_monthly"];
+    assert_eq!(
+        (
+            economy.day_unit_rate_inc_vat,
+            economy.night_unit_rate_inc_vat
+        ),
+        (30.638055, 12.85221)
+    );
+    let old: ProductDetail = serde_json::from_slice(&real("product_detail_2.json")).unwrap();
+    let tariff = &old.single_register_electricity_tariffs["_A"]["direct_debit_monthly"];
+    assert_eq!(tariff.exit_fees_type, None, "absent from the 2021 response");
+    assert_eq!(old.tariffs_active_at, ts("2021-01-07T19:51:50.907790Z"));
+}
+
+#[test]
+fn a_single_product_response_keeps_members_it_does_not_list() {
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&real("product_detail_3.json")).unwrap();
+    value["green_credentials"] = serde_json::json!({"certified": true});
+    value["single_register_gas_tariffs"]["_A"]["varying"]["carbon_offset"] = serde_json::json!(0.5);
+    let detail: ProductDetail = serde_json::from_value(value.clone()).expect("decodes");
+    assert_eq!(
+        detail.additional_fields["green_credentials"]["certified"],
+        true
+    );
+    assert_eq!(
+        detail.single_register_gas_tariffs["_A"]["varying"].additional_fields["carbon_offset"],
+        0.5
+    );
+    assert_lossless(&value, &serde_json::to_value(&detail).unwrap(), "extended");
 }
 
 #[test]
@@ -152,19 +254,44 @@ fn money_accepts_integers_and_floats_and_negatives() {
 }
 
 #[test]
-fn accounts_are_kept_whole() {
+fn accounts_are_typed_from_the_real_responses() {
     for name in ["account_1.json", "account_2.json"] {
         let bytes = real(name);
         let account: Account =
             serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let original: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(
-            serde_json::to_value(&account).unwrap(),
-            original,
-            "{name}: lossless"
+        assert_lossless(&original, &serde_json::to_value(&account).unwrap(), name);
+        assert!(
+            account.additional_fields.is_empty(),
+            "{name}: every member is typed"
         );
-        assert!(account.0["number"].is_string());
     }
+    let account: Account = serde_json::from_slice(&real("account_1.json")).unwrap();
+    assert_eq!(account.number, "A-68XX9999");
+    let property = &account.properties[0];
+    assert_eq!((property.id, property.moved_out_at), (23_445, None));
+    assert_eq!(property.moved_in_at, ts("2014-09-05T20:37:46.732538Z"));
+    let import = &property.electricity_meter_points[0];
+    assert!(!import.is_export);
+    assert_eq!(import.meters[0].registers[0].rate, "STANDARD");
+    // The current agreement is the one without an end: the tariff to ask unit rates of.
+    let current: Vec<&str> = import
+        .agreements
+        .iter()
+        .filter(|a| a.valid_to.is_none())
+        .map(|a| a.tariff_code.as_str())
+        .collect();
+    assert_eq!(current, ["E-1R-VAR-17-01-11-A"]);
+    assert!(property.electricity_meter_points[1].is_export);
+    assert_eq!(property.gas_meter_points[0].mprn, "9999999999");
+
+    let documented: Account = serde_json::from_slice(&real("account_2.json")).unwrap();
+    let agreement = &documented.properties[0].gas_meter_points[0].agreements[1];
+    assert_eq!(
+        agreement.valid_to,
+        Some(ts("2023-03-31T23:00:00Z")),
+        "an offset (+01:00) read as the instant"
+    );
 }
 
 #[test]

@@ -25,6 +25,9 @@ pub enum Shape {
     Obj,
     /// An array of values of one shape.
     Array(&'static Shape),
+    /// An object whose member names are data, each value of one shape (`BTreeMap<String, T>`; `null`
+    /// is not one, and a repeated name keeps its last value, as serde's map impls do).
+    Map(&'static Shape),
     /// A struct.
     Struct(&'static StructShape),
     /// `null`, or a value of the shape.
@@ -70,6 +73,7 @@ impl<'de> DeserializeSeed<'de> for Check {
             Shape::Bool => deserializer.deserialize_bool(Scalar::Bool),
             Shape::Obj => deserializer.deserialize_map(Object),
             Shape::Array(item) => deserializer.deserialize_seq(Array(item)),
+            Shape::Map(value) => deserializer.deserialize_map(ValueMap(value)),
             Shape::Struct(shape) => check_struct(shape, deserializer),
             Shape::Optional(inner) => deserializer.deserialize_option(Optional(inner)),
         }
@@ -161,6 +165,22 @@ impl<'de> Visitor<'de> for Array {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq.next_element_seed(Check(self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+/// An object of values of one shape, checked as `BTreeMap<String, T>` reads it.
+struct ValueMap(&'static Shape);
+
+impl<'de> Visitor<'de> for ValueMap {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Check(&Shape::Str))?.is_some() {
+            map.next_value_seed(Check(self.0))?;
+        }
         Ok(())
     }
 }

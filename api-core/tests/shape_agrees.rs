@@ -123,6 +123,31 @@ static RENAMED: StructShape = StructShape {
 };
 
 #[allow(dead_code, reason = "only decoded")]
+struct Priced {
+    tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
+    quotes: Option<std::collections::BTreeMap<String, i64>>,
+}
+deserialize_struct!(
+    Priced,
+    "struct Priced",
+    [
+        (0, required, tariffs, "tariffs"),
+        (1, optional, quotes, "quotes")
+    ]
+);
+static PRICED: StructShape = StructShape {
+    name: "struct Priced",
+    aliases: &[],
+    fields: &["tariffs", "quotes"],
+    shapes: &[
+        Shape::Map(&Shape::Map(&Shape::Struct(&ACCOUNT))),
+        Shape::Optional(&Shape::Map(&Shape::Int)),
+    ],
+    required: &[true, false],
+    incomplete: false,
+};
+
+#[allow(dead_code, reason = "only decoded")]
 struct Kept {
     mprn: String,
     additional_fields: Map<String, Value>,
@@ -151,6 +176,7 @@ fn assert_agree(json: &str) {
         ("Ledger", verdicts::<Ledger>(&LEDGER, json)),
         ("Entry", verdicts::<Entry>(&ENTRY, json)),
         ("Kept", verdicts::<Kept>(&KEPT, json)),
+        ("Priced", verdicts::<Priced>(&PRICED, json)),
         ("Renamed", verdicts::<Renamed>(&RENAMED, json)),
     ] {
         assert_eq!(
@@ -195,6 +221,10 @@ fn valid_samples() -> Vec<Value> {
         json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}}),
         json!({"account_number": "A-1", "note": "renamed field under its former name"}),
         json!({"account_id": "A-1", "account_number": "A-1"}),
+        json!({
+            "tariffs": {"_A": {"direct_debit_monthly": {"number": "E-1R-X-A"}}, "_B": {}},
+            "quotes": {"_A": 67365, "_B": -1}
+        }),
     ]
 }
 
@@ -282,7 +312,7 @@ fn every_mutation_gets_the_same_verdict() {
             }
         }
     }
-    // Each case is judged for all four structs.
+    // Each case is judged for every struct.
     assert!(cases > 700, "{cases} cases");
 }
 
@@ -329,6 +359,8 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
                         Just("flags"),
                         Just("changes"),
                         Just("mprn"),
+                        Just("tariffs"),
+                        Just("quotes"),
                         Just("other"),
                     ],
                     inner

@@ -46,20 +46,22 @@ impl Builtin {
     }
 }
 
-/// A type as written: `str`, `[Ledger]`, `Page<Product>`.
+/// A type as written: `str`, `[Ledger]`, `Page<Product>`, `map<Tariff>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypeExpr {
     Builtin(Builtin, Span),
     /// A named type, possibly with one type argument.
     Named(Located, Option<Box<TypeExpr>>),
     Array(Box<TypeExpr>, Span),
+    /// `map<T>`: a JSON object whose member names are data (region codes, say), each value a `T`.
+    Map(Box<TypeExpr>, Span),
 }
 
 impl TypeExpr {
     /// Where the expression is written.
     pub fn span(&self) -> Span {
         match self {
-            TypeExpr::Builtin(_, s) | TypeExpr::Array(_, s) => *s,
+            TypeExpr::Builtin(_, s) | TypeExpr::Array(_, s) | TypeExpr::Map(_, s) => *s,
             TypeExpr::Named(n, _) => n.span,
         }
     }

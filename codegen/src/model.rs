@@ -29,6 +29,8 @@ pub enum Type {
     Obj,
     /// An array.
     Array(Box<Type>),
+    /// A JSON object whose member names are data (string keys), each value of one type.
+    Map(Box<Type>),
     /// A named struct (a shared type, or a REST resource), possibly applied to a type argument.
     Named(NamedRef),
     /// The type parameter of a generic resource.
@@ -75,6 +77,7 @@ impl Type {
             Type::Bool => "boolean".to_owned(),
             Type::Obj => "free-form object".to_owned(),
             Type::Array(inner) => format!("array of {}", inner.describe()),
+            Type::Map(value) => format!("map of {}", value.describe()),
             Type::Named(r) => match &r.arg {
                 Some(a) => format!("`{}` of {}", r.name, a.describe()),
                 None => format!("`{}`", r.name),
@@ -318,7 +321,7 @@ impl Model {
         while let Some(s) = pending.pop() {
             for f in &s.fields {
                 let mut ty = &f.ty;
-                while let Type::Array(inner) = ty {
+                while let Type::Array(inner) | Type::Map(inner) = ty {
                     ty = inner;
                 }
                 if let Type::Named(r) = ty

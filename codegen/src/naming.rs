@@ -156,6 +156,7 @@ fn argument_name(ty: &Type) -> String {
         Type::Bool => "Boolean".to_owned(),
         Type::Obj => "Object".to_owned(),
         Type::Array(inner) => format!("{}List", argument_name(inner)),
+        Type::Map(value) => format!("{}Map", argument_name(value)),
         Type::Named(r) => component_name(r),
         Type::Param(p) => p.clone(),
     }
@@ -600,7 +601,7 @@ fn applied_generics<'m>(
 ) -> Vec<(&'m NamedRef, Span)> {
     fn walk<'m>(ty: &'m Type, at: Span, out: &mut Vec<(&'m NamedRef, Span)>) {
         match ty {
-            Type::Array(inner) => walk(inner, at, out),
+            Type::Array(inner) | Type::Map(inner) => walk(inner, at, out),
             Type::Named(r) => {
                 if let Some(arg) = &r.arg {
                     walk(arg, at, out);

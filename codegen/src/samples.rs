@@ -37,6 +37,8 @@ struct Scope<'m> {
     arg: Option<&'m Type>,
     /// The index of the array item being sampled, so that two records of a list differ.
     item: usize,
+    /// The struct whose fields are being sampled (a tariff's `code` is not a product's).
+    within: &'m str,
 }
 
 impl<'m> Scope<'m> {
@@ -59,6 +61,7 @@ pub fn struct_value(model: &Model, s: &Struct, optionals: Optionals, depth: usiz
         rest: false,
         arg: None,
         item: 0,
+        within: "",
     };
     scope_struct_value(scope, s, optionals, depth)
 }
@@ -82,7 +85,7 @@ pub fn resource_value(
 
 /// A sample value of a REST resource as the documents show it in examples: [`resource_value`] without
 /// the member the schema does not list. A free-form resource is the error body when it is the API's
-/// error response, else an account (real accounts carry `number` and `properties`).
+/// error response, else an empty object.
 pub fn resource_example(
     model: &Model,
     s: &Struct,
@@ -94,6 +97,7 @@ pub fn resource_example(
         rest: true,
         arg,
         item: 0,
+        within: "",
     };
     if s.free_form {
         let is_error = model
@@ -103,7 +107,7 @@ pub fn resource_example(
         return if is_error {
             json!({"detail": "Not found."})
         } else {
-            json!({"number": "A-1B2C3D4E", "properties": [{"id": 1_234_567, "postcode": "SW1A 1AA"}]})
+            json!({})
         };
     }
     scope_struct_value(scope, s, optionals, 0)
@@ -116,11 +120,16 @@ pub fn parameter_value(model: &Model, f: &Field, index: usize) -> Value {
         rest: true,
         arg: None,
         item: 0,
+        within: "",
     };
     type_value(scope, &f.name, &f.ty, f.format, Optionals::All, 0, index)
 }
 
 fn scope_struct_value(scope: Scope<'_>, s: &Struct, optionals: Optionals, depth: usize) -> Value {
+    let scope = Scope {
+        within: &s.name,
+        ..scope
+    };
     let mut map = Map::new();
     for (index, f) in s.fields.iter().enumerate() {
         if f.optional && (optionals == Optionals::None || depth > 2) {
@@ -150,7 +159,7 @@ fn type_value(
     seed: usize,
 ) -> Value {
     if scope.rest
-        && let Some(value) = rest_value(name, ty, scope.item)
+        && let Some(value) = rest_value(name, ty, scope.item, scope.within)
     {
         return value;
     }
@@ -186,6 +195,22 @@ fn type_value(
             };
             json!([item(0), item(1)])
         }
+        Type::Map(value) => {
+            let keys = map_keys(scope.rest, name);
+            let entries = keys.iter().enumerate().map(|(i, key)| {
+                let value = type_value(
+                    Scope { item: i, ..scope },
+                    singular(name),
+                    value,
+                    None,
+                    optionals,
+                    depth + 1,
+                    seed + i,
+                );
+                ((*key).to_owned(), value)
+            });
+            Value::Object(entries.collect())
+        }
         Type::Named(r) => match scope.named(&r.name) {
             Some(s) if s.free_form => obj_value(name),
             Some(s) => {
@@ -214,9 +239,14 @@ fn type_value(
 
 /// Values of the REST API's fields that name alone cannot make realistic: two products of a list, two
 /// consecutive half-hourly rates (latest first) in pence per kWh with 5% VAT, a page of two results.
-fn rest_value(name: &str, ty: &Type, item: usize) -> Option<Value> {
+fn rest_value(name: &str, ty: &Type, item: usize, within: &str) -> Option<Value> {
     let second = item % 2 == 1;
     let value = match (name, ty) {
+        ("code", Type::Str) if within.ends_with("Tariff") => json!(if second {
+            "E-1R-AGILE-24-10-01-C"
+        } else {
+            "E-1R-AGILE-24-10-01-A"
+        }),
         ("code" | "product_code", Type::Str) => {
             json!(if second {
                 "VAR-22-11-01"
@@ -262,9 +292,63 @@ fn rest_value(name: &str, ty: &Type, item: usize) -> Option<Value> {
             })
         }
         ("available_from", Type::Str) => json!("2024-10-01T00:00:00+01:00"),
+        ("tariffs_active_at", Type::Str) => json!("2024-11-23T00:00:00Z"),
+        // A single-product response's tariffs and quotes, in pence (VAT at 5%).
+        ("standing_charge_exc_vat", Type::Num) => json!(45.57),
+        ("standing_charge_inc_vat", Type::Num) => json!(47.8485),
+        ("standard_unit_rate_exc_vat", Type::Num) => json!(22.95),
+        ("standard_unit_rate_inc_vat", Type::Num) => json!(24.0975),
+        ("day_unit_rate_exc_vat", Type::Num) => json!(30.008),
+        ("day_unit_rate_inc_vat", Type::Num) => json!(31.5084),
+        ("night_unit_rate_exc_vat", Type::Num) => json!(12.588),
+        ("night_unit_rate_inc_vat", Type::Num) => json!(13.2174),
+        (
+            "online_discount_exc_vat"
+            | "online_discount_inc_vat"
+            | "dual_fuel_discount_exc_vat"
+            | "dual_fuel_discount_inc_vat"
+            | "exit_fees_exc_vat"
+            | "exit_fees_inc_vat",
+            Type::Num,
+        ) => json!(0),
+        ("exit_fees_type", Type::Str) => json!("NONE"),
+        ("annual_cost_inc_vat", Type::Int) => json!(if second { 110_586 } else { 85_652 }),
+        ("annual_cost_exc_vat", Type::Int) => json!(if second { 105_320 } else { 81_573 }),
+        ("electricity_standard", Type::Int) => json!(2_700),
+        ("electricity_day", Type::Int) => json!(1_750),
+        ("electricity_night", Type::Int) => json!(950),
+        ("gas_standard", Type::Int) => json!(11_500),
+        // An account: a property with its meter points.
+        ("number", Type::Str) => json!("A-1B2C3D4E"),
+        ("id", Type::Int) => json!(1_234_567),
+        ("address_line_1", Type::Str) => json!("10 Downing Street"),
+        ("address_line_2" | "address_line_3" | "county", Type::Str) => json!(""),
+        ("town", Type::Str) => json!("LONDON"),
+        ("profile_class", Type::Int) => json!(1),
+        ("consumption_standard", Type::Int) => json!(2_560),
+        ("serial_number", Type::Str) => json!(if second { "21L4381885" } else { "21L4381884" }),
+        ("identifier", Type::Str) => json!("1"),
+        ("rate", Type::Str) => json!("STANDARD"),
+        ("tariff_code", Type::Str) => json!(if second {
+            "E-1R-VAR-22-11-01-C"
+        } else {
+            "E-1R-AGILE-24-10-01-C"
+        }),
         _ => return None,
     };
     Some(value)
+}
+
+/// The names of a map's sample members: a single-product response keys its tariffs and quotes by
+/// region and then by payment method; other maps by a name made from the field's.
+fn map_keys(rest: bool, name: &str) -> Vec<String> {
+    if rest && (name.ends_with("_tariffs") || name == "sample_quotes") {
+        vec!["_A".to_owned(), "_C".to_owned()]
+    } else if rest && (name.ends_with("_tariff") || name == "sample_quote") {
+        vec!["direct_debit_monthly".to_owned()]
+    } else {
+        (1..=2).map(|i| format!("{}_{i}", singular(name))).collect()
+    }
 }
 
 fn singular(name: &str) -> &str {

@@ -1,4 +1,4 @@
-//! Parser of the type notation: `str`, `[int]`, `Ledger`, `Page<Product>`, `[[str]]`.
+//! Parser of the type notation: `str`, `[int]`, `Ledger`, `Page<Product>`, `[[str]]`, `map<Tariff>`.
 
 use crate::ast::{Builtin, Located, TypeExpr};
 use crate::source::{FileId, Span, to_u32};
@@ -33,6 +33,10 @@ struct Parser<'t> {
 
 /// Nesting deeper than this is certainly a mistake (and must not exhaust the stack).
 const MAX_NESTING: usize = 16;
+
+/// The one built-in generic: `map<T>`, an object with member names as data. Its keys are always
+/// strings (JSON's), so it takes only the type of its values.
+pub const MAP_KEYWORD: &str = "map";
 
 impl Parser<'_> {
     fn span(&self, start: usize, end: usize) -> Span {
@@ -98,6 +102,22 @@ impl Parser<'_> {
         if let Some(b) = Builtin::from_keyword(word) {
             return Ok(TypeExpr::Builtin(b, span));
         }
+        if word == MAP_KEYWORD {
+            if !self.eat('<') {
+                return Err((
+                    to_u32(self.pos),
+                    "`map` takes the type of its values: `map<T>`".to_owned(),
+                ));
+            }
+            let value = self.expr(depth + 1)?;
+            if !self.eat('>') {
+                return Err((
+                    to_u32(self.pos),
+                    "expected `>` to close the type argument".to_owned(),
+                ));
+            }
+            return Ok(TypeExpr::Map(Box::new(value), self.span(start, self.pos)));
+        }
         let name = Located {
             text: word.to_owned(),
             span,
@@ -126,6 +146,7 @@ mod tests {
             TypeExpr::Named(n, None) => n.text.clone(),
             TypeExpr::Named(n, Some(a)) => format!("{}<{}>", n.text, show(a)),
             TypeExpr::Array(i, _) => format!("[{}]", show(i)),
+            TypeExpr::Map(v, _) => format!("map<{}>", show(v)),
         }
     }
 
@@ -139,6 +160,9 @@ mod tests {
             "[[str]]",
             "[ Ledger ]",
             "Page< [T] >",
+            "map<Tariff>",
+            "map<map<[str]>>",
+            "[map< int >]",
         ] {
             let t = parse(s, FileId(0), 0).unwrap();
             assert_eq!(show(&t), s.replace(' ', ""));
@@ -155,6 +179,12 @@ mod tests {
         assert_eq!(parse("", FileId(0), 0).unwrap_err().0, 0);
         assert_eq!(parse("Page<int", FileId(0), 0).unwrap_err().0, 8);
         assert!(parse(&"[".repeat(100), FileId(0), 0).is_err());
+        assert_eq!(
+            parse("map", FileId(0), 0).unwrap_err(),
+            (3, "`map` takes the type of its values: `map<T>`".to_owned())
+        );
+        assert_eq!(parse("map<str", FileId(0), 0).unwrap_err().0, 7);
+        assert!(parse(&"map<".repeat(100), FileId(0), 0).is_err());
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!
 //! Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode.
 //!
-//! Generated from 48 shared payload types, 274 event types in 288 payload versions across 20 sections, and 7 REST resources with 4 endpoints.
+//! Generated from 48 shared payload types, 274 event types in 288 payload versions across 20 sections, and 23 REST resources with 4 endpoints.
 #![forbid(unsafe_code)]
 
 pub mod types;

@@ -198,10 +198,84 @@ fn products_get_prints_the_product_and_its_tariffs() {
     for key in real.as_object().expect("object").keys() {
         assert!(product.get(key).is_some(), "{key} is missing");
     }
-    assert_eq!(
-        product["single_register_electricity_tariffs"],
-        real["single_register_electricity_tariffs"]
+    // The same tariffs (as the same numbers: a `num` of `0` is printed `0.0`).
+    let typed = |value: &serde_json::Value| {
+        serde_json::from_value::<energy_api::rest::ProductDetail>(value.clone()).expect("decodes")
+    };
+    assert_eq!(typed(&product), typed(&real));
+}
+
+#[test]
+fn rates_follow_the_product_to_its_tariff() {
+    let server = TestServer::start();
+    server.on(
+        "/v1/products/VAR-22-11-01/",
+        [ok(fixture("real-responses/product_detail_3.json", ""))],
     );
+    server.on(
+        "/v1/products/VAR-22-11-01/electricity-tariffs/E-1R-VAR-22-11-01-C/standard-unit-rates/",
+        [ok(fixture("real-responses/standard_unit_rates_1.json", ""))],
+    );
+    let base = ["--base-url", server.base_url()];
+    let run = energy(
+        Some(&server),
+        &[
+            &["rates", "VAR-22-11-01", "--region", "C", "--format", "json"],
+            &base[..],
+        ]
+        .concat(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 5, "the tariff's rates");
+    assert_eq!(run.stderr, "tariff: E-1R-VAR-22-11-01-C\n");
+    assert_eq!(
+        server.targets(),
+        [
+            "/v1/products/VAR-22-11-01/",
+            "/v1/products/VAR-22-11-01/electricity-tariffs/E-1R-VAR-22-11-01-C/standard-unit-rates/"
+        ]
+    );
+
+    // Without a region, or with one the product does not have: the choices, and exit 1.
+    let run = energy(
+        Some(&server),
+        &[&["rates", "VAR-22-11-01"], &base[..]].concat(),
+        &[],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "error: product VAR-22-11-01 has tariffs in 3 regions; choose one with --region (A, B, C)\n"
+    );
+    let run = energy(
+        Some(&server),
+        &[&["rates", "VAR-22-11-01", "--region", "Z"], &base[..]].concat(),
+        &[],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "error: product VAR-22-11-01 has no tariff in region Z; its regions: A, B, C\n"
+    );
+
+    // A tariff and a region together are a usage error.
+    let run = energy(
+        Some(&server),
+        &[
+            &[
+                "rates",
+                "VAR-22-11-01",
+                "E-1R-VAR-22-11-01-C",
+                "--region",
+                "C",
+            ],
+            &base[..],
+        ]
+        .concat(),
+        &[],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
 }
 
 #[test]

@@ -66,6 +66,39 @@ fn product(code: &str, name: &str) -> serde_json::Value {
     })
 }
 
+/// A single-product response as the API sends it: the product's fields, and its tariffs, sample quotes
+/// and consumption (none of them here).
+fn product_detail(code: &str, name: &str) -> serde_json::Value {
+    let mut detail = product(code, name);
+    let members = serde_json::json!({
+        "tariffs_active_at": "2024-11-23T00:00:00Z",
+        "single_register_electricity_tariffs": {},
+        "dual_register_electricity_tariffs": {},
+        "single_register_gas_tariffs": {},
+        "sample_quotes": {},
+        "sample_consumption": {
+            "electricity_single_rate": {"electricity_standard": 2700},
+            "electricity_dual_rate": {"electricity_day": 1750, "electricity_night": 950},
+            "dual_fuel_single_rate": {"electricity_standard": 2700, "gas_standard": 11500},
+            "dual_fuel_dual_rate": {"electricity_day": 1750, "electricity_night": 950, "gas_standard": 11500}
+        }
+    });
+    if let (Some(detail), serde_json::Value::Object(members)) = (detail.as_object_mut(), members) {
+        detail.extend(members);
+    }
+    detail
+}
+
+/// A tariff of a single-product response, with `code` as its code.
+fn tariff(code: &str) -> serde_json::Value {
+    serde_json::json!({
+        "code": code, "standing_charge_exc_vat": 45.57, "standing_charge_inc_vat": 47.8485,
+        "online_discount_exc_vat": 0, "online_discount_inc_vat": 0, "dual_fuel_discount_exc_vat": 0,
+        "dual_fuel_discount_inc_vat": 0, "exit_fees_exc_vat": 0, "exit_fees_inc_vat": 0, "links": [],
+        "standard_unit_rate_exc_vat": 1, "standard_unit_rate_inc_vat": 1.05
+    })
+}
+
 fn page(results: Vec<serde_json::Value>, next: Option<String>) -> String {
     serde_json::json!({"count": results.len(), "next": next, "previous": null, "results": results})
         .to_string()
@@ -87,9 +120,9 @@ fn escape_sequences_from_the_server_never_reach_the_terminal() {
         "valid_to": null, "payment_method": HOSTILE}]})
     .to_string();
     let detail = {
-        let mut detail = product("P", HOSTILE);
+        let mut detail = product_detail("P", HOSTILE);
         detail["single_register_electricity_tariffs"] = serde_json::json!({
-            HOSTILE: {HOSTILE: {"code": HOSTILE, "standard_unit_rate_inc_vat": 1}}
+            HOSTILE: {HOSTILE: tariff(HOSTILE)}
         });
         detail.to_string()
     };
@@ -116,6 +149,10 @@ fn escape_sequences_from_the_server_never_reach_the_terminal() {
         (vec!["products", "list"], 0),
         (vec!["products", "get", "P"], 0),
         (vec!["rates", "P", "T"], 0),
+        // The product's one tariff is looked up: its code is named on stderr.
+        (vec!["rates", "P"], 0),
+        // Its regions are listed in the error.
+        (vec!["rates", "P", "--region", "Z"], 1),
         (vec!["rates", "P", HOSTILE, "--format", "chart"], 0),
         (vec!["account", "A-1"], 0),
         (vec!["products", "get", "NOT-THERE"], 1),
@@ -258,7 +295,7 @@ fn retries_are_reported_on_stderr_and_quiet_silences_them() {
         if count.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
             Response::json(429, r#"{"detail": "slow down"}"#).header("Retry-After", "1")
         } else {
-            Response::json(200, product("P", "Product").to_string())
+            Response::json(200, product_detail("P", "Product").to_string())
         }
     });
     let args = [

@@ -426,7 +426,8 @@ fn a_long_retry_after_is_refused_and_named(which: Which) {
 }
 
 fn dot_segments_never_reach_another_endpoint(which: Which) {
-    let server = HostileServer::start(|_| Response::json(200, r#"{"number": "A-1"}"#));
+    let server =
+        HostileServer::start(|_| Response::json(200, r#"{"number": "A-1", "properties": []}"#));
     let config =
         config(&server).with_credentials(Credentials::api_key("sk_live_8aFq2KmZ").expect("key"));
     for value in ["..", ".", ""] {

@@ -187,7 +187,7 @@ table!(
     a_next_to_another_loopback_port_is_not_followed,
     a_looping_next_is_an_error_not_a_loop,
     the_page_cap_stops_with_an_error,
-    one_product_keeps_the_fields_the_spec_does_not_list,
+    one_product_leads_to_its_tariffs,
     extra_fields_never_break_a_list,
     the_account_sends_the_exact_basic_header,
     the_account_sends_a_token_as_given,
@@ -561,7 +561,7 @@ fn the_page_cap_stops_with_an_error(api: &impl Api) {
     assert_eq!(server.requests().len(), 2);
 }
 
-fn one_product_keeps_the_fields_the_spec_does_not_list(api: &impl Api) {
+fn one_product_leads_to_its_tariffs(api: &impl Api) {
     let server = TestServer::start();
     server.on(
         "/v1/products/AGILE-FLEX-22-11-25/",
@@ -572,13 +572,17 @@ fn one_product_keeps_the_fields_the_spec_does_not_list(api: &impl Api) {
         .expect("product");
     assert_eq!(product.code, "AGILE-FLEX-22-11-25");
     assert_eq!(product.direction, None);
-    let regions = product.additional_fields["single_register_electricity_tariffs"]
-        .as_object()
-        .expect("tariffs by region");
+    let regions = &product.single_register_electricity_tariffs;
     assert_eq!(regions.len(), 14);
-    assert_eq!(
-        regions["_C"]["direct_debit_monthly"]["code"],
-        "E-1R-AGILE-FLEX-22-11-25-C"
+    let tariff = &regions["_C"]["direct_debit_monthly"];
+    assert_eq!(tariff.code, "E-1R-AGILE-FLEX-22-11-25-C");
+    // The tariff's code is what the unit-rates endpoint takes.
+    let rates = ListStandardUnitRates::new(&product.code, &tariff.code);
+    assert!(
+        tariff
+            .links
+            .iter()
+            .any(|link| link.rel == "standard_unit_rates" && link.href.ends_with(&rates.path()))
     );
 }
 
@@ -613,8 +617,8 @@ fn the_account_sends_the_exact_basic_header(api: &impl Api) {
     let account = api
         .send(config, &GetAccount::new("A-68XX9999"))
         .expect("account");
-    assert_eq!(account.0["number"], "A-68XX9999");
-    assert_eq!(account.0["properties"][0]["postcode"], "AA1 1AA");
+    assert_eq!(account.number, "A-68XX9999");
+    assert_eq!(account.properties[0].postcode, "AA1 1AA");
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].header("authorization"), Some(BASIC_HEADER));
@@ -631,7 +635,7 @@ fn the_account_sends_a_token_as_given(api: &impl Api) {
     let account = api
         .send(config, &GetAccount::new("B-1234A1A1"))
         .expect("account");
-    assert_eq!(account.0["number"], "B-1234A1A1");
+    assert_eq!(account.number, "B-1234A1A1");
     assert_eq!(server.requests()[0].header("authorization"), Some(token));
 }
 

@@ -141,6 +141,7 @@ impl<'s> Resolver<'s> {
             TypeExpr::Array(inner, _) => {
                 Some(Type::Array(Box::new(self.resolve_type(inner, scope)?)))
             }
+            TypeExpr::Map(value, _) => Some(Type::Map(Box::new(self.resolve_type(value, scope)?))),
             TypeExpr::Named(name, arg) => self.resolve_named(name, arg.as_deref(), scope),
         }
     }

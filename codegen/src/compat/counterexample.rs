@@ -129,6 +129,7 @@ fn type_shape(model: &Model, ty: &Type, arg: Option<&Type>, depth: usize) -> Sha
         Type::Array(inner) => {
             Shape::Array(Box::leak(Box::new(type_shape(model, inner, arg, depth))))
         }
+        Type::Map(value) => Shape::Map(Box::leak(Box::new(type_shape(model, value, arg, depth)))),
         Type::Named(r) => {
             let s = model.named(r.id);
             if s.free_form || depth > MAX_DEPTH {

@@ -38,6 +38,8 @@ enum Shape<'m> {
     Obj,
     Struct(At<'m>),
     Array(&'m Type, At<'m>),
+    /// `map<T>`: an object of values of one type.
+    Map(&'m Type, At<'m>),
 }
 
 impl Shape<'_> {
@@ -51,6 +53,7 @@ impl Shape<'_> {
             Shape::Obj => "obj".to_owned(),
             Shape::Struct(at) => format!("`{}`", at.strukt.name),
             Shape::Array(..) => "an array".to_owned(),
+            Shape::Map(value, _) => format!("map<{}>", super::lock::type_text(value)),
         }
     }
 
@@ -61,7 +64,7 @@ impl Shape<'_> {
             Shape::Int => "i64",
             Shape::Num => "f64",
             Shape::Bool => "a boolean",
-            Shape::Obj => "a map",
+            Shape::Obj | Shape::Map(..) => "a map",
             Shape::Struct(_) => "a struct",
             Shape::Array(..) => "a sequence",
         }
@@ -77,6 +80,7 @@ fn shape_of<'m>(ty: &'m Type, format: Option<Format>, at: At<'m>) -> Shape<'m> {
         Type::Bool => Shape::Bool,
         Type::Obj => Shape::Obj,
         Type::Array(inner) => Shape::Array(inner, at),
+        Type::Map(value) => Shape::Map(value, at),
         Type::Named(r) => {
             let strukt = at.model.named(r.id);
             if strukt.free_form {
@@ -109,7 +113,7 @@ fn resolve_param<'m>(ty: &'m Type, at: At<'m>) -> &'m Type {
 fn type_change(reader: &Shape<'_>, writer: &Shape<'_>) -> Option<(Rule, Verdict)> {
     let rejects = |why: String| Verdict::Rejects(why);
     match (reader, writer) {
-        (Shape::Num, Shape::Int) | (Shape::Obj, Shape::Struct(_)) => {
+        (Shape::Num, Shape::Int) | (Shape::Obj, Shape::Struct(_) | Shape::Map(..)) => {
             Some((Rule::FieldTypeWidened, Verdict::Reads))
         }
         (Shape::Int, Shape::Num) => Some((
@@ -121,6 +125,13 @@ fn type_change(reader: &Shape<'_>, writer: &Shape<'_>) -> Option<(Rule, Verdict)
             rejects(format!(
                 "any object may arrive where `{}` is expected",
                 at.strukt.name
+            )),
+        )),
+        (Shape::Map(value, _), Shape::Obj) => Some((
+            Rule::FieldTypeNarrowed,
+            rejects(format!(
+                "any object may arrive where a map of {} is expected",
+                value.describe()
             )),
         )),
         _ => Some((
@@ -152,6 +163,9 @@ struct Diff<'a> {
     out: Vec<Finding>,
     /// Structs being compared, old and new name, to stop on types that contain themselves.
     stack: Vec<(String, String)>,
+    /// The old struct whose fields are being compared keeps the members it does not list, so a strict
+    /// reader of it does not reject an added one.
+    old_keeps_unlisted: bool,
 }
 
 /// The context of a field comparison.
@@ -186,6 +200,7 @@ pub(super) fn compare<'a>(
         today,
         out: Vec::new(),
         stack: Vec::new(),
+        old_keeps_unlisted: false,
     };
     d.events();
     d.unreached_shared_types();
@@ -210,6 +225,7 @@ pub(super) fn compare_payloads(model: &Model, older: &Struct, newer: &Struct) ->
         today: "",
         out: Vec::new(),
         stack: Vec::new(),
+        old_keeps_unlisted: false,
     };
     let ctx = Ctx {
         subject: Subject::Event {
@@ -253,9 +269,12 @@ impl Diff<'_> {
             Rule::FieldRemovedOptional => Severity::Warning,
             _ => Severity::Info,
         };
+        // Only event readers have a strict mode, and it accepts what an incomplete payload keeps.
+        let strict_reader = matches!(ctx.subject, Subject::Event { .. } | Subject::SharedType(_))
+            && !self.old_keeps_unlisted;
         let strict_forward = match rule {
             Rule::FieldAddedOptional | Rule::FieldAddedRequired | Rule::FieldRenamed
-                if ctx.writer == Writer::Platform && forward.reads() =>
+                if ctx.writer == Writer::Platform && forward.reads() && strict_reader =>
             {
                 Some(Verdict::Rejects(format!(
                     "unknown field `{}`",
@@ -829,7 +848,12 @@ impl Diff<'_> {
             );
             let old_holder = endpoint_holder(old_e);
             let new_holder = endpoint_holder(new_e);
-            self.types(
+            // A change of the response type as a whole is shown at the endpoints.
+            let spans = (
+                self.old.places.endpoints.get(&old_e.name).copied(),
+                self.new.places.endpoints.get(&new_e.name).copied(),
+            );
+            self.types_with_spans(
                 &ctx,
                 "response",
                 (
@@ -850,6 +874,7 @@ impl Diff<'_> {
                         arg: None,
                     },
                 ),
+                spans,
             );
         }
         for new_e in &new_rest.endpoints {
@@ -888,7 +913,11 @@ impl Diff<'_> {
                 retired: false,
             };
             let holder = endpoint_holder_named("error response");
-            self.types(
+            let spans = (
+                self.old.places.error_response,
+                self.new.places.error_response,
+            );
+            self.types_with_spans(
                 &ctx,
                 "",
                 (
@@ -909,6 +938,7 @@ impl Diff<'_> {
                         arg: None,
                     },
                 ),
+                spans,
             );
         }
         let reached = reached_resources(self.old.model);
@@ -1025,7 +1055,9 @@ impl Diff<'_> {
                 spans,
             );
         }
+        let outer = std::mem::replace(&mut self.old_keeps_unlisted, old.strukt.incomplete);
         self.fields(ctx, prefix, old, new);
+        self.old_keeps_unlisted = outer;
         self.stack.pop();
     }
 
@@ -1252,16 +1284,6 @@ impl Diff<'_> {
         );
     }
 
-    fn types(
-        &mut self,
-        ctx: &Ctx,
-        path: &str,
-        old: (&Type, Option<Format>, At<'_>),
-        new: (&Type, Option<Format>, At<'_>),
-    ) {
-        self.types_with_spans(ctx, path, old, new, (None, None));
-    }
-
     fn types_with_spans(
         &mut self,
         ctx: &Ctx,
@@ -1319,6 +1341,10 @@ impl Diff<'_> {
             }
             (Shape::Array(a, at_a), Shape::Array(b, at_b)) => {
                 let path = format!("{path}[]");
+                self.types_with_spans(ctx, &path, (a, None, at_a), (b, None, at_b), spans);
+            }
+            (Shape::Map(a, at_a), Shape::Map(b, at_b)) => {
+                let path = format!("{path}.*");
                 self.types_with_spans(ctx, &path, (a, None, at_a), (b, None, at_b), spans);
             }
             (o, n) => {
@@ -1439,7 +1465,7 @@ fn reached_resources(model: &Model) -> BTreeSet<String> {
     pending.extend(&rest.error_response);
     while let Some(ty) = pending.pop() {
         match ty {
-            Type::Array(inner) => pending.push(inner),
+            Type::Array(inner) | Type::Map(inner) => pending.push(inner),
             Type::Named(r) => {
                 if let Some(arg) = &r.arg {
                     pending.push(arg);

@@ -177,8 +177,8 @@ fn fields_entry(fields: &[Field]) -> Map {
     out
 }
 
-/// A type in the schema's notation: `str`, `[Ledger]`, `Page<Product>`.
-fn type_text(ty: &Type) -> String {
+/// A type in the schema's notation: `str`, `[Ledger]`, `Page<Product>`, `map<Tariff>`.
+pub(super) fn type_text(ty: &Type) -> String {
     match ty {
         Type::Str => "str".to_owned(),
         Type::Int => "int".to_owned(),
@@ -186,6 +186,7 @@ fn type_text(ty: &Type) -> String {
         Type::Bool => "bool".to_owned(),
         Type::Obj => "obj".to_owned(),
         Type::Array(inner) => format!("[{}]", type_text(inner)),
+        Type::Map(value) => format!("map<{}>", type_text(value)),
         Type::Named(r) => match &r.arg {
             Some(arg) => format!("{}<{}>", r.name, type_text(arg)),
             None => r.name.clone(),
@@ -711,6 +712,9 @@ impl Reader {
             },
             TypeExpr::Array(inner, _) => {
                 Type::Array(Box::new(self.resolve(inner, span, scope, rest, param)?))
+            }
+            TypeExpr::Map(value, _) => {
+                Type::Map(Box::new(self.resolve(value, span, scope, rest, param)?))
             }
             TypeExpr::Named(Located { text, .. }, _) if param == Some(text.as_str()) => {
                 Type::Param(text.clone())

@@ -166,7 +166,8 @@ pub struct Finding {
     /// What it is about.
     pub subject: Subject,
     /// The JSON path of the field, relative to the subject (`ledger.account.number`,
-    /// `supply_points[].market_name`, `response.results[].valid_to`); empty for the subject itself.
+    /// `supply_points[].market_name`, `response.results[].valid_to`; `.*` for any value of a map:
+    /// `tariffs.*.code`); empty for the subject itself.
     pub path: String,
     /// One line.
     pub message: String,

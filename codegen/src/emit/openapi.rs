@@ -336,7 +336,7 @@ fn applied_text(r: &NamedRef) -> String {
 /// Generic resources applied to an argument, in `ty`, innermost first.
 fn applied<'m>(ty: &'m Type, out: &mut Vec<&'m NamedRef>) {
     match ty {
-        Type::Array(inner) => applied(inner, out),
+        Type::Array(inner) | Type::Map(inner) => applied(inner, out),
         Type::Named(r) => {
             if let Some(arg) = &r.arg {
                 applied(arg, out);

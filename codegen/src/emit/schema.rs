@@ -60,7 +60,7 @@ pub const INTEGER_NOTE: &str =
 fn holds_integers(ty: &Type) -> bool {
     match ty {
         Type::Int => true,
-        Type::Array(inner) => holds_integers(inner),
+        Type::Array(inner) | Type::Map(inner) => holds_integers(inner),
         _ => false,
     }
 }
@@ -99,6 +99,9 @@ impl Schemas<'_> {
             Type::Array(inner) => Map::new()
                 .with("type", "array")
                 .with("items", self.type_schema(inner, None, param)),
+            Type::Map(value) => Map::new()
+                .with("type", "object")
+                .with("additionalProperties", self.type_schema(value, None, param)),
             Type::Named(r) => self.reference(r),
             Type::Param(_) => match param {
                 Some(p) => self.type_schema(p, None, None),
@@ -312,6 +315,13 @@ fn typed_example<'m>(
                 .map(|item| typed_example(item, inner, arg, lookup))
                 .collect(),
         ),
+        (Type::Map(value), serde_json::Value::Object(members)) => {
+            let mut out = Map::new();
+            for (key, member) in members {
+                out.set(key.as_str(), typed_example(member, value, arg, lookup));
+            }
+            Node::Map(out)
+        }
         (Type::Named(r), _) => match lookup(&r.name) {
             Some(s) => example(value, s, r.arg.as_deref(), lookup),
             None => Node::from(value),

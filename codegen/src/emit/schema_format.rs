@@ -86,18 +86,31 @@ const FIELD_NAME: &str = "^[A-Za-z_][A-Za-z0-9_]*[?]?$";
 /// Version labels: `v1`, `v2`, … or `MAJOR.MINOR.PATCH`.
 const VERSION_LABEL: &str = "^(v[1-9][0-9]*|[0-9]+[.][0-9]+[.][0-9]+)$";
 
-/// How deep the type notation's pattern nests arrays (the reader allows 16).
+/// How deep the type notation's pattern nests arrays around a type (the reader allows 16).
 const MAX_ARRAY_DEPTH: usize = 16;
 
-/// The type notation as a pattern: a name, or a generic name applied to one (`Page<Product>`), in
-/// balanced brackets (`[[str]]`), with spaces anywhere between.
+/// How deep the pattern nests type arguments (`map<map<Tariff>>` is two); each level doubles the
+/// pattern, so it stops where schemas stop. Deeper types are checked by the generator alone.
+const MAX_ARGUMENT_DEPTH: usize = 2;
+
+/// The type notation as a pattern: a name, or a generic name applied to a type (`Page<Product>`,
+/// `map<[str]>`), in balanced brackets (`[[str]]`), with spaces anywhere between.
 fn type_notation_pattern() -> String {
+    format!("^ *({}) *$", bracketed(MAX_ARGUMENT_DEPTH, MAX_ARRAY_DEPTH))
+}
+
+/// A name applied to at most `depth` levels of arguments, in up to `arrays` balanced brackets. Inside
+/// an argument, two levels of brackets (`Page<[[T]]>`) keep the pattern small.
+fn bracketed(depth: usize, arrays: usize) -> String {
     const NAME: &str = "[A-Za-z_][A-Za-z0-9_]*";
-    let named = format!("{NAME}( *< *{NAME} *>)?");
-    let nested: Vec<String> = (0..=MAX_ARRAY_DEPTH)
-        .map(|depth| format!("(\\[ *){{{depth}}}{named}( *\\]){{{depth}}}"))
-        .collect();
-    format!("^ *({}) *$", nested.join("|"))
+    let named = match depth {
+        0 => NAME.to_owned(),
+        _ => format!("{NAME}( *< *({}) *>)?", bracketed(depth - 1, 2)),
+    };
+    (0..=arrays)
+        .map(|n| format!("(\\[ *){{{n}}}({named})( *\\]){{{n}}}"))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// A mapping of the format: its keys, which of them are required, and what it is.
@@ -283,8 +296,9 @@ fn type_notation() -> Map {
     Map::new()
         .with(
             "description",
-            "A type: `str`, `int`, `num`, `bool`, `obj` (free-form object), `[T]` (an array of T), a \
-             named type, or a generic resource applied to a type (`Page<Product>`).",
+            "A type: `str`, `int`, `num`, `bool`, `obj` (free-form object), `[T]` (an array of T), \
+             `map<T>` (an object whose member names are data, each value a T), a named type, or a \
+             generic resource applied to a type (`Page<Product>`).",
         )
         .with("anyOf", vec![Node::Map(notation), Node::Map(array)])
 }

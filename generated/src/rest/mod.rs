@@ -12,15 +12,335 @@
 //! Decision: the real API answers on paths with a trailing slash (`/v1/products/`; the document shows
 //! `/v1/products` too), so every path here ends with `/`.
 
-/// An account, as returned by `GET /v1/accounts/<account_number>/`. Decision: its fields are not shown, so the account is a free-form JSON object kept whole (real responses carry `number` and `properties`).
-#[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(transparent)]
-pub struct Account(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+/// An account, as returned by `GET /v1/accounts/<account_number>/`. Decision: the spec does not show its fields, so they are those of the real responses published by third parties (two accounts): its number and its properties, each with its meter points, meters and tariff agreements. A field both carry is required, any other optional; members not listed are kept in `additional_fields`, never dropped.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct Account {
+    /// The account number.
+    pub number: ::std::string::String,
+    /// The properties (supply addresses) of the account.
+    pub properties: ::std::vec::Vec<crate::rest::Property>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    Account,
+    "struct Account",
+    [
+        (0, required, number, "number"),
+        (1, required, properties, "properties"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// The supply of a meter point on a tariff for a period. Decision: the fields of real responses. The product of the tariff is not given; its code is inside the tariff code (`E-1R-VAR-22-11-01-N` is a tariff of product `VAR-22-11-01`).
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct Agreement {
+    /// The tariff code.
+    pub tariff_code: ::std::string::String,
+    /// The start of the period.
+    pub valid_from: ::jiff::Timestamp,
+    /// The end of the period; `null` for the current agreement, which has no end yet.
+    pub valid_to: ::std::option::Option<::jiff::Timestamp>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    Agreement,
+    "struct Agreement",
+    [
+        (0, required, tariff_code, "tariff_code"),
+        (1, required, valid_from, "valid_from"),
+        (2, optional, valid_to, "valid_to"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// An annual cost. Decision: not shown by the spec; real responses carry whole numbers (pence, by the size of the unit rates and standing charges in the same response).
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct AnnualCost {
+    /// The annual cost including VAT.
+    pub annual_cost_inc_vat: i64,
+    /// The annual cost excluding VAT.
+    pub annual_cost_exc_vat: i64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    AnnualCost,
+    "struct AnnualCost",
+    [
+        (0, required, annual_cost_inc_vat, "annual_cost_inc_vat"),
+        (1, required, annual_cost_exc_vat, "annual_cost_exc_vat"),
+    ],
+    keep_unlisted_in additional_fields,
+);
 
 /// The body of an error response. Decision: error status codes, body shape and error codes are not shown, so the body is read as a free-form JSON object when it is one; clients keep the raw body otherwise.
 #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(transparent)]
 pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+
+/// Annual consumption of electricity with day and night unit rates and of gas.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct DualFuelDualRateConsumption {
+    /// Electricity at the day rate (kWh).
+    pub electricity_day: i64,
+    /// Electricity at the night rate (kWh).
+    pub electricity_night: i64,
+    /// Gas (kWh).
+    pub gas_standard: i64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    DualFuelDualRateConsumption,
+    "struct DualFuelDualRateConsumption",
+    [
+        (0, required, electricity_day, "electricity_day"),
+        (1, required, electricity_night, "electricity_night"),
+        (2, required, gas_standard, "gas_standard"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// Annual consumption of electricity with one unit rate and of gas.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct DualFuelSingleRateConsumption {
+    /// Electricity (kWh).
+    pub electricity_standard: i64,
+    /// Gas (kWh).
+    pub gas_standard: i64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    DualFuelSingleRateConsumption,
+    "struct DualFuelSingleRateConsumption",
+    [
+        (0, required, electricity_standard, "electricity_standard"),
+        (1, required, gas_standard, "gas_standard"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// Annual consumption of electricity with day and night unit rates.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct DualRateConsumption {
+    /// Electricity at the day rate (kWh).
+    pub electricity_day: i64,
+    /// Electricity at the night rate (kWh).
+    pub electricity_night: i64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    DualRateConsumption,
+    "struct DualRateConsumption",
+    [
+        (0, required, electricity_day, "electricity_day"),
+        (1, required, electricity_night, "electricity_night"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// An electricity tariff with a day and a night unit rate (a single-product response's `dual_register_electricity_tariffs`). Decision: not shown by the spec; the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct DualRegisterTariff {
+    /// The tariff code (`tariff_code` in the unit-rate paths).
+    pub code: ::std::string::String,
+    /// The daily standing charge excluding VAT.
+    pub standing_charge_exc_vat: f64,
+    /// The daily standing charge including VAT.
+    pub standing_charge_inc_vat: f64,
+    /// The online discount excluding VAT.
+    pub online_discount_exc_vat: f64,
+    /// The online discount including VAT.
+    pub online_discount_inc_vat: f64,
+    /// The dual-fuel discount excluding VAT.
+    pub dual_fuel_discount_exc_vat: f64,
+    /// The dual-fuel discount including VAT.
+    pub dual_fuel_discount_inc_vat: f64,
+    /// The exit fees excluding VAT.
+    pub exit_fees_exc_vat: f64,
+    /// The exit fees including VAT.
+    pub exit_fees_inc_vat: f64,
+    /// The kind of exit fees (`NONE` occurs).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub exit_fees_type: ::std::option::Option<::std::string::String>,
+    /// Links to the tariff's charges and rates: `standing_charges`, `standard_unit_rates` (one unit rate), `day_unit_rates` and `night_unit_rates` (day and night rates) occur as `rel`.
+    pub links: ::std::vec::Vec<crate::rest::Link>,
+    /// The day unit rate excluding VAT.
+    pub day_unit_rate_exc_vat: f64,
+    /// The day unit rate including VAT.
+    pub day_unit_rate_inc_vat: f64,
+    /// The night unit rate excluding VAT.
+    pub night_unit_rate_exc_vat: f64,
+    /// The night unit rate including VAT.
+    pub night_unit_rate_inc_vat: f64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    DualRegisterTariff,
+    "struct DualRegisterTariff",
+    [
+        (0, required, code, "code"),
+        (1, required, standing_charge_exc_vat, "standing_charge_exc_vat"),
+        (2, required, standing_charge_inc_vat, "standing_charge_inc_vat"),
+        (3, required, online_discount_exc_vat, "online_discount_exc_vat"),
+        (4, required, online_discount_inc_vat, "online_discount_inc_vat"),
+        (5, required, dual_fuel_discount_exc_vat, "dual_fuel_discount_exc_vat"),
+        (6, required, dual_fuel_discount_inc_vat, "dual_fuel_discount_inc_vat"),
+        (7, required, exit_fees_exc_vat, "exit_fees_exc_vat"),
+        (8, required, exit_fees_inc_vat, "exit_fees_inc_vat"),
+        (9, optional, exit_fees_type, "exit_fees_type"),
+        (10, required, links, "links"),
+        (11, required, day_unit_rate_exc_vat, "day_unit_rate_exc_vat"),
+        (12, required, day_unit_rate_inc_vat, "day_unit_rate_inc_vat"),
+        (13, required, night_unit_rate_exc_vat, "night_unit_rate_exc_vat"),
+        (14, required, night_unit_rate_inc_vat, "night_unit_rate_inc_vat"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// An electricity meter. Decision: the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct ElectricityMeter {
+    /// The meter's serial number.
+    pub serial_number: ::std::string::String,
+    /// The meter's registers.
+    pub registers: ::std::vec::Vec<crate::rest::Register>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    ElectricityMeter,
+    "struct ElectricityMeter",
+    [
+        (0, required, serial_number, "serial_number"),
+        (1, required, registers, "registers"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// An electricity meter point of a property. Decision: the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct ElectricityMeterPoint {
+    /// The meter point administration number.
+    pub mpan: ::std::string::String,
+    /// The meter point's profile class.
+    pub profile_class: i64,
+    /// The meter point's standard annual consumption (kWh).
+    pub consumption_standard: i64,
+    /// Whether the meter point exports electricity (rather than imports).
+    pub is_export: bool,
+    /// The meters of the meter point.
+    pub meters: ::std::vec::Vec<crate::rest::ElectricityMeter>,
+    /// The tariffs the meter point has been supplied on, each with its period; the current one has `valid_to` `null`.
+    pub agreements: ::std::vec::Vec<crate::rest::Agreement>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    ElectricityMeterPoint,
+    "struct ElectricityMeterPoint",
+    [
+        (0, required, mpan, "mpan"),
+        (1, required, profile_class, "profile_class"),
+        (2, required, consumption_standard, "consumption_standard"),
+        (3, required, is_export, "is_export"),
+        (4, required, meters, "meters"),
+        (5, required, agreements, "agreements"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// A gas meter. Decision: the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct GasMeter {
+    /// The meter's serial number.
+    pub serial_number: ::std::string::String,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    GasMeter,
+    "struct GasMeter",
+    [
+        (0, required, serial_number, "serial_number"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// A gas meter point of a property. Decision: the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct GasMeterPoint {
+    /// The meter point reference number.
+    pub mprn: ::std::string::String,
+    /// The meter point's standard annual consumption (kWh).
+    pub consumption_standard: i64,
+    /// The meters of the meter point.
+    pub meters: ::std::vec::Vec<crate::rest::GasMeter>,
+    /// The tariffs the meter point has been supplied on, each with its period; the current one has `valid_to` `null`.
+    pub agreements: ::std::vec::Vec<crate::rest::Agreement>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    GasMeterPoint,
+    "struct GasMeterPoint",
+    [
+        (0, required, mprn, "mprn"),
+        (1, required, consumption_standard, "consumption_standard"),
+        (2, required, meters, "meters"),
+        (3, required, agreements, "agreements"),
+    ],
+    keep_unlisted_in additional_fields,
+);
 
 /// A link to a related resource.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -127,7 +447,7 @@ pub struct Product {
     ],
 );
 
-/// The single-product response of `GET /v1/products/<product_code>/`. Decision: its fields are not shown; it carries the product fields, without `direction` (absent from real single-product responses, so optional here), and everything else it contains (tariffs by region, sample quotes, ...) is kept as it arrives in `additional_fields`.
+/// The single-product response of `GET /v1/products/<product_code>/`. Decision: the spec does not show its fields, so they are those of the real responses published by third parties (four products, 2021 to 2024): the product fields (`direction` is absent from all four, so optional), the moment the tariffs are given for, the tariffs by region and payment method, sample quotes and the consumption they assume. A field all four carry is required, any other optional; members not listed are kept in `additional_fields`, never dropped.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -165,6 +485,39 @@ pub struct ProductDetail {
     /// The product's direction, when the response carries it.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub direction: ::std::option::Option<::std::string::String>,
+    /// The date-time at which the tariffs listed are the ones in force.
+    pub tariffs_active_at: ::jiff::Timestamp,
+    /// The electricity tariffs with one unit rate, by region and then by payment method: real responses key regions `_A` to `_P` and payment methods `direct_debit_monthly` or `varying`. Empty (`{}`) when the product has none. The unit rates of a tariff are listed by `list_standard_unit_rates`.
+    pub single_register_electricity_tariffs: ::std::collections::BTreeMap<
+        ::std::string::String,
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            crate::rest::SingleRegisterTariff,
+        >,
+    >,
+    /// The electricity tariffs with a day and a night unit rate (economy tariffs), keyed like `single_register_electricity_tariffs`; empty (`{}`) when the product has none.
+    pub dual_register_electricity_tariffs: ::std::collections::BTreeMap<
+        ::std::string::String,
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            crate::rest::DualRegisterTariff,
+        >,
+    >,
+    /// The gas tariffs, keyed like `single_register_electricity_tariffs`; empty (`{}`) when the product has none.
+    pub single_register_gas_tariffs: ::std::collections::BTreeMap<
+        ::std::string::String,
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            crate::rest::SingleRegisterTariff,
+        >,
+    >,
+    /// Annual costs of the sample consumption (`sample_consumption`), keyed like the tariffs: by region and then by payment method.
+    pub sample_quotes: ::std::collections::BTreeMap<
+        ::std::string::String,
+        ::std::collections::BTreeMap<::std::string::String, crate::rest::SampleQuote>,
+    >,
+    /// The consumption the sample quotes assume.
+    pub sample_consumption: crate::rest::SampleConsumption,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came.
     #[serde(flatten)]
     pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -190,6 +543,232 @@ pub struct ProductDetail {
         (13, required, links, "links"),
         (14, required, brand, "brand"),
         (15, optional, direction, "direction"),
+        (16, required, tariffs_active_at, "tariffs_active_at"),
+        (17, required, single_register_electricity_tariffs, "single_register_electricity_tariffs"),
+        (18, required, dual_register_electricity_tariffs, "dual_register_electricity_tariffs"),
+        (19, required, single_register_gas_tariffs, "single_register_gas_tariffs"),
+        (20, required, sample_quotes, "sample_quotes"),
+        (21, required, sample_consumption, "sample_consumption"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// A property of an account, with its meter points. Decision: the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct Property {
+    /// The property's identifier.
+    pub id: i64,
+    /// When the customer moved in.
+    pub moved_in_at: ::jiff::Timestamp,
+    /// When the customer moved out; `null` while they live there. Decision: real responses show only `null`; a date-time like `moved_in_at` is assumed when set.
+    pub moved_out_at: ::std::option::Option<::jiff::Timestamp>,
+    /// The first address line.
+    pub address_line_1: ::std::string::String,
+    /// The second address line (empty when there is none).
+    pub address_line_2: ::std::string::String,
+    /// The third address line (empty when there is none).
+    pub address_line_3: ::std::string::String,
+    /// The town.
+    pub town: ::std::string::String,
+    /// The county (empty when there is none).
+    pub county: ::std::string::String,
+    /// The postcode.
+    pub postcode: ::std::string::String,
+    /// The electricity meter points of the property.
+    pub electricity_meter_points: ::std::vec::Vec<crate::rest::ElectricityMeterPoint>,
+    /// The gas meter points of the property.
+    pub gas_meter_points: ::std::vec::Vec<crate::rest::GasMeterPoint>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    Property,
+    "struct Property",
+    [
+        (0, required, id, "id"),
+        (1, required, moved_in_at, "moved_in_at"),
+        (2, optional, moved_out_at, "moved_out_at"),
+        (3, required, address_line_1, "address_line_1"),
+        (4, required, address_line_2, "address_line_2"),
+        (5, required, address_line_3, "address_line_3"),
+        (6, required, town, "town"),
+        (7, required, county, "county"),
+        (8, required, postcode, "postcode"),
+        (9, required, electricity_meter_points, "electricity_meter_points"),
+        (10, required, gas_meter_points, "gas_meter_points"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// A register of an electricity meter. Decision: the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct Register {
+    /// The register's identifier (`1`, `01`, `R1` occur).
+    pub identifier: ::std::string::String,
+    /// The register's rate (`STANDARD` occurs).
+    pub rate: ::std::string::String,
+    /// Whether the register is used for settlement.
+    pub is_settlement_register: bool,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    Register,
+    "struct Register",
+    [
+        (0, required, identifier, "identifier"),
+        (1, required, rate, "rate"),
+        (2, required, is_settlement_register, "is_settlement_register"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// The annual consumption the sample quotes assume, by kind of supply. Decision: not shown by the spec; real responses carry all four kinds, in whole kWh.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct SampleConsumption {
+    /// Electricity with one unit rate.
+    pub electricity_single_rate: crate::rest::SingleRateConsumption,
+    /// Electricity with day and night unit rates.
+    pub electricity_dual_rate: crate::rest::DualRateConsumption,
+    /// Electricity with one unit rate and gas.
+    pub dual_fuel_single_rate: crate::rest::DualFuelSingleRateConsumption,
+    /// Electricity with day and night unit rates and gas.
+    pub dual_fuel_dual_rate: crate::rest::DualFuelDualRateConsumption,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    SampleConsumption,
+    "struct SampleConsumption",
+    [
+        (0, required, electricity_single_rate, "electricity_single_rate"),
+        (1, required, electricity_dual_rate, "electricity_dual_rate"),
+        (2, required, dual_fuel_single_rate, "dual_fuel_single_rate"),
+        (3, required, dual_fuel_dual_rate, "dual_fuel_dual_rate"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// The annual costs of a tariff for the sample consumption, by kind of supply. Decision: not shown by the spec; real responses always carry `electricity_single_rate` and the others for products with dual-rate or gas tariffs, so those are optional.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct SampleQuote {
+    /// Electricity with one unit rate.
+    pub electricity_single_rate: crate::rest::AnnualCost,
+    /// Electricity with day and night unit rates.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub electricity_dual_rate: ::std::option::Option<crate::rest::AnnualCost>,
+    /// Electricity with one unit rate and gas.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub dual_fuel_single_rate: ::std::option::Option<crate::rest::AnnualCost>,
+    /// Electricity with day and night unit rates and gas.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub dual_fuel_dual_rate: ::std::option::Option<crate::rest::AnnualCost>,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    SampleQuote,
+    "struct SampleQuote",
+    [
+        (0, required, electricity_single_rate, "electricity_single_rate"),
+        (1, optional, electricity_dual_rate, "electricity_dual_rate"),
+        (2, optional, dual_fuel_single_rate, "dual_fuel_single_rate"),
+        (3, optional, dual_fuel_dual_rate, "dual_fuel_dual_rate"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// Annual consumption of electricity with one unit rate.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct SingleRateConsumption {
+    /// Electricity (kWh).
+    pub electricity_standard: i64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    SingleRateConsumption,
+    "struct SingleRateConsumption",
+    [
+        (0, required, electricity_standard, "electricity_standard"),
+    ],
+    keep_unlisted_in additional_fields,
+);
+
+/// A tariff with one unit rate (an electricity or a gas tariff of a single-product response). Decision: not shown by the spec; the fields of real responses.
+///
+/// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct SingleRegisterTariff {
+    /// The tariff code (`tariff_code` in the unit-rate paths).
+    pub code: ::std::string::String,
+    /// The daily standing charge excluding VAT.
+    pub standing_charge_exc_vat: f64,
+    /// The daily standing charge including VAT.
+    pub standing_charge_inc_vat: f64,
+    /// The online discount excluding VAT.
+    pub online_discount_exc_vat: f64,
+    /// The online discount including VAT.
+    pub online_discount_inc_vat: f64,
+    /// The dual-fuel discount excluding VAT.
+    pub dual_fuel_discount_exc_vat: f64,
+    /// The dual-fuel discount including VAT.
+    pub dual_fuel_discount_inc_vat: f64,
+    /// The exit fees excluding VAT.
+    pub exit_fees_exc_vat: f64,
+    /// The exit fees including VAT.
+    pub exit_fees_inc_vat: f64,
+    /// The kind of exit fees (`NONE` occurs).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub exit_fees_type: ::std::option::Option<::std::string::String>,
+    /// Links to the tariff's charges and rates: `standing_charges`, `standard_unit_rates` (one unit rate), `day_unit_rates` and `night_unit_rates` (day and night rates) occur as `rel`.
+    pub links: ::std::vec::Vec<crate::rest::Link>,
+    /// The unit rate excluding VAT.
+    pub standard_unit_rate_exc_vat: f64,
+    /// The unit rate including VAT.
+    pub standard_unit_rate_inc_vat: f64,
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    #[serde(flatten)]
+    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+::energy_api_core::deserialize_struct!(
+    SingleRegisterTariff,
+    "struct SingleRegisterTariff",
+    [
+        (0, required, code, "code"),
+        (1, required, standing_charge_exc_vat, "standing_charge_exc_vat"),
+        (2, required, standing_charge_inc_vat, "standing_charge_inc_vat"),
+        (3, required, online_discount_exc_vat, "online_discount_exc_vat"),
+        (4, required, online_discount_inc_vat, "online_discount_inc_vat"),
+        (5, required, dual_fuel_discount_exc_vat, "dual_fuel_discount_exc_vat"),
+        (6, required, dual_fuel_discount_inc_vat, "dual_fuel_discount_inc_vat"),
+        (7, required, exit_fees_exc_vat, "exit_fees_exc_vat"),
+        (8, required, exit_fees_inc_vat, "exit_fees_inc_vat"),
+        (9, optional, exit_fees_type, "exit_fees_type"),
+        (10, required, links, "links"),
+        (11, required, standard_unit_rate_exc_vat, "standard_unit_rate_exc_vat"),
+        (12, required, standard_unit_rate_inc_vat, "standard_unit_rate_inc_vat"),
     ],
     keep_unlisted_in additional_fields,
 );

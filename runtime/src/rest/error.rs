@@ -100,9 +100,9 @@ pub enum Error {
     },
     /// A 2xx response whose body does not match the expected type.
     #[error(
-        "{request}: the response does not match `{}` at `{}`: {}",
+        "{request}: the response does not match `{}`{}: {}",
         short_type_name(expected),
-        Shown::new(path, SERVER_TEXT_SHOWN),
+        at_path(path),
         Shown::new(message, SERVER_TEXT_SHOWN)
     )]
     Decode {
@@ -279,6 +279,14 @@ impl Error {
 }
 
 /// `energy_api::rest::Page<energy_api::rest::Product>` as `Page<Product>`.
+/// ` at `results[3].valid_from``, or nothing for the whole body (`.`).
+fn at_path(path: &str) -> String {
+    match path {
+        "." | "" => String::new(),
+        path => format!(" at `{}`", Shown::new(path, SERVER_TEXT_SHOWN)),
+    }
+}
+
 fn short_type_name(full: &str) -> String {
     let mut short = String::new();
     let mut segment = String::new();

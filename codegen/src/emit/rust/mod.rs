@@ -464,6 +464,11 @@ pub(crate) fn value_type(
             let inner = value_type(inner, None, home, false);
             quote!(::std::vec::Vec<#inner>)
         }
+        // Sorted by name, so that a value prints, compares and serializes the same on every run.
+        Type::Map(value) => {
+            let value = value_type(value, None, home, false);
+            quote!(::std::collections::BTreeMap<::std::string::String, #value>)
+        }
         Type::Named(r) => {
             let name = format_ident!("{}", r.name);
             let module = match home {
@@ -647,6 +652,10 @@ fn shape_expr(ty: &Type) -> TokenStream {
         Type::Array(inner) => {
             let inner = shape_expr(inner);
             quote!(::energy_api_core::shape::Shape::Array(&#inner))
+        }
+        Type::Map(value) => {
+            let value = shape_expr(value);
+            quote!(::energy_api_core::shape::Shape::Map(&#value))
         }
         Type::Named(r) => {
             let name = format_ident!("{}", r.name);

@@ -5,6 +5,7 @@ mod chart;
 mod secret_file;
 mod table;
 
+use std::collections::BTreeMap;
 use std::io::{self, IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,18 +13,17 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use energy_api::rest::{
-    GetAccount, GetProduct, ListProducts, ListStandardUnitRates, Page, Product, ProductDetail,
-    StandardUnitRate,
+    DualRegisterTariff, GetAccount, GetProduct, ListProducts, ListStandardUnitRates, Page, Product,
+    ProductDetail, SingleRegisterTariff, StandardUnitRate,
 };
 use energy_runtime::rest::{
     BaseUrl, Client, ClientConfig, Credentials, DateTimeParam, Error, datetime,
 };
-use energy_runtime::text::Shown;
+use energy_runtime::text::{Shown, for_terminal};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use table::{Align, Table, TableFull};
 
 use crate::Exit;
@@ -123,7 +123,16 @@ pub struct RatesArgs {
     /// The product code (such as AGILE-24-04-03).
     product: String,
     /// The electricity tariff code (such as E-1R-AGILE-24-04-03-C; `energy products get` lists them).
-    tariff: String,
+    /// Without it, the product's single-register electricity tariff of --region (and --payment) is
+    /// looked up first.
+    tariff: Option<String>,
+    /// The region of the tariff to look up (A to P, as the product lists them), when no tariff is given.
+    #[arg(long, value_name = "REGION", conflicts_with = "tariff")]
+    region: Option<String>,
+    /// The payment method of the tariff to look up (such as direct_debit_monthly), when the product
+    /// has several in the region.
+    #[arg(long, value_name = "METHOD", conflicts_with = "tariff")]
+    payment: Option<String>,
     /// Only rates from this date-time on.
     #[arg(long, value_name = "DATETIME", long_help = DATETIME_HELP)]
     from: Option<DateTimeParam>,
@@ -214,6 +223,8 @@ enum Failure {
     Unshowable(String),
     /// Writing the output failed: exit 2, or 141 for a closed pipe.
     Output(io::Error),
+    /// The product has no tariff matching the arguments (the message says which there are): exit 1.
+    NoTariff(String),
 }
 
 impl From<io::Error> for Failure {
@@ -265,7 +276,7 @@ pub fn run(command: Command) -> ExitCode {
             );
             Exit::Failure.into()
         }
-        Err(Failure::Unshowable(message)) => {
+        Err(Failure::Unshowable(message) | Failure::NoTariff(message)) => {
             eprintln!("error: {message}");
             Exit::Failure.into()
         }
@@ -440,7 +451,7 @@ fn product_detail(
     );
     fields.write(out)?;
 
-    let mut tariffs = Table::new(&[
+    let mut tariffs_table = Table::new(&[
         ("TARIFF", Align::Left),
         ("KIND", Align::Left),
         ("REGION", Align::Left),
@@ -448,60 +459,106 @@ fn product_detail(
         ("UNIT RATE p/kWh inc VAT", Align::Right),
         ("STANDING CHARGE p/day inc VAT", Align::Right),
     ]);
-    let mut count = 0;
-    // The spec does not show these fields: read what the real API sends, skip what does not fit.
-    for (key, regions) in &product.additional_fields {
-        let (Some(kind), Some(regions)) = (key.strip_suffix("_tariffs"), regions.as_object())
-        else {
-            continue;
-        };
-        for (region, payments) in regions {
-            for (payment, tariff) in payments.as_object().into_iter().flatten() {
-                let Some(code) = tariff.get("code").and_then(Value::as_str) else {
-                    continue;
-                };
-                count += 1;
-                tariffs.push(vec![
-                    code.to_owned(),
-                    kind.replace('_', " "),
-                    region.trim_start_matches('_').to_owned(),
-                    payment.clone(),
-                    unit_rates(tariff),
-                    number(tariff.get("standing_charge_inc_vat")),
-                ]);
-            }
+    for (kind, tariffs) in tariff_rows(product) {
+        for row in tariffs {
+            tariffs_table.push(vec![
+                row.code.to_owned(),
+                kind.to_owned(),
+                row.region.trim_start_matches('_').to_owned(),
+                row.payment.to_owned(),
+                row.unit_rate,
+                row.standing_charge.to_string(),
+            ]);
         }
     }
-    if count > 0 {
+    if tariffs_table.len() > 0 {
         out.write_all(b"\n")?;
-        tariffs.write(out)?;
+        let count = tariffs_table.len();
+        tariffs_table.write(out)?;
         writeln!(out, "{count} tariffs")?;
     }
     Ok(())
 }
 
-/// The unit rate of a tariff; day and night rates for a dual-register one.
-fn unit_rates(tariff: &Value) -> String {
-    if tariff.get("standard_unit_rate_inc_vat").is_some() {
-        return number(tariff.get("standard_unit_rate_inc_vat"));
-    }
-    format!(
-        "day {} / night {}",
-        number(tariff.get("day_unit_rate_inc_vat")),
-        number(tariff.get("night_unit_rate_inc_vat"))
-    )
+/// A tariff of a product as the table shows it.
+struct TariffRow<'p> {
+    code: &'p str,
+    /// The keys it is listed under.
+    region: &'p str,
+    payment: &'p str,
+    /// Including VAT: the one rate, or the day and the night rate.
+    unit_rate: String,
+    standing_charge: f64,
 }
 
-fn number(value: Option<&Value>) -> String {
-    match value {
-        Some(Value::Number(n)) => n.to_string(),
-        _ => "-".to_owned(),
+/// Every tariff of a product by kind, in the order of the response's keys (sorted).
+fn tariff_rows(product: &ProductDetail) -> [(&'static str, Vec<TariffRow<'_>>); 3] {
+    fn rows<'p, T>(
+        tariffs: &'p BTreeMap<String, BTreeMap<String, T>>,
+        row: impl Fn(&'p str, &'p str, &'p T) -> TariffRow<'p>,
+    ) -> Vec<TariffRow<'p>> {
+        tariffs
+            .iter()
+            .flat_map(|(region, by_payment)| {
+                by_payment
+                    .iter()
+                    .map(|(payment, tariff)| row(region, payment, tariff))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
+    fn single<'p>(region: &'p str, payment: &'p str, t: &'p SingleRegisterTariff) -> TariffRow<'p> {
+        TariffRow {
+            code: &t.code,
+            region,
+            payment,
+            unit_rate: t.standard_unit_rate_inc_vat.to_string(),
+            standing_charge: t.standing_charge_inc_vat,
+        }
+    }
+    [
+        (
+            "single register electricity",
+            rows(&product.single_register_electricity_tariffs, single),
+        ),
+        (
+            "dual register electricity",
+            rows(
+                &product.dual_register_electricity_tariffs,
+                |region, payment, t: &DualRegisterTariff| TariffRow {
+                    code: &t.code,
+                    region,
+                    payment,
+                    unit_rate: format!(
+                        "day {} / night {}",
+                        t.day_unit_rate_inc_vat, t.night_unit_rate_inc_vat
+                    ),
+                    standing_charge: t.standing_charge_inc_vat,
+                },
+            ),
+        ),
+        (
+            "single register gas",
+            rows(&product.single_register_gas_tariffs, single),
+        ),
+    ]
 }
 
 fn rates(args: RatesArgs) -> Result<(), Failure> {
     let client = client(&args.connection, None, Some(args.max_pages))?;
-    let mut endpoint = ListStandardUnitRates::new(args.product, args.tariff.clone());
+    let tariff = match &args.tariff {
+        Some(tariff) => tariff.clone(),
+        None => {
+            let product = client.send(&GetProduct::new(args.product.clone()))?;
+            let tariff = pick_tariff(&product, args.region.as_deref(), args.payment.as_deref())
+                .map_err(Failure::NoTariff)?;
+            if !args.connection.quiet {
+                eprintln!("tariff: {}", Shown::new(&tariff, 200));
+            }
+            tariff
+        }
+    };
+    let mut endpoint = ListStandardUnitRates::new(args.product, tariff.clone());
     for (param, slot) in [
         (&args.from, &mut endpoint.period_from),
         (&args.to, &mut endpoint.period_to),
@@ -565,13 +622,80 @@ fn rates(args: RatesArgs) -> Result<(), Failure> {
                 writeln!(
                     out,
                     "Unit rates of {}, times in Europe/London",
-                    Shown::new(&args.tariff, 200)
+                    Shown::new(&tariff, 200)
                 )?;
                 out.write_all(chart::render(&mut points, &zone, terminal_width()).as_bytes())?;
             }
         }
     }
     Ok(())
+}
+
+/// The code of the product's single-register electricity tariff (the kind that has standard unit
+/// rates) in `region`, paid by `payment`; either may be left out when the product leaves no choice.
+/// The error says what the choices are.
+fn pick_tariff(
+    product: &ProductDetail,
+    region: Option<&str>,
+    payment: Option<&str>,
+) -> Result<String, String> {
+    let tariffs = &product.single_register_electricity_tariffs;
+    let shown = |keys: Vec<&String>| {
+        keys.iter()
+            .map(|k| for_terminal(k.trim_start_matches('_'), 100).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let code = for_terminal(&product.code, 200);
+    if tariffs.is_empty() {
+        return Err(format!(
+            "product {code} has no single-register electricity tariff"
+        ));
+    }
+    let by_payment = match region {
+        Some(region) => {
+            let key = format!("_{}", region.trim_start_matches('_'));
+            tariffs.get(&key).ok_or_else(|| {
+                format!(
+                    "product {code} has no tariff in region {}; its regions: {}",
+                    for_terminal(region, 100),
+                    shown(tariffs.keys().collect())
+                )
+            })?
+        }
+        None => only(tariffs).ok_or_else(|| {
+            format!(
+                "product {code} has tariffs in {} regions; choose one with --region ({})",
+                tariffs.len(),
+                shown(tariffs.keys().collect())
+            )
+        })?,
+    };
+    let tariff = match payment {
+        Some(payment) => by_payment.get(payment).ok_or_else(|| {
+            format!(
+                "no tariff paid by {} there; payment methods: {}",
+                for_terminal(payment, 100),
+                shown(by_payment.keys().collect())
+            )
+        })?,
+        None => only(by_payment).ok_or_else(|| {
+            format!(
+                "product {code} has {} payment methods there; choose one with --payment ({})",
+                by_payment.len(),
+                shown(by_payment.keys().collect())
+            )
+        })?,
+    };
+    Ok(tariff.code.clone())
+}
+
+/// The one value of a map that has exactly one.
+fn only<V>(map: &BTreeMap<String, V>) -> Option<&V> {
+    match map.len() {
+        1 => map.values().next(),
+        _ => None,
+    }
 }
 
 fn account(args: AccountArgs) -> Result<(), Failure> {
