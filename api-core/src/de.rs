@@ -134,8 +134,8 @@ pub fn optional<T, E: de::Error>(
 /// Each field is `(index, required|optional, rust_name, "json name")`, in declared order; each slot's type
 /// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), may
 /// accept former names of fields (`aliases [("old_name", index)]`: the field is read under either name,
-/// and both at once is a duplicate), and may keep the members it does not list in a `serde_json::Map`
-/// field (`keep_unlisted_in additional_fields`).
+/// and both at once is a duplicate), and may keep the members it does not list, as JSON text, in an
+/// [`Unlisted`](crate::Unlisted) field (`keep_unlisted_in additional_fields`).
 #[macro_export]
 macro_rules! deserialize_struct {
     (
@@ -166,7 +166,7 @@ macro_rules! deserialize_struct {
                         mut map: A,
                     ) -> ::std::result::Result<Self::Value, A::Error> {
                         $(let mut $field = ::std::option::Option::None;)*
-                        $(let mut $additional = $crate::__private::serde_json::Map::new();)?
+                        $(let mut $additional = $crate::Unlisted::new();)?
                         let mut next = 0;
                         while let ::std::option::Option::Some(key) =
                             $crate::__private::serde::de::MapAccess::next_key_seed(
@@ -211,7 +211,7 @@ macro_rules! deserialize_struct {
             $crate::de::FieldKey::Unknown(::std::option::Option::Some(name)) => {
                 $additional.insert(
                     name,
-                    $crate::__private::serde::de::MapAccess::next_value(&mut $map)?,
+                    $crate::__private::serde::de::MapAccess::next_value::<$crate::RawJson>(&mut $map)?,
                 );
             }
             _ => {
@@ -226,7 +226,7 @@ macro_rules! deserialize_struct {
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;
-    use serde_json::{Map, Value, json};
+    use serde_json::json;
 
     /// The derive, for comparison.
     #[derive(Debug, PartialEq, Deserialize)]
@@ -312,7 +312,7 @@ mod tests {
     #[derive(Debug, PartialEq)]
     struct Kept {
         mprn: String,
-        additional_fields: Map<String, Value>,
+        additional_fields: crate::Unlisted,
     }
     crate::deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
 
@@ -383,9 +383,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(kept.mprn, "7512345606");
+        let names: Vec<&str> = kept.additional_fields.keys().map(String::as_str).collect();
+        assert_eq!(names, ["reading", "supplier"]);
+        assert_eq!(kept.additional_fields["reading"].get(), r#"{"value":3}"#);
+        // From text, each member's text exactly as it came.
+        let kept: Kept =
+            serde_json::from_str(r#"{"supplier": "X", "mprn": "1", "reading": { "value" : 3 }}"#)
+                .unwrap();
         assert_eq!(
-            Value::Object(kept.additional_fields),
-            json!({"supplier": "X", "reading": {"value": 3}})
+            kept.additional_fields["reading"].get(),
+            r#"{ "value" : 3 }"#
+        );
+        assert_eq!(
+            kept.additional_fields["supplier"]
+                .parse::<String>()
+                .unwrap(),
+            "X"
         );
         let twice = serde_json::from_str::<Kept>(r#"{"mprn": "1", "mprn": "2"}"#).unwrap_err();
         assert!(

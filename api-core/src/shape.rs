@@ -47,8 +47,6 @@ pub struct StructShape {
     pub shapes: &'static [Shape],
     /// Whether each field is required.
     pub required: &'static [bool],
-    /// Unlisted fields are kept (as `serde_json::Value`s), not skipped.
-    pub incomplete: bool,
 }
 
 /// Checks a struct of `shape` read from `deserializer`, keeping nothing.
@@ -281,8 +279,7 @@ impl<'de> Visitor<'de> for StructCheck {
                     }
                     map.next_value_seed(Check(&shape.shapes[i]))?;
                 }
-                // A kept member becomes a `serde_json::Value`, which refuses what that refuses.
-                FieldKey::Unknown(_) if shape.incomplete => map.next_value_seed(AnyValue)?,
+                // Skipped, or kept as its text (`RawJson`): either way any JSON value is accepted.
                 FieldKey::Unknown(_) => {
                     map.next_value::<IgnoredAny>()?;
                 }

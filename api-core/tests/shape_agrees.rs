@@ -20,7 +20,6 @@ static ACCOUNT: StructShape = StructShape {
     fields: &["number"],
     shapes: &[Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[allow(dead_code, reason = "only decoded")]
@@ -48,7 +47,6 @@ static LEDGER: StructShape = StructShape {
         Shape::Optional(&Shape::Str),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[allow(dead_code, reason = "only decoded")]
@@ -96,7 +94,6 @@ static ENTRY: StructShape = StructShape {
         Shape::Optional(&Shape::Int),
     ],
     required: &[true, true, true, true, true, false, false],
-    incomplete: false,
 };
 
 #[allow(dead_code, reason = "only decoded")]
@@ -119,7 +116,6 @@ static RENAMED: StructShape = StructShape {
     fields: &["account_id", "note"],
     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
     required: &[true, false],
-    incomplete: false,
 };
 
 #[allow(dead_code, reason = "only decoded")]
@@ -144,13 +140,12 @@ static PRICED: StructShape = StructShape {
         Shape::Optional(&Shape::Map(&Shape::Int)),
     ],
     required: &[true, false],
-    incomplete: false,
 };
 
 #[allow(dead_code, reason = "only decoded")]
 struct Kept {
     mprn: String,
-    additional_fields: Map<String, Value>,
+    additional_fields: energy_api_core::Unlisted,
 }
 deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
 static KEPT: StructShape = StructShape {
@@ -159,7 +154,6 @@ static KEPT: StructShape = StructShape {
     fields: &["mprn"],
     shapes: &[Shape::Str],
     required: &[true],
-    incomplete: true,
 };
 
 /// The verdicts of decoding and of checking `json`, which must be equal.

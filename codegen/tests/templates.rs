@@ -52,7 +52,6 @@ static METER_READ_V1: StructShape = StructShape {
     aliases: &[],
     shapes: &[Shape::Str, Shape::Int],
     required: &[true, true],
-    incomplete: false,
 };
 static METER_READ_V2: StructShape = StructShape {
     name: "struct MeterReadV2",
@@ -60,7 +59,6 @@ static METER_READ_V2: StructShape = StructShape {
     aliases: &[],
     shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[derive(Debug, Clone, PartialEq)]

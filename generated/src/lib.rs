@@ -7,7 +7,8 @@
 //! - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;
 //! - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text.
 //!
-//! Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode.
+//! Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode;
+//! types the schema marks incomplete keep them in `additional_fields`, each as its JSON text ([`RawJson`]).
 //!
 //! Generated from 48 shared payload types, 274 event types in 288 payload versions across 20 sections, and 23 REST resources with 4 endpoints.
 #![forbid(unsafe_code)]
@@ -20,4 +21,5 @@ pub mod documents;
 pub use events::{
     DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind,
 };
+pub use ::energy_api_core::{RawJson, Unlisted};
 pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};

@@ -17,7 +17,6 @@ pub(crate) static ActivatedSupplyPoint: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -29,7 +28,6 @@ pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static AllocationComponent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -41,7 +39,6 @@ pub(crate) static AllocationComponent: ::energy_api_core::shape::StructShape = :
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static AmendedSubject: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -55,7 +52,6 @@ pub(crate) static AmendedSubject: ::energy_api_core::shape::StructShape = ::ener
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static BillingAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -64,7 +60,6 @@ pub(crate) static BillingAccount: ::energy_api_core::shape::StructShape = ::ener
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 pub(crate) static ChargePeriod: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -76,7 +71,6 @@ pub(crate) static ChargePeriod: ::energy_api_core::shape::StructShape = ::energy
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static CommsPreferencesChanges: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -105,7 +99,6 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::shape::StructShape
         ),
     ],
     required: &[false, false, false],
-    incomplete: false,
 };
 
 pub(crate) static Consent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -119,7 +112,6 @@ pub(crate) static Consent: ::energy_api_core::shape::StructShape = ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static ContractJourney: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -132,7 +124,6 @@ pub(crate) static ContractJourney: ::energy_api_core::shape::StructShape = ::ene
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static ContractReferences: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -144,7 +135,6 @@ pub(crate) static ContractReferences: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[false, false],
-    incomplete: false,
 };
 
 pub(crate) static DispatchPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -157,7 +147,6 @@ pub(crate) static DispatchPayload: ::energy_api_core::shape::StructShape = ::ene
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static DisputedClosingReading: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -215,7 +204,6 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::shape::StructShape 
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true, true, true, true, true, true,
     ],
-    incomplete: false,
 };
 
 pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -229,7 +217,6 @@ pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::shape::StructShape =
         ::energy_api_core::shape::Shape::Bool,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -241,7 +228,6 @@ pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -289,7 +275,6 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::shape
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true,
     ],
-    incomplete: false,
 };
 
 pub(crate) static GroupMembership: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -302,7 +287,6 @@ pub(crate) static GroupMembership: ::energy_api_core::shape::StructShape = ::ene
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static GroupMembershipNew: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -315,7 +299,6 @@ pub(crate) static GroupMembershipNew: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 pub(crate) static GroupPeriod: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -327,7 +310,6 @@ pub(crate) static GroupPeriod: ::energy_api_core::shape::StructShape = ::energy_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static GroupTrait: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -340,7 +322,6 @@ pub(crate) static GroupTrait: ::energy_api_core::shape::StructShape = ::energy_a
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static GroupVersion: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -356,7 +337,6 @@ pub(crate) static GroupVersion: ::energy_api_core::shape::StructShape = ::energy
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static HouseMoveAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -368,7 +348,6 @@ pub(crate) static HouseMoveAccount: ::energy_api_core::shape::StructShape = ::en
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -382,7 +361,6 @@ pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, false, false, false],
-    incomplete: false,
 };
 
 pub(crate) static InkAction: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -395,7 +373,6 @@ pub(crate) static InkAction: ::energy_api_core::shape::StructShape = ::energy_ap
         ::energy_api_core::shape::Shape::Bool,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static InkContent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -413,7 +390,6 @@ pub(crate) static InkContent: ::energy_api_core::shape::StructShape = ::energy_a
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[false, false, false, true],
-    incomplete: false,
 };
 
 pub(crate) static InkConversation: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -426,7 +402,6 @@ pub(crate) static InkConversation: ::energy_api_core::shape::StructShape = ::ene
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static InkFailureData: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -439,7 +414,6 @@ pub(crate) static InkFailureData: ::energy_api_core::shape::StructShape = ::ener
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static InkMessage: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -453,7 +427,6 @@ pub(crate) static InkMessage: ::energy_api_core::shape::StructShape = ::energy_a
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static InkMessageContent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -467,7 +440,6 @@ pub(crate) static InkMessageContent: ::energy_api_core::shape::StructShape = ::e
         ::energy_api_core::shape::Shape::Struct(&InkContent),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static InkMessageWithVendor: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -482,7 +454,6 @@ pub(crate) static InkMessageWithVendor: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static JoinAgreement: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -496,7 +467,6 @@ pub(crate) static JoinAgreement: ::energy_api_core::shape::StructShape = ::energ
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static JoinSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -509,7 +479,6 @@ pub(crate) static JoinSupplyPoint: ::energy_api_core::shape::StructShape = ::ene
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static LeaveSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -522,7 +491,6 @@ pub(crate) static LeaveSupplyPoint: ::energy_api_core::shape::StructShape = ::en
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static Ledger: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -535,7 +503,6 @@ pub(crate) static Ledger: ::energy_api_core::shape::StructShape = ::energy_api_c
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 pub(crate) static LedgerEntry: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -564,7 +531,6 @@ pub(crate) static LedgerEntry: ::energy_api_core::shape::StructShape = ::energy_
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, true, true, true, true, true, false, false],
-    incomplete: false,
 };
 
 pub(crate) static LedgerEntryRemoval: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -593,7 +559,6 @@ pub(crate) static LedgerEntryRemoval: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static Meter: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -645,7 +610,6 @@ pub(crate) static Meter: ::energy_api_core::shape::StructShape = ::energy_api_co
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true, true,
     ],
-    incomplete: false,
 };
 
 pub(crate) static Payment: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -660,7 +624,6 @@ pub(crate) static Payment: ::energy_api_core::shape::StructShape = ::energy_api_
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, true, true, false],
-    incomplete: false,
 };
 
 pub(crate) static PaymentsAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -669,7 +632,6 @@ pub(crate) static PaymentsAccount: ::energy_api_core::shape::StructShape = ::ene
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 pub(crate) static PaymentsLedger: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -681,7 +643,6 @@ pub(crate) static PaymentsLedger: ::energy_api_core::shape::StructShape = ::ener
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, false],
-    incomplete: false,
 };
 
 pub(crate) static Product: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -694,7 +655,6 @@ pub(crate) static Product: ::energy_api_core::shape::StructShape = ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static PsrRecord: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -707,7 +667,6 @@ pub(crate) static PsrRecord: ::energy_api_core::shape::StructShape = ::energy_ap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static Register: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -734,7 +693,6 @@ pub(crate) static Register: ::energy_api_core::shape::StructShape = ::energy_api
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static RemovedMeter: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -747,7 +705,6 @@ pub(crate) static RemovedMeter: ::energy_api_core::shape::StructShape = ::energy
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static SigningIdentity: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -759,7 +716,6 @@ pub(crate) static SigningIdentity: ::energy_api_core::shape::StructShape = ::ene
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static SubjectContractJourney: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -771,7 +727,6 @@ pub(crate) static SubjectContractJourney: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 pub(crate) static SupplyPeriodData: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -784,7 +739,6 @@ pub(crate) static SupplyPeriodData: ::energy_api_core::shape::StructShape = ::en
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static TerminatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -797,7 +751,6 @@ pub(crate) static TerminatedSupplyPoint: ::energy_api_core::shape::StructShape =
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
@@ -810,7 +763,6 @@ pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -836,7 +788,6 @@ pub(crate) static AccountUserCreatedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Bool),
     ],
     required: &[true, true, true, true, false, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -846,7 +797,6 @@ pub(crate) static AccountUserPasswordChangedV1: ::energy_api_core::shape::Struct
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -859,7 +809,6 @@ pub(crate) static AccountUserPasswordResetRequestedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -880,7 +829,6 @@ pub(crate) static AccountUserPsrRecordsUpdatedV1: ::energy_api_core::shape::Stru
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -906,7 +854,6 @@ pub(crate) static AccountUserRemovedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Bool),
     ],
     required: &[true, true, true, true, false, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -938,7 +885,6 @@ pub(crate) static AccountUserUpdatedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Bool),
     ],
     required: &[true, true, true, true, false, false, false, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -952,7 +898,6 @@ pub(crate) static AccountUserVerificationCompletedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -966,7 +911,6 @@ pub(crate) static AccountUserVerificationStartedV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -980,7 +924,6 @@ pub(crate) static AccountUserMetadataCreatedV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -994,7 +937,6 @@ pub(crate) static AccountUserMetadataRemovedV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "account-users")]
@@ -1007,7 +949,6 @@ pub(crate) static AccountUserMetadataUpdatedV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1020,7 +961,6 @@ pub(crate) static AccountCommunicationsPreferencesUpdatedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Struct(&CommsPreferencesChanges),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1034,7 +974,6 @@ pub(crate) static AccountCreatedV1: ::energy_api_core::shape::StructShape = ::en
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Bool),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1044,7 +983,6 @@ pub(crate) static AccountOccupiedV1: ::energy_api_core::shape::StructShape = ::e
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1058,7 +996,6 @@ pub(crate) static AccountReactivatedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1082,7 +1019,6 @@ pub(crate) static AccountSmartMeterReadPermissionChangedV1: ::energy_api_core::s
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1097,7 +1033,6 @@ pub(crate) static AccountUpdatedV1: ::energy_api_core::shape::StructShape = ::en
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Bool),
     ],
     required: &[true, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1111,7 +1046,6 @@ pub(crate) static AccountMetadataCreatedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1125,7 +1059,6 @@ pub(crate) static AccountMetadataRemovedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1138,7 +1071,6 @@ pub(crate) static AccountMetadataUpdatedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1152,7 +1084,6 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataCreatedV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1166,7 +1097,6 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataRemovedV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1179,7 +1109,6 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataUpdatedV1: ::energy_api_
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1201,7 +1130,6 @@ pub(crate) static CampaignAccountAddedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, false, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1215,7 +1143,6 @@ pub(crate) static CampaignAccountRemovedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "accounts")]
@@ -1230,7 +1157,6 @@ pub(crate) static CampaignAccountUpdatedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true, false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1243,7 +1169,6 @@ pub(crate) static ActualIntervalsReceivedV1: ::energy_api_core::shape::StructSha
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1263,7 +1188,6 @@ pub(crate) static AffiliatesAffiliateAccountContractCreatedV1: ::energy_api_core
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1287,7 +1211,6 @@ pub(crate) static AgreementCreatedV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, true, true, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1297,7 +1220,6 @@ pub(crate) static AgreementRevokedV1: ::energy_api_core::shape::StructShape = ::
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1310,7 +1232,6 @@ pub(crate) static AgreementRevokedV2: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1336,7 +1257,6 @@ pub(crate) static AgreementRolloverCompletedV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1346,7 +1266,6 @@ pub(crate) static AgreementTerminatedV1: ::energy_api_core::shape::StructShape =
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1359,7 +1278,6 @@ pub(crate) static AgreementTerminatedV2: ::energy_api_core::shape::StructShape =
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1373,7 +1291,6 @@ pub(crate) static AgreementUpdatedV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Bool),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1390,7 +1307,6 @@ pub(crate) static AgreementUpdatedV2: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1405,7 +1321,6 @@ pub(crate) static ApprovalsApprovalApprovedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1427,7 +1342,6 @@ pub(crate) static ApprovalsApprovalCreatedV1: ::energy_api_core::shape::StructSh
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1442,7 +1356,6 @@ pub(crate) static ApprovalsApprovalRejectedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1466,7 +1379,6 @@ pub(crate) static ApprovalsApprovalRequestApprovedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1488,7 +1400,6 @@ pub(crate) static ApprovalsApprovalRequestAssignedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1512,7 +1423,6 @@ pub(crate) static ApprovalsApprovalRequestRejectedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "authentication-server")]
@@ -1526,7 +1436,6 @@ pub(crate) static AuthServerAccessTokenIssuedV1: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "authentication-server")]
@@ -1540,7 +1449,6 @@ pub(crate) static AuthServerAccountUserGenerateMfaChallengeErrorV1: ::energy_api
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "authentication-server")]
@@ -1560,7 +1468,6 @@ pub(crate) static AuthServerAccountUserLoggedInV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "authentication-server")]
@@ -1574,7 +1481,6 @@ pub(crate) static AuthServerAccountUserLoginDeniedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Int),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "authentication-server")]
@@ -1598,7 +1504,6 @@ pub(crate) static AuthServerAccountUserLoginFailedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "authentication-server")]
@@ -1613,7 +1518,6 @@ pub(crate) static AuthServerAccountUserLoginStepCompletedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1643,7 +1547,6 @@ pub(crate) static BillingBillingDocumentHeldV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1657,7 +1560,6 @@ pub(crate) static BillingBillingDocumentIssuedV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1677,7 +1579,6 @@ pub(crate) static BillingBillingDocumentIssuedV2: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1691,7 +1592,6 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV1: ::energy_api
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1713,7 +1613,6 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV2: ::energy_api
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Int),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1737,7 +1636,6 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV3: ::energy_api
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1757,7 +1655,6 @@ pub(crate) static BillingBillingOptionsUpdatedV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1771,7 +1668,6 @@ pub(crate) static BillingChargingLedgerAssignedToAgreementV1: ::energy_api_core:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1784,7 +1680,6 @@ pub(crate) static BillingChargingSupplyPointTriggeredV1: ::energy_api_core::shap
         ::energy_api_core::shape::Shape::Struct(&ChargePeriod),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1794,7 +1689,6 @@ pub(crate) static BillingDuosInvoiceCancelV1: ::energy_api_core::shape::StructSh
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1804,7 +1698,6 @@ pub(crate) static BillingDuosInvoiceNewV1: ::energy_api_core::shape::StructShape
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1814,7 +1707,6 @@ pub(crate) static BillingDuosInvoiceReplaceV1: ::energy_api_core::shape::StructS
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1828,7 +1720,6 @@ pub(crate) static BillingFinalBillV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1848,7 +1739,6 @@ pub(crate) static BillingIssuanceExternalStatusCreatedV1: ::energy_api_core::sha
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1861,7 +1751,6 @@ pub(crate) static BillingIssuedBillV1: ::energy_api_core::shape::StructShape = :
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1871,7 +1760,6 @@ pub(crate) static BillingLedgerEntryPostedV1: ::energy_api_core::shape::StructSh
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&Ledger)],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1884,7 +1772,6 @@ pub(crate) static BillingLedgerEntryPostedV2: ::energy_api_core::shape::StructSh
         ::energy_api_core::shape::Shape::Struct(&LedgerEntry),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1894,7 +1781,6 @@ pub(crate) static BillingLedgerEntryRemovedV1: ::energy_api_core::shape::StructS
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&Ledger)],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1907,7 +1793,6 @@ pub(crate) static BillingLedgerEntryRemovedV2: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Struct(&LedgerEntryRemoval),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1933,7 +1818,6 @@ pub(crate) static BillingPathwayTraversalFailedV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1948,7 +1832,6 @@ pub(crate) static BillingPathwayTraversalSucceededV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1963,7 +1846,6 @@ pub(crate) static BillingPortfolioInvoiceSummaryCompletedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -1985,7 +1867,6 @@ pub(crate) static BillingRebateAcceptedV1: ::energy_api_core::shape::StructShape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2009,7 +1890,6 @@ pub(crate) static BillingRebateCreatedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Bool,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2033,7 +1913,6 @@ pub(crate) static BillingRebateDeclinedV1: ::energy_api_core::shape::StructShape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2057,7 +1936,6 @@ pub(crate) static BillingRebateUpdatedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Bool,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2072,7 +1950,6 @@ pub(crate) static ChargingPrimingErroredV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2087,7 +1964,6 @@ pub(crate) static LatePaymentFeeApplicationServiceCompletedV1: ::energy_api_core
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2111,7 +1987,6 @@ pub(crate) static LatePaymentFeeApplicationServiceFeeAppliedV1: ::energy_api_cor
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2124,7 +1999,6 @@ pub(crate) static LatePaymentFeeApplicationServiceStartedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2138,7 +2012,6 @@ pub(crate) static LatePaymentFeeCalculationServiceCompletedV1: ::energy_api_core
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2151,7 +2024,6 @@ pub(crate) static LatePaymentFeeCalculationServiceStartedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2166,7 +2038,6 @@ pub(crate) static LatePaymentFeeCalculatorCompletedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2180,7 +2051,6 @@ pub(crate) static LatePaymentFeeCalculatorFeeAppliedV1: ::energy_api_core::shape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2193,7 +2063,6 @@ pub(crate) static LatePaymentFeeCalculatorStartedV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "billing")]
@@ -2207,7 +2076,6 @@ pub(crate) static LatePaymentFeeWaivedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "businesses")]
@@ -2217,7 +2085,6 @@ pub(crate) static BusinessCreatedV1: ::energy_api_core::shape::StructShape = ::e
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "businesses")]
@@ -2230,7 +2097,6 @@ pub(crate) static BusinessUpdatedV1: ::energy_api_core::shape::StructShape = ::e
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "businesses")]
@@ -2243,7 +2109,6 @@ pub(crate) static BusinessOperationsTeamUpdatedV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "businesses")]
@@ -2271,7 +2136,6 @@ pub(crate) static InternalCompanyCreatedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2285,7 +2149,6 @@ pub(crate) static CollateralAgreementFulfilledV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2309,7 +2172,6 @@ pub(crate) static CollectionProceedingCreatedV1: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, false, false, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2337,7 +2199,6 @@ pub(crate) static CollectionProcessCommStepResolvedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, false, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2351,7 +2212,6 @@ pub(crate) static CollectionProcessLeaveSupplierInstigatedV1: ::energy_api_core:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2366,7 +2226,6 @@ pub(crate) static CollectionProcessPausedV1: ::energy_api_core::shape::StructSha
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2382,7 +2241,6 @@ pub(crate) static CollectionProcessRaisedV1: ::energy_api_core::shape::StructSha
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, false, false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2392,7 +2250,6 @@ pub(crate) static CollectionProcessReactivatedV1: ::energy_api_core::shape::Stru
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2402,7 +2259,6 @@ pub(crate) static CollectionProcessRunTerminationRequestedV1: ::energy_api_core:
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2416,7 +2272,6 @@ pub(crate) static CollectionProcessUnpausedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2430,7 +2285,6 @@ pub(crate) static CollectionProcessWithdrawnV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2443,7 +2297,6 @@ pub(crate) static CollectionProcessWithdrawnV2: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2457,7 +2310,6 @@ pub(crate) static CreditCheckCreatedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2471,7 +2323,6 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackCompletedV1: ::energy_api_c
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2486,7 +2337,6 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackFailedV1: ::energy_api_core
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2500,7 +2350,6 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackSkippedV1: ::energy_api_cor
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2530,7 +2379,6 @@ pub(crate) static DelinquentDebtAllocationCreatedV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2545,7 +2393,6 @@ pub(crate) static DelinquentDebtPositionChangedV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2567,7 +2414,6 @@ pub(crate) static DelinquentDebtPositionChangedV2: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2591,7 +2437,6 @@ pub(crate) static DepositAgreementAcceptedV1: ::energy_api_core::shape::StructSh
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2615,7 +2460,6 @@ pub(crate) static DepositAgreementFulfilledV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2641,7 +2485,6 @@ pub(crate) static DepositAgreementInstalmentReturnedV1: ::energy_api_core::shape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2665,7 +2508,6 @@ pub(crate) static DepositAgreementReturnedV1: ::energy_api_core::shape::StructSh
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2689,7 +2531,6 @@ pub(crate) static DepositAgreementWithdrawnV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2713,7 +2554,6 @@ pub(crate) static DunningPathPausedV1: ::energy_api_core::shape::StructShape = :
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2735,7 +2575,6 @@ pub(crate) static DunningPathStartedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2749,7 +2588,6 @@ pub(crate) static DunningPathUnpausedV1: ::energy_api_core::shape::StructShape =
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "collections")]
@@ -2771,7 +2609,6 @@ pub(crate) static DunningPathWithdrawnV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2797,7 +2634,6 @@ pub(crate) static CommsAccountCallUpdatedV1: ::energy_api_core::shape::StructSha
         ::energy_api_core::shape::Shape::Obj,
     ],
     required: &[true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2813,7 +2649,6 @@ pub(crate) static CommsCustomerEmailBouncedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2823,7 +2658,6 @@ pub(crate) static CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1: ::e
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2847,7 +2681,6 @@ pub(crate) static CommsTranscriptionCreatedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2862,7 +2695,6 @@ pub(crate) static ComplaintsComplaintNewContactV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[false, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2875,7 +2707,6 @@ pub(crate) static ComplaintsComplaintOpenedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2889,7 +2720,6 @@ pub(crate) static ComplaintsDrpFinishedV1: ::energy_api_core::shape::StructShape
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[false, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2903,7 +2733,6 @@ pub(crate) static ComplaintsDrpStartedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[false, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2917,7 +2746,6 @@ pub(crate) static ComplexQuotingCostCalculationFinishedV1: ::energy_api_core::sh
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2930,7 +2758,6 @@ pub(crate) static ConsentsConsentCreatedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Struct(&Consent),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2943,7 +2770,6 @@ pub(crate) static ConsentsConsentUpdatedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Struct(&Consent),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2957,7 +2783,6 @@ pub(crate) static GoodsPurchaseCreatedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Int),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2973,7 +2798,6 @@ pub(crate) static GoodsQuoteCreatedForAccountV1: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -2989,7 +2813,6 @@ pub(crate) static GoodsQuoteCreatedWithoutAccountV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -3003,7 +2826,6 @@ pub(crate) static LeadsLeadStageUpdatedV1: ::energy_api_core::shape::StructShape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -3017,7 +2839,6 @@ pub(crate) static LeadsOpportunityDocumentAttachedToOpportunityV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -3030,7 +2851,6 @@ pub(crate) static LeadsOpportunityOfferGroupCreatedV2: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -3045,7 +2865,6 @@ pub(crate) static LeadsOpportunityStageUpdatedV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Int),
     ],
     required: &[true, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "communications")]
@@ -3058,7 +2877,6 @@ pub(crate) static MessagingPushNotificationTokenUnregisteredV1: ::energy_api_cor
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3092,7 +2910,6 @@ pub(crate) static ContractGroupsCreatedV1: ::energy_api_core::shape::StructShape
         ),
     ],
     required: &[true, true, true, false, false, false, false, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3110,7 +2927,6 @@ pub(crate) static ContractGroupsMembershipsChangedV1: ::energy_api_core::shape::
         ),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3134,7 +2950,6 @@ pub(crate) static ContractGroupsVersionCreatedV1: ::energy_api_core::shape::Stru
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3149,7 +2964,6 @@ pub(crate) static ContractsActualizedV1: ::energy_api_core::shape::StructShape =
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3163,7 +2977,6 @@ pub(crate) static ContractsCreatedV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3177,7 +2990,6 @@ pub(crate) static ContractsExpiredV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3191,7 +3003,6 @@ pub(crate) static ContractsExpiryApproachingV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3213,7 +3024,6 @@ pub(crate) static ContractsJourneysCreationStartedV1: ::energy_api_core::shape::
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3235,7 +3045,6 @@ pub(crate) static ContractsJourneysTerminationStartedV1: ::energy_api_core::shap
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3249,7 +3058,6 @@ pub(crate) static ContractsJourneysVariationStartedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3263,7 +3071,6 @@ pub(crate) static ContractsNovatedV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3276,7 +3083,6 @@ pub(crate) static ContractsRescindedV1: ::energy_api_core::shape::StructShape = 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3289,7 +3095,6 @@ pub(crate) static ContractsRevokedV1: ::energy_api_core::shape::StructShape = ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3311,7 +3116,6 @@ pub(crate) static ContractsSubjectAmendedV1: ::energy_api_core::shape::StructSha
         ),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3324,7 +3128,6 @@ pub(crate) static ContractsTerminatedV1: ::energy_api_core::shape::StructShape =
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "contracts")]
@@ -3337,7 +3140,6 @@ pub(crate) static ContractsTermsVariedV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3353,7 +3155,6 @@ pub(crate) static InkActionsRunV1: ::energy_api_core::shape::StructShape = ::ene
         ),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3368,7 +3169,6 @@ pub(crate) static InkContentInboundMessageTaggedV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Struct(&InkMessageContent),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3392,7 +3192,6 @@ pub(crate) static InkConversationAssignedToBucketV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3406,7 +3205,6 @@ pub(crate) static InkConversationAssignedToTimelineV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3434,7 +3232,6 @@ pub(crate) static InkConversationAwaitCustomerReplyV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3466,7 +3263,6 @@ pub(crate) static InkConversationClosedV1: ::energy_api_core::shape::StructShape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3498,7 +3294,6 @@ pub(crate) static InkConversationOpenStatusChangedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3526,7 +3321,6 @@ pub(crate) static InkConversationOpenedV1: ::energy_api_core::shape::StructShape
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3560,7 +3354,6 @@ pub(crate) static InkConversationPriorityChangedV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3592,7 +3385,6 @@ pub(crate) static InkConversationSnoozedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3616,7 +3408,6 @@ pub(crate) static InkConversationUnassignedFromBucketV1: ::energy_api_core::shap
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3630,7 +3421,6 @@ pub(crate) static InkConversationUnassignedFromTimelineV1: ::energy_api_core::sh
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3644,7 +3434,6 @@ pub(crate) static InkLiveChatClosedV1: ::energy_api_core::shape::StructShape = :
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3654,7 +3443,6 @@ pub(crate) static InkLiveChatInitiatedV1: ::energy_api_core::shape::StructShape 
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&InkConversation)],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3664,7 +3452,6 @@ pub(crate) static InkLiveChatMessagesOutboundMessageCreatedV1: ::energy_api_core
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Struct(&InkConversation)],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3679,7 +3466,6 @@ pub(crate) static InkMessageAttachmentSafeV1: ::energy_api_core::shape::StructSh
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3694,7 +3480,6 @@ pub(crate) static InkMessageAttachmentUnsafeV1: ::energy_api_core::shape::Struct
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3708,7 +3493,6 @@ pub(crate) static InkMessagesInboundEmailMigrationV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3722,7 +3506,6 @@ pub(crate) static InkMessagesInboundMessageCreatedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3737,7 +3520,6 @@ pub(crate) static InkMessagesInboundMessageIngestedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3751,7 +3533,6 @@ pub(crate) static InkMessagesOutboundMessageCreatedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3765,7 +3546,6 @@ pub(crate) static InkMessagesOutboundMessageFailedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Struct(&InkFailureData),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3779,7 +3559,6 @@ pub(crate) static InkMessagesPhishingReportDismissedV1: ::energy_api_core::shape
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3793,7 +3572,6 @@ pub(crate) static InkMessagesReportedPhishingV1: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3807,7 +3585,6 @@ pub(crate) static InkMessagesReportedSpamV1: ::energy_api_core::shape::StructSha
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "conversations")]
@@ -3821,7 +3598,6 @@ pub(crate) static InkMessagesSpamReportDismissedV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3834,7 +3610,6 @@ pub(crate) static CustomerAccessPartnerRolesCreatedV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3853,7 +3628,6 @@ pub(crate) static CustomerAccessPartnerRolesUpdatedV1: ::energy_api_core::shape:
         ),
     ],
     required: &[true, false, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3866,7 +3640,6 @@ pub(crate) static CustomerAccessPartnerUserRolesCreatedV1: ::energy_api_core::sh
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Str),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3885,7 +3658,6 @@ pub(crate) static CustomerAccessPartnerUserRolesUpdatedV1: ::energy_api_core::sh
         ),
     ],
     required: &[true, false, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3899,7 +3671,6 @@ pub(crate) static CustomerAccessUserRolesCreatedV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3918,7 +3689,6 @@ pub(crate) static CustomerAccessUserRolesUpdatedV1: ::energy_api_core::shape::St
         ),
     ],
     required: &[true, false, false, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "customer-access")]
@@ -3931,7 +3701,6 @@ pub(crate) static LoyaltyPointsUserRoleRemovalV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -3945,7 +3714,6 @@ pub(crate) static DataImportImportProcessCancelledV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -3959,7 +3727,6 @@ pub(crate) static DataImportImportProcessCompleteV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -3972,7 +3739,6 @@ pub(crate) static DataImportImportProcessDryRunCompleteV1: ::energy_api_core::sh
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -3987,7 +3753,6 @@ pub(crate) static DataImportImportProcessDryRunErrorV1: ::energy_api_core::shape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4002,7 +3767,6 @@ pub(crate) static DataImportImportProcessErrorV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4022,7 +3786,6 @@ pub(crate) static DataImportImportProcessPostImportCompletedV1: ::energy_api_cor
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4044,7 +3807,6 @@ pub(crate) static DataImportImportProcessPostImportErrorV1: ::energy_api_core::s
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4057,7 +3819,6 @@ pub(crate) static DataImportOrderProcessCancelledV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4070,7 +3831,6 @@ pub(crate) static DataImportOrderProcessCompleteV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4084,7 +3844,6 @@ pub(crate) static DataImportOrderProcessErrorV1: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4094,7 +3853,6 @@ pub(crate) static ExternalMessagingUploadedFileProcessedV1: ::energy_api_core::s
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4104,7 +3862,6 @@ pub(crate) static ExternalMessagingUploadedFileProcessingFailedV1: ::energy_api_
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4114,7 +3871,6 @@ pub(crate) static ExternalMessagingUploadedFileSafeV1: ::energy_api_core::shape:
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "data-import")]
@@ -4124,7 +3880,6 @@ pub(crate) static ExternalMessagingUploadedFileUnsafeV1: ::energy_api_core::shap
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "flexible-devices")]
@@ -4148,7 +3903,6 @@ pub(crate) static FlexDeviceDeauthenticatedV1: ::energy_api_core::shape::StructS
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Obj),
     ],
     required: &[true, true, true, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "flexible-devices")]
@@ -4172,7 +3926,6 @@ pub(crate) static FlexDeviceDisconnectedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Struct(&FlexDeviceDisconnectedPayload),
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "flexible-devices")]
@@ -4196,7 +3949,6 @@ pub(crate) static FlexDeviceOptimisationCreatedV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Struct(&FlexDeviceOptimisationCreatedPayload),
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "flexible-devices")]
@@ -4220,7 +3972,6 @@ pub(crate) static FlexDeviceRegisteredV1: ::energy_api_core::shape::StructShape 
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Obj),
     ],
     required: &[true, true, true, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4234,7 +3985,6 @@ pub(crate) static IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1: :
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4248,7 +3998,6 @@ pub(crate) static IndustryElectricityChangeOfServiceMeterDeactivatedV1: ::energy
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4258,7 +4007,6 @@ pub(crate) static IndustryElectricityChangeOfSupplyGainInitiatedV1: ::energy_api
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4273,7 +4021,6 @@ pub(crate) static IndustryElectricityChangeOfSupplyLossCompleteV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4299,7 +4046,6 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV1: ::energy_api
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4327,7 +4073,6 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV2: ::energy_api
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4337,7 +4082,6 @@ pub(crate) static IndustryGasChangeOfSupplyGainInitiatedV1: ::energy_api_core::s
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "industry")]
@@ -4352,7 +4096,6 @@ pub(crate) static IndustryGasChangeOfSupplyLossCompleteV1: ::energy_api_core::sh
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4374,7 +4117,6 @@ pub(crate) static LifecycleJoinSupplierActivationCompletedV1: ::energy_api_core:
         ::energy_api_core::shape::Shape::Struct(&ActivatedSupplyPoint),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4396,7 +4138,6 @@ pub(crate) static LifecycleJoinSupplierActivationInitiatedV1: ::energy_api_core:
         ::energy_api_core::shape::Shape::Struct(&ActivationInitiatedSupplyPoint),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4420,7 +4161,6 @@ pub(crate) static LifecycleJoinSupplierAgreementCreatedV1: ::energy_api_core::sh
         ::energy_api_core::shape::Shape::Struct(&ContractReferences),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4434,7 +4174,6 @@ pub(crate) static LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1: :
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4448,7 +4187,6 @@ pub(crate) static LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1: ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4462,7 +4200,6 @@ pub(crate) static LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1: ::e
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4484,7 +4221,6 @@ pub(crate) static LifecycleJoinSupplierCancellationRequestedV1: ::energy_api_cor
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4506,7 +4242,6 @@ pub(crate) static LifecycleJoinSupplierCancelledV1: ::energy_api_core::shape::St
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4528,7 +4263,6 @@ pub(crate) static LifecycleJoinSupplierCompletedV1: ::energy_api_core::shape::St
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4552,7 +4286,6 @@ pub(crate) static LifecycleJoinSupplierRequestedV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4574,7 +4307,6 @@ pub(crate) static LifecycleJoinSupplierReversalRequestedV1: ::energy_api_core::s
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4596,7 +4328,6 @@ pub(crate) static LifecycleJoinSupplierReversedV1: ::energy_api_core::shape::Str
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4618,7 +4349,6 @@ pub(crate) static LifecycleJoinSupplierSupplyPeriodCreatedV1: ::energy_api_core:
         ::energy_api_core::shape::Shape::Struct(&ContractReferences),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4638,7 +4368,6 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlow
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4658,7 +4387,6 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowS
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4676,7 +4404,6 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4694,7 +4421,6 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4704,7 +4430,6 @@ pub(crate) static LifecycleJoinSupplierSecurityDepositsCreatedV1: ::energy_api_c
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-join")]
@@ -4717,7 +4442,6 @@ pub(crate) static LifecycleJoinSupplierTermsAndConditionsAcceptedV2: ::energy_ap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4731,7 +4455,6 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4745,7 +4468,6 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4759,7 +4481,6 @@ pub(crate) static LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1: 
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4781,7 +4502,6 @@ pub(crate) static LifecycleLeaveSupplierCancellationRequestedV2: ::energy_api_co
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4803,7 +4523,6 @@ pub(crate) static LifecycleLeaveSupplierCancelledV2: ::energy_api_core::shape::S
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4827,7 +4546,6 @@ pub(crate) static LifecycleLeaveSupplierCompletedV3: ::energy_api_core::shape::S
         ),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4859,7 +4577,6 @@ pub(crate) static LifecycleLeaveSupplierRequestedV2: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Int),
     ],
     required: &[true, true, true, true, true, true, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4893,7 +4610,6 @@ pub(crate) static LifecycleLeaveSupplierRequestedV3: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4915,7 +4631,6 @@ pub(crate) static LifecycleLeaveSupplierReversalRequestedV2: ::energy_api_core::
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4935,7 +4650,6 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFl
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4955,7 +4669,6 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTermi
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4975,7 +4688,6 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlo
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -4997,7 +4709,6 @@ pub(crate) static LifecycleLeaveSupplierTerminationConfirmedV2: ::energy_api_cor
         ::energy_api_core::shape::Shape::Struct(&TerminatedSupplyPoint),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -5017,7 +4728,6 @@ pub(crate) static LifecycleLeaveSupplierTerminationInitiatedV1: ::energy_api_cor
         ::energy_api_core::shape::Shape::Struct(&TerminationInitiatedSupplyPoint),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -5049,7 +4759,6 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV2: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Int),
     ],
     required: &[true, true, true, true, true, true, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-leave")]
@@ -5083,7 +4792,6 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV3: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, false, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-status")]
@@ -5107,7 +4815,6 @@ pub(crate) static LifecycleEnrollmentLoyaltyPointsQualificationReversedV1: ::ene
         ),
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-status")]
@@ -5133,7 +4840,6 @@ pub(crate) static LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
         ),
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-status")]
@@ -5148,7 +4854,6 @@ pub(crate) static LifecycleStatusChangedV1: ::energy_api_core::shape::StructShap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "lifecycle-status")]
@@ -5162,7 +4867,6 @@ pub(crate) static LifecycleSupportSiteSaleV1_0_0: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5172,7 +4876,6 @@ pub(crate) static ElectricityFlowFileCancellationInvoiceProcessedV1: ::energy_ap
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5182,7 +4885,6 @@ pub(crate) static ElectricityFlowFileComplementaryInvoiceProcessedV1: ::energy_a
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5192,7 +4894,6 @@ pub(crate) static ElectricityFlowFileRectificationInvoiceProcessedV1: ::energy_a
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5202,7 +4903,6 @@ pub(crate) static ElectricityFlowFileRegularizerInvoiceProcessedV1: ::energy_api
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5212,7 +4912,6 @@ pub(crate) static ElectricityFlowFileBillableConceptsInvoiceProcessedV1: ::energ
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5222,7 +4921,6 @@ pub(crate) static ElectricityFlowFileRegularInvoiceProcessedV1: ::energy_api_cor
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Int],
     required: &[true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5237,7 +4935,6 @@ pub(crate) static EspSupplyPointsEnrichmentDataSentV1: ::energy_api_core::shape:
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5259,7 +4956,6 @@ pub(crate) static EspSupplyPointsAtrSnapshotSentV1: ::energy_api_core::shape::St
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5272,7 +4968,6 @@ pub(crate) static GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1: ::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5285,7 +4980,6 @@ pub(crate) static GasBillFlowDetailsCancellationInvoiceCreatedV1: ::energy_api_c
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5298,7 +4992,6 @@ pub(crate) static GasBillFlowDetailsComplementaryInvoiceCreatedV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5311,7 +5004,6 @@ pub(crate) static GasBillFlowDetailsRectificationInvoiceCreatedV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5324,7 +5016,6 @@ pub(crate) static GasBillFlowDetailsRegularInvoiceCreatedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5337,7 +5028,6 @@ pub(crate) static GasFlowFileB7033ComplementaryInvoiceProcessedV1: ::energy_api_
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5350,7 +5040,6 @@ pub(crate) static GasFlowFileB7033RegularInvoiceProcessedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5374,7 +5063,6 @@ pub(crate) static GasSupplyPointInspectionResultsReceivedV1: ::energy_api_core::
         ::energy_api_core::shape::Shape::Optional(&::energy_api_core::shape::Shape::Obj),
     ],
     required: &[true, false, false, true, true, false],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5398,7 +5086,6 @@ pub(crate) static MarketsEspBillFlowFileProcessedV1: ::energy_api_core::shape::S
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5413,7 +5100,6 @@ pub(crate) static MarketsEspFlowFileProcessedV1: ::energy_api_core::shape::Struc
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5426,7 +5112,6 @@ pub(crate) static MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1: ::e
         ::energy_api_core::shape::Shape::Array(&::energy_api_core::shape::Shape::Obj),
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5439,7 +5124,6 @@ pub(crate) static MarketsGasSupplyPointCreatedV1: ::energy_api_core::shape::Stru
         ::energy_api_core::shape::Shape::Int,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "market-files")]
@@ -5455,7 +5139,6 @@ pub(crate) static MarketsNetworkOperatorCreatedV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-data-quality")]
@@ -5487,7 +5170,6 @@ pub(crate) static MeterDataQualityResolutionCancelledV1: ::energy_api_core::shap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-data-quality")]
@@ -5521,7 +5203,6 @@ pub(crate) static MeterDataQualityResolutionCancelledV2: ::energy_api_core::shap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-data-quality")]
@@ -5553,7 +5234,6 @@ pub(crate) static MeterDataQualityResolutionRequestedV1: ::energy_api_core::shap
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5579,7 +5259,6 @@ pub(crate) static MeterpointElecCosGainRegistrationRequestedV1: ::energy_api_cor
         ::energy_api_core::shape::Shape::Bool,
     ],
     required: &[true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5603,7 +5282,6 @@ pub(crate) static MeterpointGasApiBackfillV1: ::energy_api_core::shape::StructSh
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5639,7 +5317,6 @@ pub(crate) static MeterpointGasAppointMamRequestedV1: ::energy_api_core::shape::
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5698,7 +5375,6 @@ pub(crate) static MeterpointGasBackfillV1: ::energy_api_core::shape::StructShape
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true, true, true, true, true, true,
     ],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5711,7 +5387,6 @@ pub(crate) static MeterpointGasChangeOfCohortRequestedV1: ::energy_api_core::sha
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5754,7 +5429,6 @@ pub(crate) static MeterpointGasChangeOfMamRequestedV1: ::energy_api_core::shape:
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true,
     ],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5830,7 +5504,6 @@ pub(crate) static MeterpointGasCosGainMtdReceivedV1: ::energy_api_core::shape::S
         true, false, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true,
     ],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5845,7 +5518,6 @@ pub(crate) static MeterpointGasCosGainRegistrationConfirmedV1: ::energy_api_core
         ::energy_api_core::shape::Shape::Bool,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5860,7 +5532,6 @@ pub(crate) static MeterpointGasCosGainRegistrationRequestedV1: ::energy_api_core
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5892,7 +5563,6 @@ pub(crate) static MeterpointGasCosLossConfirmedV1: ::energy_api_core::shape::Str
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5916,7 +5586,6 @@ pub(crate) static MeterpointGasDeappointMamRequestedV1: ::energy_api_core::shape
         ::energy_api_core::shape::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
-    incomplete: false,
 };
 
 #[cfg(feature = "meter-points")]
@@ -5926,5 +5595,4 @@ pub(crate) static MeterpointGasDisputedClosingReadingQueriedByUsV1: ::energy_api
     aliases: &[],
     shapes: &[::energy_api_core::shape::Shape::Str],
     required: &[true],
-    incomplete: true,
 };

@@ -416,6 +416,70 @@ fn a_large_account_is_shown_in_bounded_memory() {
 }
 
 #[test]
+fn a_large_unlisted_member_is_kept_in_bounded_memory() {
+    // 9 MB of small objects in a member the schema does not list: as a tree of JSON values it took
+    // 427 MB (the debug build more); kept as its text, it costs what it weighs.
+    let mut detail = product_detail("P", "Product");
+    detail["single_register_electricity_tariffs"] =
+        serde_json::json!({"_A": {"varying": tariff("E-1R-P-A")}});
+    let members: Vec<String> = (0..600_000).map(|i| format!(r#"{{"name":{i}}}"#)).collect();
+    let body =
+        detail
+            .to_string()
+            .replacen('{', &format!(r#"{{"unlisted":[{}],"#, members.join(",")), 1);
+    assert!(body.len() > 9_000_000);
+    let body = Arc::new(body.into_bytes());
+    let server = HostileServer::start(move |_| Response::body(200, Body::Bytes(Arc::clone(&body))));
+    for format in ["table", "json"] {
+        let run = energy(
+            &[
+                "products",
+                "get",
+                "P",
+                "--format",
+                format,
+                "--base-url",
+                server.base_url(),
+            ],
+            &[],
+            b"",
+        );
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{format}: {}",
+            text(&run.stderr)
+        );
+        let stdout = text(&run.stdout);
+        match format {
+            "table" => assert!(stdout.ends_with("1 tariffs\n"), "{stdout}"),
+            _ => assert!(
+                stdout.contains(r#"{"name":599999}]"#),
+                "the member is kept whole"
+            ),
+        }
+    }
+    // The same response through a tariff lookup.
+    let run = energy(
+        &[
+            "rates",
+            "P",
+            "--format",
+            "json",
+            "--base-url",
+            server.base_url(),
+        ],
+        &[],
+        b"",
+    );
+    assert!(
+        text(&run.stderr).starts_with("tariff: E-1R-P-A\n"),
+        "{}",
+        text(&run.stderr)
+    );
+}
+
+#[test]
 fn extreme_values_of_every_option_never_crash() {
     let server = HostileServer::start(|_| Response::json(200, page(Vec::new(), None)));
     let base = server.base_url();

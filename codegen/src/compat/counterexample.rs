@@ -115,7 +115,6 @@ fn struct_shape(
         aliases: aliases.leak(),
         shapes: shapes.leak(),
         required: required.leak(),
-        incomplete: s.incomplete,
     }))
 }
 

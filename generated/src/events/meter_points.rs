@@ -1929,9 +1929,10 @@ impl crate::events::PayloadVersion<
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(

@@ -21,9 +21,10 @@ pub struct Account {
     pub number: ::std::string::String,
     /// The properties (supply addresses) of the account.
     pub properties: ::std::vec::Vec<crate::rest::Property>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -47,9 +48,10 @@ pub struct Agreement {
     pub valid_from: ::jiff::Timestamp,
     /// The end of the period; `null` for the current agreement, which has no end yet.
     pub valid_to: ::std::option::Option<::jiff::Timestamp>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -72,9 +74,10 @@ pub struct AnnualCost {
     pub annual_cost_inc_vat: i64,
     /// The annual cost excluding VAT.
     pub annual_cost_exc_vat: i64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -103,9 +106,10 @@ pub struct DualFuelDualRateConsumption {
     pub electricity_night: i64,
     /// Gas (kWh).
     pub gas_standard: i64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -128,9 +132,10 @@ pub struct DualFuelSingleRateConsumption {
     pub electricity_standard: i64,
     /// Gas (kWh).
     pub gas_standard: i64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -152,9 +157,10 @@ pub struct DualRateConsumption {
     pub electricity_day: i64,
     /// Electricity at the night rate (kWh).
     pub electricity_night: i64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -203,9 +209,10 @@ pub struct DualRegisterTariff {
     pub night_unit_rate_exc_vat: f64,
     /// The night unit rate including VAT.
     pub night_unit_rate_inc_vat: f64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -240,9 +247,10 @@ pub struct ElectricityMeter {
     pub serial_number: ::std::string::String,
     /// The meter's registers.
     pub registers: ::std::vec::Vec<crate::rest::Register>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -272,9 +280,10 @@ pub struct ElectricityMeterPoint {
     pub meters: ::std::vec::Vec<crate::rest::ElectricityMeter>,
     /// The tariffs the meter point has been supplied on, each with its period; the current one has `valid_to` `null`.
     pub agreements: ::std::vec::Vec<crate::rest::Agreement>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -298,9 +307,10 @@ pub struct ElectricityMeterPoint {
 pub struct GasMeter {
     /// The meter's serial number.
     pub serial_number: ::std::string::String,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -325,9 +335,10 @@ pub struct GasMeterPoint {
     pub meters: ::std::vec::Vec<crate::rest::GasMeter>,
     /// The tariffs the meter point has been supplied on, each with its period; the current one has `valid_to` `null`.
     pub agreements: ::std::vec::Vec<crate::rest::Agreement>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -518,9 +529,10 @@ pub struct ProductDetail {
     >,
     /// The consumption the sample quotes assume.
     pub sample_consumption: crate::rest::SampleConsumption,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -580,9 +592,10 @@ pub struct Property {
     pub electricity_meter_points: ::std::vec::Vec<crate::rest::ElectricityMeterPoint>,
     /// The gas meter points of the property.
     pub gas_meter_points: ::std::vec::Vec<crate::rest::GasMeterPoint>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -615,9 +628,10 @@ pub struct Register {
     pub rate: ::std::string::String,
     /// Whether the register is used for settlement.
     pub is_settlement_register: bool,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -644,9 +658,10 @@ pub struct SampleConsumption {
     pub dual_fuel_single_rate: crate::rest::DualFuelSingleRateConsumption,
     /// Electricity with day and night unit rates and gas.
     pub dual_fuel_dual_rate: crate::rest::DualFuelDualRateConsumption,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -677,9 +692,10 @@ pub struct SampleQuote {
     /// Electricity with day and night unit rates and gas.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub dual_fuel_dual_rate: ::std::option::Option<crate::rest::AnnualCost>,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -701,9 +717,10 @@ pub struct SampleQuote {
 pub struct SingleRateConsumption {
     /// Electricity (kWh).
     pub electricity_standard: i64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -747,9 +764,10 @@ pub struct SingleRegisterTariff {
     pub standard_unit_rate_exc_vat: f64,
     /// The unit rate including VAT.
     pub standard_unit_rate_inc_vat: f64,
-    /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+    /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+    /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
-    pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub additional_fields: ::energy_api_core::Unlisted,
 }
 
 ::energy_api_core::deserialize_struct!(

@@ -369,7 +369,8 @@ fn lib_rs(model: &Model) -> TokenStream {
         #![doc = " - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;"]
         #![doc = " - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text."]
         #![doc = ""]
-        #![doc = " Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode."]
+        #![doc = " Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode;"]
+        #![doc = " types the schema marks incomplete keep them in `additional_fields`, each as its JSON text ([`RawJson`])."]
         #![doc = ""]
         #![doc = #counts]
         #![forbid(unsafe_code)]
@@ -382,6 +383,7 @@ fn lib_rs(model: &Model) -> TokenStream {
         pub mod documents;
 
         pub use events::{DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind};
+        pub use ::energy_api_core::{RawJson, Unlisted};
         #reexport
     }
 }
@@ -567,9 +569,10 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
     });
     let additional = s.incomplete.then(|| {
         quote! {
-            /// Fields the schema does not list (it marks this type incomplete), kept as they came.
+            /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+            /// as its JSON text (`RawJson::parse` reads one).
             #[serde(flatten)]
-            pub additional_fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            pub additional_fields: ::energy_api_core::Unlisted,
         }
     });
     let deserialize = deserialize_impl(s);
@@ -622,7 +625,6 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
         }
     });
     let required = s.fields.iter().map(|f| !f.is_option());
-    let incomplete = s.incomplete;
     let aliases = s.fields.iter().enumerate().flat_map(|(index, f)| {
         let index = proc_macro2::Literal::usize_unsuffixed(index);
         f.renamed_from
@@ -637,7 +639,6 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
             aliases: &[#(#aliases),*],
             shapes: &[#(#shapes),*],
             required: &[#(#required),*],
-            incomplete: #incomplete,
         };
     }
 }
