@@ -132,12 +132,29 @@ pub fn optional<T, E: de::Error>(
 /// ```
 ///
 /// Each field is `(index, required|optional, rust_name, "json name")`, in declared order; each slot's type
-/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), may
+/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`) or borrow
+/// from the input with one lifetime (`Ledger<'a>`, whose `CowStr<'a>` fields then point into it), may
 /// accept former names of fields (`aliases [("old_name", index)]`: the field is read under either name,
 /// and both at once is a duplicate), and may keep the members it does not list, as JSON text, in an
 /// [`Unlisted`](crate::Unlisted) field (`keep_unlisted_in additional_fields`).
 #[macro_export]
 macro_rules! deserialize_struct {
+    // A struct that borrows from the input (`Ledger<'a>`): its strings may point into it.
+    (
+        $name:ident <$lt:lifetime>,
+        $expecting:literal,
+        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
+        $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
+        $(, keep_unlisted_in $additional:ident)? $(,)?
+    ) => {
+        $crate::deserialize_struct!(@impl
+            impl [<'de: $lt, $lt>] for [$name<$lt>] visitor [<$lt>] [&$lt ()],
+            $name, $expecting,
+            [$(($index, $mode, $field, $json)),*],
+            [$($(($alias, $alias_index)),*)?],
+            [$($additional)?]
+        );
+    };
     (
         $name:ident $(<$param:ident>)?,
         $expecting:literal,
@@ -145,19 +162,35 @@ macro_rules! deserialize_struct {
         $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
         $(, keep_unlisted_in $additional:ident)? $(,)?
     ) => {
-        impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
-            $crate::__private::serde::Deserialize<'de> for $name $(<$param>)?
-        {
+        $crate::deserialize_struct!(@impl
+            impl [<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>]
+            for [$name $(<$param>)?]
+            visitor [$(<$param>)?] [fn() -> ($($param,)?)],
+            $name, $expecting,
+            [$(($index, $mode, $field, $json)),*],
+            [$($(($alias, $alias_index)),*)?],
+            [$($additional)?]
+        );
+    };
+    (@impl
+        impl [$($impl_generics:tt)*] for [$($self_ty:tt)*]
+        visitor [$($visitor_generics:tt)*] [$($phantom:tt)*],
+        $name:ident, $expecting:literal,
+        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),*],
+        [$(($alias:literal, $alias_index:literal)),*],
+        [$($additional:ident)?]
+    ) => {
+        impl $($impl_generics)* $crate::__private::serde::Deserialize<'de> for $($self_ty)* {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
                 const FIELDS: &[&str] = &[$($json),*];
-                const ALIASES: &[(&str, usize)] = &[$($(($alias, $alias_index)),*)?];
-                struct Visitor$(<$param>)?(::std::marker::PhantomData<fn() -> ($($param,)?)>);
-                impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
-                    $crate::__private::serde::de::Visitor<'de> for Visitor$(<$param>)?
+                const ALIASES: &[(&str, usize)] = &[$(($alias, $alias_index)),*];
+                struct Visitor $($visitor_generics)* (::std::marker::PhantomData<$($phantom)*>);
+                impl $($impl_generics)* $crate::__private::serde::de::Visitor<'de>
+                    for Visitor $($visitor_generics)*
                 {
-                    type Value = $name $(<$param>)?;
+                    type Value = $($self_ty)*;
                     fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str($expecting)
                     }

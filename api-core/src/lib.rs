@@ -8,6 +8,7 @@
 //! re-exports (`energy_api::rest::Endpoint`, `energy_api::PayloadErrorKind`).
 #![forbid(unsafe_code)]
 
+mod borrowed;
 pub mod de;
 pub mod json;
 mod name_hash;
@@ -15,6 +16,7 @@ mod raw;
 pub mod rest;
 pub mod shape;
 
+pub use borrowed::{CowStr, RawObject};
 pub use name_hash::name_hash;
 pub use raw::{RawJson, Unlisted};
 

@@ -57,6 +57,14 @@ pub fn check_struct<'de, D: Deserializer<'de>>(
     deserializer.deserialize_struct(shape.name, shape.fields, StructCheck(shape))
 }
 
+/// Checks a value of `shape` read from `deserializer`, keeping nothing.
+pub fn check_value<'de, D: Deserializer<'de>>(
+    shape: &'static Shape,
+    deserializer: D,
+) -> Result<(), D::Error> {
+    Check(shape).deserialize(deserializer)
+}
+
 /// Checks a value of a shape, keeping nothing.
 #[derive(Clone, Copy)]
 struct Check(&'static Shape);

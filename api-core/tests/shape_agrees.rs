@@ -1,7 +1,8 @@
 //! The shape checker accepts exactly what the `Deserialize` impls of `deserialize_struct!` accept: both
 //! are run on every mutation of valid payloads (each value replaced by values of every JSON type and by
 //! numbers at the edges of `i64`/`f64`, each member removed, repeated, or joined by an unknown one), and
-//! on arbitrary JSON, and must give the same verdict.
+//! on arbitrary JSON, and must give the same verdict. The borrowed views' decoding (strings and free-form
+//! objects pointing into the input) must give it too.
 
 use energy_api_core::deserialize_struct;
 use energy_api_core::shape::{Shape, StructShape, check_struct};
@@ -156,6 +157,104 @@ static KEPT: StructShape = StructShape {
     required: &[true],
 };
 
+/// Borrowed twins of the structs above, as a generated crate's `borrowed` views write them: strings and
+/// free-form objects point into the input. They must accept exactly what the owned structs accept.
+mod borrowed {
+    use energy_api_core::{CowStr, RawObject, Unlisted, deserialize_struct};
+    use std::collections::BTreeMap;
+
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Account<'a> {
+        number: CowStr<'a>,
+    }
+    deserialize_struct!(
+        Account<'a>,
+        "struct Account",
+        [(0, required, number, "number")]
+    );
+
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Ledger<'a> {
+        account: Account<'a>,
+        number: CowStr<'a>,
+        id: Option<CowStr<'a>>,
+    }
+    deserialize_struct!(
+        Ledger<'a>,
+        "struct Ledger",
+        [
+            (0, required, account, "account"),
+            (1, required, number, "number"),
+            (2, optional, id, "id")
+        ]
+    );
+
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Entry<'a> {
+        id: i64,
+        amount: f64,
+        is_charge: bool,
+        flags: Vec<bool>,
+        changes: RawObject<'a>,
+        ledgers: Option<Vec<Ledger<'a>>>,
+        r#type: Option<i64>,
+    }
+    deserialize_struct!(
+        Entry<'a>,
+        "struct Entry",
+        [
+            (0, required, id, "id"),
+            (1, required, amount, "amount"),
+            (2, required, is_charge, "is_charge"),
+            (3, required, flags, "flags"),
+            (4, required, changes, "changes"),
+            (5, optional, ledgers, "ledgers"),
+            (6, optional, r#type, "type"),
+        ]
+    );
+
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Renamed<'a> {
+        account_id: CowStr<'a>,
+        note: Option<CowStr<'a>>,
+    }
+    deserialize_struct!(
+        Renamed<'a>,
+        "struct Renamed",
+        [
+            (0, required, account_id, "account_id"),
+            (1, optional, note, "note")
+        ],
+        aliases[("account_number", 0)]
+    );
+
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Priced<'a> {
+        tariffs: BTreeMap<CowStr<'a>, BTreeMap<CowStr<'a>, Account<'a>>>,
+        quotes: Option<BTreeMap<CowStr<'a>, i64>>,
+    }
+    deserialize_struct!(
+        Priced<'a>,
+        "struct Priced",
+        [
+            (0, required, tariffs, "tariffs"),
+            (1, optional, quotes, "quotes")
+        ]
+    );
+
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Kept<'a> {
+        mprn: CowStr<'a>,
+        additional_fields: Unlisted,
+    }
+    deserialize_struct!(Kept<'a>, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
+}
+
+/// Whether the borrowed twin decodes `json`.
+fn borrowed_decodes<'a, T: serde::Deserialize<'a>>(json: &'a str) -> bool {
+    serde_json::from_str::<T>(json).is_ok()
+}
+
 /// The verdicts of decoding and of checking `json`, which must be equal.
 fn verdicts<T: DeserializeOwned>(shape: &'static StructShape, json: &str) -> (bool, bool) {
     let decoded = serde_json::from_str::<T>(json).is_ok();
@@ -176,6 +275,43 @@ fn assert_agree(json: &str) {
         assert_eq!(
             decoded, checked,
             "{name}: decode {decoded}, check {checked}: {json}"
+        );
+    }
+    for (name, owned, borrowed) in [
+        (
+            "Account",
+            verdicts::<Account>(&ACCOUNT, json).0,
+            borrowed_decodes::<borrowed::Account<'_>>(json),
+        ),
+        (
+            "Ledger",
+            verdicts::<Ledger>(&LEDGER, json).0,
+            borrowed_decodes::<borrowed::Ledger<'_>>(json),
+        ),
+        (
+            "Entry",
+            verdicts::<Entry>(&ENTRY, json).0,
+            borrowed_decodes::<borrowed::Entry<'_>>(json),
+        ),
+        (
+            "Kept",
+            verdicts::<Kept>(&KEPT, json).0,
+            borrowed_decodes::<borrowed::Kept<'_>>(json),
+        ),
+        (
+            "Priced",
+            verdicts::<Priced>(&PRICED, json).0,
+            borrowed_decodes::<borrowed::Priced<'_>>(json),
+        ),
+        (
+            "Renamed",
+            verdicts::<Renamed>(&RENAMED, json).0,
+            borrowed_decodes::<borrowed::Renamed<'_>>(json),
+        ),
+    ] {
+        assert_eq!(
+            owned, borrowed,
+            "{name}: owned decode {owned}, borrowed decode {borrowed}: {json}"
         );
     }
 }

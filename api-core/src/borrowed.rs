@@ -1,0 +1,214 @@
+//! The field types of borrowed payload views: strings and free-form objects that point into the input
+//! instead of being copied out of it.
+//!
+//! A generated crate's borrowed views (its `borrowed` feature) use these in place of `String` and
+//! `serde_json::Map`. They accept exactly what those accept, so a view decodes exactly the payloads its
+//! owned twin decodes.
+
+use crate::shape::{Shape, check_value};
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+
+/// A string of the input: borrowed when it is written without escapes (the usual case), owned when
+/// an escape had to be decoded. Derefs to `str`.
+///
+/// ```
+/// use energy_api_core::CowStr;
+/// let plain: CowStr<'_> = serde_json::from_str(r#""A-1B2C3D4E""#).unwrap();
+/// assert!(plain.is_borrowed());
+/// assert_eq!(plain, "A-1B2C3D4E");
+/// let escaped: CowStr<'_> = serde_json::from_str(r#""Caf\u00e9""#).unwrap();
+/// assert!(!escaped.is_borrowed());
+/// assert_eq!(&*escaped, "Café");
+/// ```
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct CowStr<'a>(pub Cow<'a, str>);
+
+impl<'a> CowStr<'a> {
+    /// The string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether it points into the input (no escape had to be decoded).
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.0, Cow::Borrowed(_))
+    }
+
+    /// The string as an owned `String` (a copy only when it is borrowed).
+    pub fn into_owned(self) -> String {
+        self.0.into_owned()
+    }
+}
+
+impl Deref for CowStr<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for CowStr<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for CowStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for CowStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for CowStr<'_> {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for CowStr<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl<'a> From<&'a str> for CowStr<'a> {
+    fn from(s: &'a str) -> Self {
+        Self(Cow::Borrowed(s))
+    }
+}
+
+impl From<String> for CowStr<'_> {
+    fn from(s: String) -> Self {
+        Self(Cow::Owned(s))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for CowStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(CowStrVisitor)
+    }
+}
+
+/// Reads a string as `String` does (same errors), borrowing it when the input allows.
+struct CowStrVisitor;
+
+impl<'de> Visitor<'de> for CowStrVisitor {
+    type Value = CowStr<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(CowStr(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(CowStr(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(CowStr(Cow::Owned(v)))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        match std::str::from_utf8(v) {
+            Ok(s) => Ok(CowStr(Cow::Owned(s.to_owned()))),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+        }
+    }
+}
+
+/// A free-form JSON object of the input, kept as its text: what `serde_json::Map<String, Value>` accepts
+/// (an object, or `null`, which that reads as an empty object), checked without building it.
+///
+/// ```
+/// use energy_api_core::RawObject;
+/// let changes: RawObject<'_> = serde_json::from_str(r#"{"email": ["old", "new"]}"#).unwrap();
+/// assert_eq!(changes.get(), r#"{"email": ["old", "new"]}"#);
+/// let value: serde_json::Value = changes.parse().unwrap();
+/// assert_eq!(value["email"][1], "new");
+/// assert!(serde_json::from_str::<RawObject<'_>>("[1]").is_err());
+/// ```
+#[derive(Clone, Copy)]
+pub struct RawObject<'a>(&'a RawValue);
+
+impl<'a> RawObject<'a> {
+    /// The JSON text of the object (or `null`), exactly as in the input.
+    pub fn get(&self) -> &'a str {
+        self.0.get()
+    }
+
+    /// Reads the object as `T` (a `serde_json::Map`, a `Value`, or any type it should have).
+    pub fn parse<T: Deserialize<'a>>(&self) -> serde_json::Result<T> {
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl fmt::Debug for RawObject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+/// Equal when the texts are.
+impl PartialEq for RawObject<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Eq for RawObject<'_> {}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(deserializer)?;
+        // The text is a JSON value; whether it is one a `Map` accepts is checked in place.
+        let mut text = serde_json::Deserializer::from_str(raw.get());
+        check_value(&Shape::Obj, &mut text)
+            .map_err(|e| de::Error::custom(crate::json::message_of(&e)))?;
+        Ok(Self(raw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same verdict as `String` and `serde_json::Map`, on values of every JSON type.
+    #[test]
+    fn accepts_what_the_owned_types_accept() {
+        for json in [
+            r#""x""#,
+            r#""\u00e9\n""#,
+            r#""\ud800""#,
+            "1",
+            "null",
+            "[]",
+            "{}",
+            r#"{"a": [1, {"b": null}]}"#,
+            r#"{"a": 1e400}"#,
+            r#"{"a": "\ud800"}"#,
+            "true",
+        ] {
+            assert_eq!(
+                serde_json::from_str::<CowStr<'_>>(json).is_ok(),
+                serde_json::from_str::<String>(json).is_ok(),
+                "{json}"
+            );
+            assert_eq!(
+                serde_json::from_str::<RawObject<'_>>(json).is_ok(),
+                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json).is_ok(),
+                "{json}"
+            );
+        }
+        let wrong = serde_json::from_str::<CowStr<'_>>("7").unwrap_err();
+        let owned = serde_json::from_str::<String>("7").unwrap_err();
+        assert_eq!(wrong.to_string(), owned.to_string());
+    }
+}
