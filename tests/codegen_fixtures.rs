@@ -59,7 +59,8 @@ fn fixture_crates_compile_without_warnings() {
     energy_tests::check_scratch_workspace(&scratch, &members);
 }
 
-/// The real crate builds with any set of section features: none, one, or all.
+/// The real crate builds with any set of section features (none, one, or all), with or without the
+/// borrowed views.
 #[test]
 fn energy_api_compiles_with_any_features() {
     let manifest = energy_tests::generated_dir().join("Cargo.toml");
@@ -67,6 +68,8 @@ fn energy_api_compiles_with_any_features() {
     for features in [
         &["--no-default-features"][..],
         &["--no-default-features", "--features", "billing"],
+        &["--no-default-features", "--features", "borrowed"],
+        &["--no-default-features", "--features", "billing,borrowed"],
     ] {
         let mut args = vec!["--manifest-path", manifest.as_ref()];
         args.extend(features);

@@ -2,7 +2,7 @@
 //! the same JSON, with its optional fields present and absent. The cases come from the model, so a new
 //! version in the YAML is tested without writing a test.
 
-use energy_api::{DecodeError, Event, EventType};
+use energy_api::{DecodeError, Event, EventRef, EventType};
 use energy_codegen::samples::{Optionals, event_payload};
 
 #[test]
@@ -38,6 +38,23 @@ fn every_event_version_round_trips() {
                         }
                     }
                     Err(e) => failures.push(format!("{} ({optionals:?}): {e}", version.id)),
+                }
+                // The borrowed view decodes the same payload to the same JSON, its plain strings
+                // pointing into the payload.
+                match EventRef::decode(&event.name, &version.label, &bytes) {
+                    Ok(view) => {
+                        assert_eq!(view.kind(), kind);
+                        let back = serde_json::to_value(&view).expect("views serialise");
+                        if back != sample {
+                            failures.push(format!(
+                                "{} ({optionals:?}) borrowed: {back} != {sample}",
+                                version.id
+                            ));
+                        }
+                    }
+                    Err(e) => {
+                        failures.push(format!("{} ({optionals:?}) borrowed: {e}", version.id))
+                    }
                 }
                 checked += 1;
             }
@@ -300,9 +317,17 @@ fn every_field_error_is_located() {
                 let validated = energy_api::EventKind::new(&event.name, &version.label)
                     .unwrap()
                     .validate(&bytes);
-                if validated.err() != decoded.err() {
+                if validated.as_ref().err() != decoded.as_ref().err() {
                     failures.push(format!(
                         "{} {path}: validate and decode disagree",
+                        version.id
+                    ));
+                }
+                // The borrowed view rejects it too, with the same error.
+                let borrowed = EventRef::decode(&event.name, &version.label, &bytes);
+                if borrowed.as_ref().err() != decoded.as_ref().err() {
+                    failures.push(format!(
+                        "{} {path}: the borrowed view and decode disagree",
                         version.id
                     ));
                 }

@@ -141,9 +141,10 @@ fn files_no_longer_generated_are_removed_but_hand_written_ones_are_kept() {
             "schemas/events/business.updated.v1.json",
             "schemas/events/business_operations_team.updated.v1.json",
             "schemas/events/internal_company.created.v1.json",
+            "src/borrowed/events/businesses.rs",
             "src/events/businesses.rs",
         ],
-        "the section's module and its events' JSON Schemas"
+        "the section's modules (owned and borrowed) and its events' JSON Schemas"
     );
 
     energy_codegen::write_files(&out, &files, false).unwrap();

@@ -122,7 +122,8 @@ pub fn check_scratch_workspace(scratch: &std::path::Path, members: &[String]) {
     );
     std::fs::write(scratch.join("Cargo.toml"), manifest).expect("scratch workspace written");
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).expect("lock file copied");
-    cargo_check(scratch, &["--workspace"]);
+    // Every feature: the borrowed views too.
+    cargo_check(scratch, &["--workspace", "--all-features"]);
 }
 
 /// `cargo check` with warnings denied, in a target folder of its own (the running `cargo test` holds the

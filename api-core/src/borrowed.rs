@@ -7,6 +7,7 @@
 
 use crate::shape::{Shape, check_value};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -93,6 +94,12 @@ impl From<String> for CowStr<'_> {
     }
 }
 
+impl Serialize for CowStr<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for CowStr<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_str(CowStrVisitor)
@@ -164,6 +171,14 @@ impl PartialEq for RawObject<'_> {
 }
 
 impl Eq for RawObject<'_> {}
+
+/// Written back as the same text (with `serde_json`; other serialisers see `serde_json`'s raw-value
+/// wrapper).
+impl Serialize for RawObject<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

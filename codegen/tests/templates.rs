@@ -13,6 +13,9 @@ pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, json_pa
 #[path = "../templates/events/routing.rs"]
 mod routing;
 pub use routing::{PayloadVersion, TypedEvent};
+#[path = "../templates/borrowed/decode.rs"]
+mod borrowed_decode;
+pub use borrowed_decode::BorrowedPayload;
 
 use energy_api_core::shape::{Shape, StructShape};
 
@@ -210,6 +213,129 @@ impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
         };
         versions.map(Event::MeterRead)
     }
+}
+
+/// The borrowed views of the stand-in catalogue, as the generator writes them (`borrowed::events`).
+pub mod views {
+    use energy_api_core::CowStr;
+
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct MeterReadV1<'a> {
+        pub mprn: CowStr<'a>,
+        pub reading: i64,
+    }
+    energy_api_core::deserialize_struct!(
+        MeterReadV1<'a>,
+        "struct MeterReadV1",
+        [
+            (0, required, mprn, "mprn"),
+            (1, required, reading, "reading")
+        ]
+    );
+
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct MeterReadV2<'a> {
+        pub mprn: CowStr<'a>,
+        pub reading: i64,
+        pub registers: Vec<CowStr<'a>>,
+    }
+    energy_api_core::deserialize_struct!(
+        MeterReadV2<'a>,
+        "struct MeterReadV2",
+        [
+            (0, required, mprn, "mprn"),
+            (1, required, reading, "reading"),
+            (2, required, registers, "registers")
+        ]
+    );
+
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum MeterRead<'a> {
+        V1(MeterReadV1<'a>),
+        V2(MeterReadV2<'a>),
+    }
+
+    impl MeterRead<'_> {
+        pub fn version(&self) -> &'static str {
+            match self {
+                Self::V1(_) => "v1",
+                Self::V2(_) => "v2",
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventRef<'a> {
+    MeterRead(views::MeterRead<'a>),
+}
+
+impl EventRef<'_> {
+    pub fn event_type(&self) -> EventType {
+        EventType::MeterRead
+    }
+    pub fn version(&self) -> &'static str {
+        match self {
+            Self::MeterRead(e) => e.version(),
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
+    type Value = EventRef<'de>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
+        let versions = match self.0.version {
+            0 => <views::MeterReadV1<'de> as serde::Deserialize>::deserialize(d)
+                .map(views::MeterRead::V1),
+            _ => <views::MeterReadV2<'de> as serde::Deserialize>::deserialize(d)
+                .map(views::MeterRead::V2),
+        };
+        versions.map(EventRef::MeterRead)
+    }
+}
+
+#[test]
+fn borrowed_views_point_into_the_payload_and_fail_as_decoding_does() {
+    let payload = br#"{"mprn": "7512345606", "reading": 12345, "registers": ["0\u0031"]}"#;
+    let view = EventRef::decode("meter.read", "v2", payload).expect("decodes");
+    let EventRef::MeterRead(views::MeterRead::V2(v2)) = &view else {
+        panic!("{view:?}")
+    };
+    assert!(
+        v2.mprn.is_borrowed(),
+        "a plain string points into the payload"
+    );
+    assert!(!v2.registers[0].is_borrowed(), "an escaped one is decoded");
+    assert_eq!(
+        (v2.mprn.as_str(), v2.registers[0].as_str()),
+        ("7512345606", "01")
+    );
+    assert_eq!(view.kind(), EventKind::new("meter.read", "v2").unwrap());
+    assert_eq!(
+        EventKind::new("meter.read", "v1")
+            .unwrap()
+            .borrowed()
+            .kind()
+            .version(),
+        "v1"
+    );
+    for broken in [
+        &br#"{"mprn": "1", "reading": 1}"#[..],
+        br#"{"mprn": 1, "reading": 1, "registers": []}"#,
+        br#"{"mprn": "1", "reading": 1, "registers": []"#,
+        b"\xff",
+    ] {
+        assert_eq!(
+            EventRef::decode("meter.read", "v2", broken).unwrap_err(),
+            Event::decode("meter.read", "v2", broken).unwrap_err(),
+        );
+    }
+    assert_eq!(
+        EventRef::decode("meter.read", "v9", payload)
+            .unwrap_err()
+            .to_string(),
+        "unknown version `v9` of event type `meter.read` (known: v1, v2)"
+    );
 }
 
 #[test]

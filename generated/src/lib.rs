@@ -5,7 +5,9 @@
 //! - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to
 //!   decode any payload by (event type, version);
 //! - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;
-//! - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text.
+//! - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text;
+//! - `borrowed` (cargo feature `borrowed`): the event payloads again as views whose strings point into
+//!   the input, and `EventRef` to decode any payload as one without copying its strings.
 //!
 //! Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode;
 //! types the schema marks incomplete keep them in `additional_fields`, each as its JSON text ([`RawJson`]).
@@ -18,8 +20,12 @@ pub mod events;
 pub mod rest;
 mod shapes;
 pub mod documents;
+#[cfg(feature = "borrowed")]
+pub mod borrowed;
 pub use events::{
     DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind,
 };
+#[cfg(feature = "borrowed")]
+pub use borrowed::EventRef;
 pub use ::energy_api_core::{RawJson, Unlisted};
 pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};

@@ -115,7 +115,7 @@ impl EventKind {
     }
 
     /// The payload as text, checked as UTF-8 once (serde_json then reads strings without checking them).
-    fn utf8(self, payload: &[u8]) -> Result<&str, PayloadError> {
+    pub(crate) fn utf8(self, payload: &[u8]) -> Result<&str, PayloadError> {
         energy_api_core::json::utf8(payload).map_err(|fault| PayloadError::of(self, fault))
     }
 }

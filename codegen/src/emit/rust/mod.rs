@@ -1,5 +1,6 @@
 //! The `energy-api` crate: Rust types with serde impls for every shared type, event payload and REST resource.
 
+mod borrowed;
 mod events;
 mod name_table;
 mod rest;
@@ -26,11 +27,17 @@ enum Job {
     Events(events::File),
     Rest,
     Documents,
+    /// `src/borrowed/mod.rs`.
+    BorrowedMod,
+    /// `src/borrowed/types.rs`.
+    BorrowedTypes,
+    /// `src/borrowed/events/<section>.rs`, by index into the model's sections.
+    BorrowedSection(usize),
 }
 
 /// Files that are the same for every schema but name generated types: copied as they are from
 /// `codegen/templates/`, where they are compiled and tested (`codegen/tests/templates.rs`).
-const TEMPLATES: [(&str, &str); 2] = [
+const TEMPLATES: [(&str, &str); 3] = [
     (
         "src/events/decode.rs",
         include_str!("../../../templates/events/decode.rs"),
@@ -39,6 +46,10 @@ const TEMPLATES: [(&str, &str); 2] = [
         "src/events/routing.rs",
         include_str!("../../../templates/events/routing.rs"),
     ),
+    (
+        "src/borrowed/decode.rs",
+        include_str!("../../../templates/borrowed/decode.rs"),
+    ),
 ];
 
 impl Job {
@@ -46,6 +57,7 @@ impl Job {
         &self,
         model: &Model,
         views: &[BTreeSet<(String, String)>],
+        borrowing: &borrowed::Borrowing,
     ) -> Result<(String, String), String> {
         let (path, tokens) = match self {
             Job::Lib => ("src/lib.rs".to_owned(), lib_rs(model)),
@@ -54,6 +66,21 @@ impl Job {
             Job::Events(file) => file.build(model, views),
             Job::Rest => ("src/rest/mod.rs".to_owned(), rest::file(model)),
             Job::Documents => ("src/documents.rs".to_owned(), documents_rs(model)),
+            Job::BorrowedMod => (
+                "src/borrowed/mod.rs".to_owned(),
+                borrowing.events_file(model),
+            ),
+            Job::BorrowedTypes => (
+                "src/borrowed/types.rs".to_owned(),
+                borrowing.types_file(model),
+            ),
+            Job::BorrowedSection(i) => {
+                let section = &model.sections[*i];
+                (
+                    format!("src/borrowed/events/{}.rs", section.module),
+                    borrowing.section_file(section),
+                )
+            }
         };
         Ok((path, format_file(tokens)?))
     }
@@ -68,7 +95,10 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     jobs.extend(events::File::all(model).map(Job::Events));
     jobs.push(Job::Rest);
     jobs.push(Job::Documents);
+    jobs.extend([Job::BorrowedMod, Job::BorrowedTypes]);
+    jobs.extend((0..model.sections.len()).map(Job::BorrowedSection));
     let views = events::view_owners(model);
+    let borrowing = borrowed::Borrowing::of(model);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -83,7 +113,7 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
                         let Some(job) = jobs.get(i) else {
                             return Ok(done);
                         };
-                        done.push(job.run(model, &views)?);
+                        done.push(job.run(model, &views, &borrowing)?);
                     }
                 })
             })
@@ -214,7 +244,7 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
             other => other.to_string(),
         };
         let joins =
-            out.is_empty() || out.ends_with(['<', ':']) || text.starts_with(['<', '>', ':']);
+            out.is_empty() || out.ends_with(['<', ':', '\'']) || text.starts_with(['<', '>', ':']);
         if !joins {
             out.push(' ');
         }
@@ -320,6 +350,11 @@ include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md"]
         out.push_str(&format!("{f} = []\n"));
     }
     out.push_str(&format!(
+        "# Borrowed views of the event payloads (`borrowed::EventRef`): strings point into the input. Off by\n\
+         # default: it doubles the payload code the crate compiles.\n{} = []\n",
+        borrowed::FEATURE
+    ));
+    out.push_str(&format!(
         r#"
 [dependencies]
 energy-api-core = {{ version = "{core}", path = "../api-core" }}
@@ -367,7 +402,9 @@ fn lib_rs(model: &Model) -> TokenStream {
         #![doc = " - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to"]
         #![doc = "   decode any payload by (event type, version);"]
         #![doc = " - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;"]
-        #![doc = " - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text."]
+        #![doc = " - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text;"]
+        #![doc = " - `borrowed` (cargo feature `borrowed`): the event payloads again as views whose strings point into"]
+        #![doc = "   the input, and `EventRef` to decode any payload as one without copying its strings."]
         #![doc = ""]
         #![doc = " Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode;"]
         #![doc = " types the schema marks incomplete keep them in `additional_fields`, each as its JSON text ([`RawJson`])."]
@@ -381,8 +418,12 @@ fn lib_rs(model: &Model) -> TokenStream {
         mod shapes;
 
         pub mod documents;
+        #[cfg(feature = "borrowed")]
+        pub mod borrowed;
 
         pub use events::{DecodeError, Event, EventKind, EventType, PayloadError, PayloadErrorKind};
+        #[cfg(feature = "borrowed")]
+        pub use borrowed::EventRef;
         pub use ::energy_api_core::{RawJson, Unlisted};
         #reexport
     }
@@ -498,7 +539,7 @@ pub(crate) fn value_type(
 }
 
 /// The documentation of a field: its description, or a sentence made from its name and type.
-fn field_doc(f: &Field) -> String {
+pub(crate) fn field_doc(f: &Field) -> String {
     let mut doc = match &f.description {
         Some(d) => d.clone(),
         None => format!("`{}` ({}).", f.name, f.ty.describe()),
@@ -676,6 +717,11 @@ fn deserialize_impl(s: &Struct) -> TokenStream {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
+    deserialize_impl_named(s, quote!(#name #generics))
+}
+
+/// [`deserialize_impl`] for the struct named (with its generics) `name`: a borrowed view's `Name<'a>`.
+pub(crate) fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
     let expecting = format!("struct {}", s.rust_name);
     let fields = s.fields.iter().enumerate().map(|(index, f)| {
         let id = ident(&f.rust_name);
@@ -704,6 +750,6 @@ fn deserialize_impl(s: &Struct) -> TokenStream {
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
     quote! {
-        ::energy_api_core::deserialize_struct!(#name #generics, #expecting, [#(#fields),*] #aliases #keep);
+        ::energy_api_core::deserialize_struct!(#name, #expecting, [#(#fields),*] #aliases #keep);
     }
 }

@@ -1,0 +1,450 @@
+//! `src/borrowed/`: the borrowed views of event payloads (the generated crate's cargo feature `borrowed`),
+//! a module tree beside the owned one: `borrowed::types` (the shared types), `borrowed::events::<section>`
+//! (a twin of every payload type whose strings ([`CowStr`]) and free-form objects ([`RawObject`]) point
+//! into the input instead of being copied out of it, and a version enum per event type over them), and
+//! `borrowed::EventRef` over all.
+//!
+//! A type with neither (integers and booleans only) needs no view: the borrowed module re-exports the
+//! owned type. Decoding a view accepts exactly what decoding the owned type accepts (the field types
+//! promise it; `api-core`'s agreement test holds them to it), and its errors are the owned decoder's:
+//! a failure is explained by decoding again (`EventKind::locate_error`).
+//!
+//! [`CowStr`]: energy_api_core::CowStr
+//! [`RawObject`]: energy_api_core::RawObject
+
+use super::{deserialize_impl_named, doc_attrs, field_doc, ident, inner_doc_attrs};
+use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use std::collections::BTreeSet;
+
+/// The cargo feature that compiles the views.
+pub(super) const FEATURE: &str = "borrowed";
+
+/// Which shared types need a view of their own (they hold, directly or through other shared types, a
+/// string or a free-form object). Every other type is its own view.
+pub(super) struct Borrowing {
+    shared: BTreeSet<String>,
+}
+
+impl Borrowing {
+    pub(super) fn of(model: &Model) -> Self {
+        let mut shared = BTreeSet::new();
+        // A fixpoint: a type borrows when one of its fields does, through types found so far.
+        loop {
+            let before = shared.len();
+            for t in &model.shared_types {
+                if !shared.contains(&t.name) && Self::fields_borrow(&shared, t) {
+                    shared.insert(t.name.clone());
+                }
+            }
+            if shared.len() == before {
+                return Self { shared };
+            }
+        }
+    }
+
+    fn fields_borrow(shared: &BTreeSet<String>, s: &Struct) -> bool {
+        s.fields
+            .iter()
+            .any(|f| Self::type_borrows(shared, &f.ty, f.format))
+    }
+
+    fn type_borrows(shared: &BTreeSet<String>, ty: &Type, format: Option<Format>) -> bool {
+        match ty {
+            // A date-time is a `jiff::Timestamp` either way.
+            Type::Str => format != Some(Format::DateTime),
+            Type::Obj | Type::Map(_) => true,
+            Type::Int | Type::Num | Type::Bool | Type::Param(_) => false,
+            Type::Array(inner) => Self::type_borrows(shared, inner, None),
+            Type::Named(r) => shared.contains(&r.name),
+        }
+    }
+
+    /// Whether the view of `s` borrows (and so is a type of its own, with a lifetime).
+    fn borrows(&self, s: &Struct) -> bool {
+        Self::fields_borrow(&self.shared, s)
+    }
+
+    /// Whether the view of a payload version borrows.
+    fn version_borrows(&self, v: &EventVersion) -> bool {
+        match &v.alias_of {
+            Some(shared) => self.shared.contains(&shared.name),
+            None => self.borrows(&v.payload),
+        }
+    }
+
+    /// Whether the view of an event type's version enum borrows.
+    fn event_borrows(&self, e: &EventType) -> bool {
+        e.versions.iter().any(|v| self.version_borrows(v))
+    }
+
+    /// The Rust type of a field's value in a view, without the `Option` of an optional field.
+    fn field_type(&self, ty: &Type, format: Option<Format>, boxed: bool) -> TokenStream {
+        let inner = match ty {
+            Type::Str if format == Some(Format::DateTime) => quote!(::jiff::Timestamp),
+            Type::Str => quote!(::energy_api_core::CowStr<'a>),
+            Type::Int => quote!(i64),
+            Type::Num => quote!(f64),
+            Type::Bool => quote!(bool),
+            Type::Obj => quote!(::energy_api_core::RawObject<'a>),
+            Type::Array(inner) => {
+                let inner = self.field_type(inner, None, false);
+                quote!(::std::vec::Vec<#inner>)
+            }
+            Type::Map(value) => {
+                let value = self.field_type(value, None, false);
+                quote!(::std::collections::BTreeMap<::energy_api_core::CowStr<'a>, #value>)
+            }
+            Type::Named(r) => {
+                let name = format_ident!("{}", r.name);
+                match r.id {
+                    TypeId::Shared(_) if self.shared.contains(&r.name) => {
+                        quote!(crate::borrowed::types::#name<'a>)
+                    }
+                    TypeId::Shared(_) => quote!(crate::types::#name),
+                    // Event payloads refer only to shared types.
+                    TypeId::Resource(_) => quote!(crate::rest::#name),
+                }
+            }
+            // Event payloads are not generic.
+            Type::Param(p) => {
+                let p = format_ident!("{}", p);
+                quote!(#p)
+            }
+        };
+        if boxed {
+            quote!(::std::boxed::Box<#inner>)
+        } else {
+            inner
+        }
+    }
+
+    /// The view of a struct: a struct with a lifetime when it borrows, else a re-export of `owned`.
+    fn view_struct(&self, s: &Struct, owned: TokenStream, deprecated: Option<&str>) -> TokenStream {
+        let name = format_ident!("{}", s.rust_name);
+        if !self.borrows(s) {
+            return quote! { pub use #owned; };
+        }
+        let doc = doc_attrs(&format!(
+            "The borrowed view of [`{0}`]({1}): its strings and free-form objects point into the input.",
+            s.rust_name,
+            owned.to_string().replace(' ', "")
+        ));
+        let deprecated = deprecated.map(|note| quote!(#[deprecated(note = #note)]));
+        let fields = s.fields.iter().map(|f| {
+            let doc = doc_attrs(&field_doc(f));
+            let id = ident(&f.rust_name);
+            let value = self.field_type(&f.ty, f.format, f.boxed);
+            let ty = if f.is_option() {
+                quote!(::std::option::Option<#value>)
+            } else {
+                value
+            };
+            let rename = (crate::naming::unraw(&f.rust_name) != f.name).then(|| {
+                let json = &f.name;
+                quote!(#[serde(rename = #json)])
+            });
+            let skip = f
+                .optional
+                .then(|| quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]));
+            quote! { #doc #rename #skip pub #id: #ty, }
+        });
+        let additional = s.incomplete.then(|| {
+            quote! {
+                /// Fields the schema does not list, kept as they came: each as its JSON text.
+                #[serde(flatten)]
+                pub additional_fields: ::energy_api_core::Unlisted,
+            }
+        });
+        let deserialize = deserialize_impl_named(s, quote!(#name<'a>));
+        quote! {
+            #doc
+            #deprecated
+            #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+            pub struct #name<'a> {
+                #(#fields)*
+                #additional
+            }
+
+            #deserialize
+        }
+    }
+
+    /// `src/borrowed/types.rs`: the views of the shared types.
+    pub(super) fn types_file(&self, model: &Model) -> TokenStream {
+        let views = model.shared_types.iter().map(|t| {
+            let name = format_ident!("{}", t.rust_name);
+            self.view_struct(t, quote!(crate::types::#name), None)
+        });
+        quote! {
+            #![doc = " Borrowed views of the shared payload types (cargo feature `borrowed`): strings and free-form"]
+            #![doc = " objects point into the input. A type with neither is re-exported as it is."]
+            #(#views)*
+        }
+    }
+
+    /// `src/borrowed/events/<section>.rs`: the views of a section's payloads and version enums.
+    pub(super) fn section_file(&self, section: &Section) -> TokenStream {
+        let mut doc = inner_doc_attrs(&format!(
+            "Borrowed views of the payloads of \"{}\" (cargo feature `borrowed`): strings and free-form \
+             objects point into the input. A payload with neither is re-exported as it is.",
+            section.title
+        ));
+        if section
+            .events
+            .iter()
+            .flat_map(|e| &e.versions)
+            .any(|v| v.deprecated.is_some())
+        {
+            doc.extend(quote! {
+                #![allow(deprecated, reason = "deprecated payload versions are still decoded")]
+            });
+        }
+        let module = format_ident!("{}", section.module);
+        let owned = quote!(crate::events::#module);
+        let items =
+            section.events.iter().map(|e| {
+                let payloads = e.versions.iter().map(|v| {
+                let name = format_ident!("{}", v.payload.rust_name);
+                match &v.alias_of {
+                    Some(shared) if self.shared.contains(&shared.name) => {
+                        let target = format_ident!("{}", shared.name);
+                        let doc = doc_attrs(&v.payload.doc);
+                        quote! { #doc pub type #name<'a> = crate::borrowed::types::#target<'a>; }
+                    }
+                    Some(_) => quote! { pub use #owned::#name; },
+                    None => {
+                        let note = v.deprecated.as_ref().map(|d| format!("sunset {}", d.sunset));
+                        self.view_struct(&v.payload, quote!(#owned::#name), note.as_deref())
+                    }
+                }
+            });
+                let enum_ = self.version_enum(e, &owned);
+                quote! { #(#payloads)* #enum_ }
+            });
+        quote! {
+            #doc
+            #(#items)*
+        }
+    }
+
+    /// The version enum of an event type's views, or a re-export of the owned enum when none borrows.
+    fn version_enum(&self, e: &EventType, owned: &TokenStream) -> TokenStream {
+        let name = format_ident!("{}", e.rust_name);
+        if !self.event_borrows(e) {
+            return quote! { pub use #owned::#name; };
+        }
+        let doc = doc_attrs(&format!(
+            "The borrowed view of [`{0}`]({1}::{0}): event type `{2}` in each of its payload versions.",
+            e.rust_name,
+            owned.to_string().replace(' ', ""),
+            e.name
+        ));
+        let variants: Vec<_> = e
+            .versions
+            .iter()
+            .map(|v| format_ident!("{}", v.variant))
+            .collect();
+        let payloads: Vec<TokenStream> = e
+            .versions
+            .iter()
+            .map(|v| {
+                let payload = format_ident!("{}", v.payload.rust_name);
+                if self.version_borrows(v) {
+                    quote!(#payload<'a>)
+                } else {
+                    quote!(#payload)
+                }
+            })
+            .collect();
+        let labels: Vec<&str> = e.versions.iter().map(|v| v.label.as_str()).collect();
+        let variant_docs = labels.iter().map(|l| format!(" Payload version `{l}`."));
+        let last = variants.len() - 1;
+        let (init, last_variant, last_payload) =
+            (&variants[..last], &variants[last], &payloads[last]);
+        let init_payloads = &payloads[..last];
+        let indices = (0..last).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
+        let decode_last = quote!(<#last_payload as ::serde::Deserialize>::deserialize(deserializer).map(Self::#last_variant));
+        // `index` is always valid (an `EventKind` is only made for a known version).
+        let dispatch = if last == 0 {
+            quote! { let _ = index; #decode_last }
+        } else {
+            quote! {
+                match index {
+                    #(#indices => <#init_payloads as ::serde::Deserialize>::deserialize(deserializer).map(Self::#init),)*
+                    _ => #decode_last,
+                }
+            }
+        };
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
+            pub enum #name<'a> {
+                #(#[doc = #variant_docs] #variants(#payloads),)*
+            }
+
+            impl ::serde::Serialize for #name<'_> {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    match self {
+                        #(Self::#variants(payload) => payload.serialize(serializer),)*
+                    }
+                }
+            }
+
+            impl<'a> #name<'a> {
+                /// The payload version of this value.
+                pub fn version(&self) -> &'static str {
+                    match self {
+                        #(Self::#variants(_) => #labels,)*
+                    }
+                }
+
+                /// Deserializes the view of the payload of the version at `index` in the owned
+                /// enum's `VERSIONS`.
+                pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+                    index: u8,
+                    deserializer: D,
+                ) -> ::std::result::Result<Self, D::Error> {
+                    #dispatch
+                }
+            }
+        }
+    }
+
+    /// `src/borrowed/mod.rs`: the module tree of the views, `EventRef` over every event type's views, and
+    /// the seed that decodes one (the fixed code of decoding is the template `borrowed/decode.rs`).
+    pub(super) fn events_file(&self, model: &Model) -> TokenStream {
+        let events: Vec<(&Section, &EventType)> = model.events().collect();
+        let cfgs: Vec<TokenStream> = events
+            .iter()
+            .map(|(s, _)| {
+                let f = &s.feature;
+                quote!(#[cfg(feature = #f)])
+            })
+            .collect();
+        let names: Vec<_> = events
+            .iter()
+            .map(|(_, e)| format_ident!("{}", e.rust_name))
+            .collect();
+        let views: Vec<TokenStream> = events
+            .iter()
+            .map(|(s, e)| {
+                let m = format_ident!("{}", s.module);
+                let n = format_ident!("{}", e.rust_name);
+                if self.event_borrows(e) {
+                    quote!(events::#m::#n<'a>)
+                } else {
+                    quote!(crate::events::#m::#n)
+                }
+            })
+            .collect();
+        let paths: Vec<TokenStream> = events
+            .iter()
+            .map(|(s, e)| {
+                let m = format_ident!("{}", s.module);
+                let n = format_ident!("{}", e.rust_name);
+                quote!(events::#m::#n)
+            })
+            .collect();
+        let variant_docs: Vec<String> = events
+            .iter()
+            .map(|(_, e)| format!(" `{}`.", e.name))
+            .collect();
+        let any_feature: Vec<TokenStream> = model
+            .sections
+            .iter()
+            .map(|s| {
+                let f = &s.feature;
+                quote!(feature = #f)
+            })
+            .collect();
+        // Without any section `EventRef` has no variant that uses its lifetime: one that cannot be made does.
+        let none_compiled = quote!(#[cfg(not(any(#(#any_feature),*)))] Self::Uninhabited(never, _) => match *never {},);
+        let sections = model.sections.iter().map(|s| {
+            let module = format_ident!("{}", s.module);
+            let feature = &s.feature;
+            let doc = format!(" Section \"{}\" (cargo feature `{}`).", s.title, s.feature);
+            quote! {
+                #[doc = #doc]
+                #[cfg(feature = #feature)]
+                pub mod #module;
+                #[cfg(feature = #feature)]
+                pub use #module::*;
+            }
+        });
+        quote! {
+            #![doc = " Borrowed views of event payloads (cargo feature `borrowed`): the payload types of [`events`] and"]
+            #![doc = " [`types`] again, with strings ([`CowStr`](energy_api_core::CowStr)) and free-form objects"]
+            #![doc = " ([`RawObject`](energy_api_core::RawObject)) that point into the input instead of being copied out"]
+            #![doc = " of it, and [`EventRef`] to decode any payload as one."]
+            #![doc = ""]
+            #![doc = " A view accepts exactly the payloads its owned type accepts, with the same errors; a type that"]
+            #![doc = " holds no string or object is its own view, re-exported here."]
+            // Without any section, no `EventKind` can exist and the decoding code is unreachable.
+            #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code))]
+
+            mod decode;
+            pub use decode::BorrowedPayload;
+            pub mod types;
+
+            /// Borrowed views of the event payloads, by catalogue section.
+            pub mod events {
+                #(#sections)*
+            }
+
+            use crate::events::EventType;
+
+            /// An event as its borrowed view: its strings and free-form objects point into the payload it
+            /// was decoded from (see [`EventRef::decode`]).
+            #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
+            pub enum EventRef<'a> {
+                #(#cfgs #[doc = #variant_docs] #names(#views),)*
+                #[cfg(not(any(#(#any_feature),*)))]
+                #[doc(hidden)]
+                Uninhabited(::std::convert::Infallible, ::std::marker::PhantomData<&'a ()>),
+            }
+
+            impl EventRef<'_> {
+                /// The event's type.
+                pub fn event_type(&self) -> EventType {
+                    match self {
+                        #(#cfgs Self::#names(_) => EventType::#names,)*
+                        #none_compiled
+                    }
+                }
+
+                /// The payload version.
+                pub fn version(&self) -> &'static str {
+                    match self {
+                        #(#cfgs Self::#names(e) => e.version(),)*
+                        #none_compiled
+                    }
+                }
+            }
+
+            /// Serializes as the payload alone, exactly as the platform sends it (strings and objects as
+            /// they were written).
+            impl ::serde::Serialize for EventRef<'_> {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    match self {
+                        #(#cfgs Self::#names(e) => e.serialize(serializer),)*
+                        #none_compiled
+                    }
+                }
+            }
+
+            impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
+                type Value = EventRef<'de>;
+                fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
+                    let kind = self.0;
+                    match kind.event_type {
+                        #(#cfgs EventType::#names => #paths::deserialize_version(kind.version, deserializer).map(EventRef::#names),)*
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Decoding borrowed views: the same checks and the same errors as owned decoding, without copying
+//! strings out of the payload.
+//!
+//! This file is the same for every schema; the generator copies it from `codegen/templates/`, where it is
+//! compiled and tested against a stand-in catalogue (`codegen/tests/templates.rs`). Its code names the
+//! generated `EventRef`, whose `DeserializeSeed` impl for [`BorrowedPayload`] the generator writes.
+
+use super::EventRef;
+use crate::{DecodeError, EventKind};
+
+/// Decodes a payload of one kind into its borrowed view: a
+/// [`DeserializeSeed`](serde::de::DeserializeSeed) whose value is an [`EventRef`] borrowing from the
+/// deserializer's input, so that a payload inside an envelope is decoded in the same pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BorrowedPayload(pub(crate) EventKind);
+
+impl BorrowedPayload {
+    /// The kind of payload it decodes.
+    pub fn kind(self) -> EventKind {
+        self.0
+    }
+}
+
+impl EventKind {
+    /// A seed that decodes a payload of this kind into its borrowed view (see [`BorrowedPayload`]).
+    pub fn borrowed(self) -> BorrowedPayload {
+        BorrowedPayload(self)
+    }
+
+    /// Decodes a JSON payload of this kind into its borrowed view, whose strings point into `payload`.
+    ///
+    /// It accepts exactly what [`EventKind::decode`] accepts; a failure is explained by decoding again,
+    /// so the error is the same too.
+    pub fn decode_borrowed(self, payload: &[u8]) -> Result<EventRef<'_>, DecodeError> {
+        let text = self.utf8(payload).map_err(DecodeError::Payload)?;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let decoded = serde::de::DeserializeSeed::deserialize(self.borrowed(), &mut de)
+            .and_then(|event| de.end().map(|()| event));
+        decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
+    }
+}
+
+impl<'a> EventRef<'a> {
+    /// Decodes a JSON payload of `event_type` in `version` into its borrowed view.
+    ///
+    /// Strings written without escapes, and free-form objects, point into `payload`; nothing else is
+    /// different from [`Event::decode`](crate::Event::decode): the same payloads decode, with
+    /// the same errors.
+    pub fn decode(event_type: &str, version: &str, payload: &'a [u8]) -> Result<Self, DecodeError> {
+        EventKind::new(event_type, version)?.decode_borrowed(payload)
+    }
+
+    /// The (event type, version) pair of this event.
+    pub fn kind(&self) -> EventKind {
+        let event_type = self.event_type();
+        let index = event_type
+            .versions()
+            .iter()
+            .position(|v| *v == self.version())
+            .unwrap_or(0);
+        EventKind {
+            event_type,
+            version: u8::try_from(index).unwrap_or(0),
+        }
+    }
+}
