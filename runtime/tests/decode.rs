@@ -11,12 +11,81 @@ const REVOKED_V2: &str = r#"{"event_type": "agreement.revoked", "version": "v2",
 
 fn error(decoder: &Decoder, input: &[u8]) -> EventError {
     match decoder.decode(input) {
-        Err(e) => e,
+        Err(e) => {
+            // The borrowed view fails the same way.
+            #[cfg(feature = "borrowed")]
+            assert_eq!(decoder.decode_borrowed(input).err(), Some(e.clone()));
+            e
+        }
         Ok(decoded) => panic!(
             "expected an error, decoded {} {}",
             decoded.event_type(),
             decoded.version()
         ),
+    }
+}
+
+/// Decodes `input` both ways and checks that the borrowed view is the same event: the same type,
+/// version, payload (as JSON) and metadata, or the same error.
+#[cfg(feature = "borrowed")]
+fn agree(decoder: &Decoder, input: &[u8]) {
+    use energy_runtime::events::DecodedRef;
+    let owned = decoder.decode(input);
+    let view = decoder.decode_borrowed(input);
+    let text = String::from_utf8_lossy(input);
+    match (owned, view) {
+        (Ok(Decoded::Known(owned)), Ok(DecodedRef::Known(view))) => {
+            assert_eq!(view.event.kind(), owned.event.kind(), "{text}");
+            assert_eq!(
+                serde_json::to_value(&view.event).unwrap(),
+                serde_json::to_value(&owned.event).unwrap(),
+                "{text}"
+            );
+            assert_eq!(view.metadata.to_metadata(), owned.metadata, "{text}");
+        }
+        (Ok(Decoded::Unknown(owned)), Ok(DecodedRef::Unknown(view))) => {
+            assert_eq!(
+                (&*view.event_type, &*view.version, view.payload.get()),
+                (&*owned.event_type, &*owned.version, owned.payload.get()),
+                "{text}"
+            );
+            assert_eq!(view.metadata.to_metadata(), owned.metadata, "{text}");
+        }
+        (Err(owned), Err(view)) => assert_eq!(view, owned, "{text}"),
+        (owned, view) => panic!("{text}: owned {owned:?}, borrowed {view:?}"),
+    }
+}
+
+/// The borrowed views decode what owned decoding does, with the same errors: every line of these tests,
+/// in every mode.
+#[cfg(feature = "borrowed")]
+#[test]
+fn borrowed_views_decode_what_owned_decoding_does() {
+    let lines: Vec<&[u8]> = vec![
+        REVOKED_V2.as_bytes(),
+        br#"{"payload": {"agreement_id": 1, "changes": {"email": ["a", "b\u00e9"]}}, "event_type": "agreement.updated", "version": "v1", "id": "e-1"}"#,
+        br#"{"event_type": "agreement.updated", "version": "v1", "payload": {"agreement_id": 1, "changes": null}}"#,
+        br#"{"event_type": "billing.ledger.entry_posted", "version": "v2", "payload": {"ledger": {"account": {"number": "A-1", "branch": "north"}, "number": "L-1"}, "entry": {"id": 5, "is_charge": true, "is_credit": false, "is_payment": false, "is_repayment": false, "is_reversal": false, "is_reversed": false}, "posted_by": "batch"}}"#,
+        br#"{"event_type": "meterpoint.gas.disputed_closing_reading.queried.by_us", "version": "v1", "payload": {"mprn": "7512345606", "supplier": "XYZ", "reference_number": 12}}"#,
+        br#"{"event_type": "agreement.exploded", "version": "v1", "trace": [1, 2], "payload": {"x": 1}}"#,
+        br#"{"event_type": "agreement.revoked", "version": "v9", "payload": {}}"#,
+        br#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1}}"#,
+        br#"{"event_type": "agreement.updated", "version": "v1", "payload": {"agreement_id": 1, "changes": [1]}}"#,
+        br#"{"event_type": "agreement.updated", "version": "v1", "payload": {"agreement_id": 1, "changes": {"a": 1e400}}}"#,
+        br#"{"payload": {"agreement_id": 1, "changes": {}, "oops": 1}, "event_type": "agreement.updated", "version": "v1"}"#,
+        br#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "\ud800"}}"#,
+        b"{\"event_type\": \"agreement.revoked\", \"version\": \"v2\", \"payload\": {\"agreement_id\": 1, \"account_number\": \"\xff\"}}",
+        b"",
+        br#"{"event_type": "agreement.revoked""#,
+    ];
+    for decoder in [
+        Decoder::new(),
+        Decoder::new().strict(true),
+        Decoder::new().reject_unknown(true),
+    ] {
+        for line in &lines {
+            agree(&decoder, line);
+        }
     }
 }
 

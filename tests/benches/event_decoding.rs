@@ -153,7 +153,7 @@ fn main() {
         floor,
         |l| serde_json::from_slice::<RawEnvelope<'_>>(l).is_ok(),
     );
-    run("`serde_json::Value`", &lines, floor, |l| {
+    let value = run("`serde_json::Value`", &lines, floor, |l| {
         serde_json::from_slice::<serde_json::Value>(l).is_ok()
     });
     run(
@@ -175,11 +175,34 @@ fn main() {
     run("`Decoder::validate` (one pass)", &lines, floor, |l| {
         decoder.validate(l).is_ok()
     });
-    run(
+    let owned = run(
         "`Decoder::decode` (one pass, metadata kept)",
         &lines,
         floor,
         |l| decoder.decode(l).is_ok(),
+    );
+    let borrowed = run(
+        "`Decoder::decode_borrowed` (one pass, borrowed view, metadata kept)",
+        &lines,
+        floor,
+        |l| decoder.decode_borrowed(l).is_ok(),
+    );
+    run(
+        "two passes: `&RawValue` envelope, then `EventRef::decode`",
+        &lines,
+        floor,
+        |l| {
+            serde_json::from_slice::<RawEnvelope<'_>>(l)
+                .ok()
+                .and_then(|e| {
+                    EventKind::new(e.event_type, e.version)
+                        .ok()
+                        .map(|k| (k, e.payload))
+                })
+                .is_some_and(|(kind, payload)| {
+                    kind.decode_borrowed(payload.get().as_bytes()).is_ok()
+                })
+        },
     );
     let strict = Decoder::new().reject_unknown(true).strict(true);
     run("`Decoder::validate`, strict", &lines, floor, |l| {
@@ -191,4 +214,14 @@ fn main() {
         floor,
         |l| decoder.validate(l).is_ok(),
     );
+    // The ratios of the targets, measured in this process.
+    for (name, time) in [("owned decode", owned), ("borrowed decode", borrowed)] {
+        if time > Duration::ZERO && value > Duration::ZERO {
+            println!(
+                "{name}: {:.2}x `Value`, {:.2}x the floor",
+                value.as_secs_f64() / time.as_secs_f64(),
+                floor.map_or(0.0, |f| f.as_secs_f64() / time.as_secs_f64())
+            );
+        }
+    }
 }

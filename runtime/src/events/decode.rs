@@ -119,6 +119,48 @@ impl Decoder {
         })
     }
 
+    /// Decodes one JSON envelope as [`Decoder::decode`] does (the same events, the same errors), into a
+    /// borrowed view: the payload's strings, the metadata and an unknown payload point into `input`.
+    ///
+    /// ```
+    /// use energy_runtime::events::{DecodedRef, Decoder};
+    ///
+    /// let line = br#"{"event_type": "agreement.revoked", "version": "v2", "id": "evt-1",
+    ///                 "payload": {"agreement_id": 7, "account_number": "A-1B2C3D4E"}}"#;
+    /// let DecodedRef::Known(known) = Decoder::new().decode_borrowed(line)? else { unreachable!() };
+    /// let energy_api::EventRef::AgreementRevoked(
+    ///     energy_api::borrowed::events::AgreementRevoked::V2(revoked),
+    /// ) = &known.event
+    /// else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(revoked.account_number, "A-1B2C3D4E");
+    /// assert!(revoked.account_number.is_borrowed());
+    /// assert_eq!(known.metadata.get_str("id").as_deref(), Some("evt-1"));
+    /// # Ok::<(), energy_runtime::events::EventError>(())
+    /// ```
+    #[cfg(feature = "borrowed")]
+    pub fn decode_borrowed<'a>(
+        &self,
+        input: &'a [u8],
+    ) -> Result<super::DecodedRef<'a>, EventError> {
+        use super::borrowed::{DecodedRef, KnownEventRef, MetadataRef, RawEventRef};
+        let read = self.read::<visit::KeepView>(input)?;
+        let metadata = MetadataRef(read.metadata);
+        Ok(match read.content {
+            Content::Known(event) => DecodedRef::Known(KnownEventRef {
+                event: *event,
+                metadata,
+            }),
+            Content::Unknown(payload) => DecodedRef::Unknown(RawEventRef {
+                event_type: read.event_type,
+                version: read.version,
+                payload,
+                metadata,
+            }),
+        })
+    }
+
     /// Checks one JSON envelope as [`Decoder::decode`] does, keeping nothing but the type and version.
     pub fn validate<'a>(&self, input: &'a [u8]) -> Result<Checked<'a>, EventError> {
         let read = self.read::<KeepKind>(input)?;
@@ -174,7 +216,7 @@ impl Decoder {
     }
 
     /// Reads an envelope, in one pass when the type and version come before the payload.
-    fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept>, EventError> {
+    fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept<'a>>, EventError> {
         // JSON is UTF-8: one check of the whole line lets serde_json read every string without checking
         // it again, which is the largest single cost of reading short strings.
         let text =
@@ -227,12 +269,12 @@ impl Decoder {
     }
 
     /// Reads a payload known to be of `kind`, starting at `base_offset` of the input, keeping what `K` keeps.
-    fn payload<K: Keep>(
+    fn payload<'a, K: Keep>(
         &self,
         kind: EventKind,
-        text: &str,
+        text: &'a str,
         base_offset: usize,
-    ) -> Result<K::Kept, EventError> {
+    ) -> Result<K::Kept<'a>, EventError> {
         match visit::decode_payload::<K>(kind, text, self.strict) {
             Ok((kept, ignored)) => {
                 self.check_ignored(kind.event_type().as_str(), kind.version(), ignored)?;

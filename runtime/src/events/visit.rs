@@ -62,20 +62,20 @@ pub(crate) fn kind_of(event_type: &str, version: &str) -> Option<EventKind> {
 
 /// What is kept of a payload: the event, or only its kind (validation).
 pub(crate) trait Keep {
-    /// What is kept.
-    type Kept;
+    /// What is kept (it may borrow from the input, `'de`).
+    type Kept<'de>;
     /// Reads a payload of `seed.kind` from `deserializer`, keeping what is needed.
     fn read<'de, D: Deserializer<'de>>(
         seed: PayloadSeed<'_>,
         deserializer: D,
-    ) -> Result<Self::Kept, D::Error>;
+    ) -> Result<Self::Kept<'de>, D::Error>;
 }
 
 /// Keeps the event, boxed: an `Event` is large, and it moves through several layers on its way out.
 pub(crate) struct KeepEvent;
 
 impl Keep for KeepEvent {
-    type Kept = Box<Event>;
+    type Kept<'de> = Box<Event>;
     fn read<'de, D: Deserializer<'de>>(
         seed: PayloadSeed<'_>,
         deserializer: D,
@@ -88,7 +88,7 @@ impl Keep for KeepEvent {
 pub(crate) struct KeepKind;
 
 impl Keep for KeepKind {
-    type Kept = EventKind;
+    type Kept<'de> = EventKind;
     fn read<'de, D: Deserializer<'de>>(
         seed: PayloadSeed<'_>,
         deserializer: D,
@@ -101,6 +101,22 @@ impl Keep for KeepKind {
             // The generated checker: the verdict of decoding, without building or allocating anything.
             kind.validator().deserialize(deserializer).map(|()| kind)
         }
+    }
+}
+
+/// Keeps the borrowed view of the event, boxed like an `Event`.
+#[cfg(feature = "borrowed")]
+pub(crate) struct KeepView;
+
+#[cfg(feature = "borrowed")]
+impl Keep for KeepView {
+    type Kept<'de> = Box<energy_api::EventRef<'de>>;
+    fn read<'de, D: Deserializer<'de>>(
+        seed: PayloadSeed<'_>,
+        deserializer: D,
+    ) -> Result<Box<energy_api::EventRef<'de>>, D::Error> {
+        let view = seed.kind.borrowed();
+        seed.read_with(view, deserializer).map(Box::new)
     }
 }
 
@@ -134,7 +150,7 @@ pub(crate) fn read_envelope<'de, K: Keep>(
     strict: bool,
     typed_payload: bool,
     trace: &mut Trace<'de>,
-) -> Result<Body<'de, K::Kept>, serde_json::Error> {
+) -> Result<Body<'de, K::Kept<'de>>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(input);
     let body = de.deserialize_map(EnvelopeVisitor::<K> {
         fields,
@@ -152,7 +168,7 @@ pub(crate) fn decode_payload<K: Keep>(
     kind: EventKind,
     payload: &str,
     strict: bool,
-) -> Result<(K::Kept, Vec<String>), serde_json::Error> {
+) -> Result<(K::Kept<'_>, Vec<String>), serde_json::Error> {
     // From text, like the envelope and the generated decoders: one instantiation of every payload
     // deserializer serves all of them.
     let mut de = serde_json::Deserializer::from_str(payload);
@@ -179,7 +195,7 @@ struct EnvelopeVisitor<'a, 't, 'de, K> {
 }
 
 impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
-    type Value = Body<'de, K::Kept>;
+    type Value = Body<'de, K::Kept<'de>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -297,9 +313,9 @@ struct KeptSeed<'i, K> {
 }
 
 impl<'de, K: Keep> DeserializeSeed<'de> for KeptSeed<'_, K> {
-    type Value = K::Kept;
+    type Value = K::Kept<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Kept, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Kept<'de>, D::Error> {
         K::read(self.seed, deserializer)
     }
 }
@@ -314,12 +330,15 @@ pub(crate) struct PayloadSeed<'i> {
     ignored: &'i mut Vec<String>,
 }
 
-impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
-    type Value = Event;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Event, D::Error> {
+impl PayloadSeed<'_> {
+    /// Reads the payload with `inner` (the event, or its view), in strict mode through `serde_ignored`.
+    fn read_with<'de, S: DeserializeSeed<'de>, D: Deserializer<'de>>(
+        self,
+        inner: S,
+        deserializer: D,
+    ) -> Result<S::Value, D::Error> {
         if !self.strict {
-            return self.kind.deserialize(deserializer);
+            return inner.deserialize(deserializer);
         }
         let ignored = self.ignored;
         let mut record = |path: serde_ignored::Path<'_>| {
@@ -327,8 +346,16 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
             write_path(&path, &mut text);
             ignored.push(text);
         };
-        self.kind
-            .deserialize(serde_ignored::Deserializer::new(deserializer, &mut record))
+        inner.deserialize(serde_ignored::Deserializer::new(deserializer, &mut record))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = Event;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Event, D::Error> {
+        let kind = self.kind;
+        self.read_with(kind, deserializer)
     }
 }
 
