@@ -49,8 +49,8 @@ impl<'a> MetadataRef<'a> {
 /// An event of a known type and version, decoded as its borrowed view.
 #[derive(Debug, Clone)]
 pub struct KnownEventRef<'a> {
-    /// The event.
-    pub event: EventRef<'a>,
+    /// The event (boxed, like [`KnownEvent::event`](super::KnownEvent::event)).
+    pub event: Box<EventRef<'a>>,
     /// The envelope's other fields.
     pub metadata: MetadataRef<'a>,
 }

@@ -130,7 +130,7 @@ impl Decoder {
     /// let DecodedRef::Known(known) = Decoder::new().decode_borrowed(line)? else { unreachable!() };
     /// let energy_api::EventRef::AgreementRevoked(
     ///     energy_api::borrowed::events::AgreementRevoked::V2(revoked),
-    /// ) = &known.event
+    /// ) = &*known.event
     /// else {
     ///     unreachable!()
     /// };
@@ -148,10 +148,7 @@ impl Decoder {
         let read = self.read::<visit::KeepView>(input)?;
         let metadata = MetadataRef(read.metadata);
         Ok(match read.content {
-            Content::Known(event) => DecodedRef::Known(KnownEventRef {
-                event: *event,
-                metadata,
-            }),
+            Content::Known(event) => DecodedRef::Known(KnownEventRef { event, metadata }),
             Content::Unknown(payload) => DecodedRef::Unknown(RawEventRef {
                 event_type: read.event_type,
                 version: read.version,
