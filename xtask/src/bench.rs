@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]
 pub(crate) struct BenchArgs {
-    /// Which figures to measure (default: all).
+    /// Which figures to measure (default: all; with `--peer`, none beside it).
     #[arg(long = "only", value_enum)]
     only: Vec<Part>,
     /// Repetitions of each compile measurement (the median is reported).
@@ -25,8 +25,9 @@ pub(crate) struct BenchArgs {
     /// Size of the stream `validate` checks, in gigabytes.
     #[arg(long, default_value_t = 2.0)]
     gigabytes: f64,
-    /// Compare with cargo-typify on the same types: generation and compile time, ours/peer (the
-    /// compile rounds are `--runs`; generation runs at least 5 times each).
+    /// Compare with cargo-typify (pinned; installed into `<target>/peer-tools/` on first use) on the
+    /// same types: generation and compile time, ours/peer, as a Markdown table (the compile rounds are
+    /// `--runs`; generation runs at least 5 times each).
     #[arg(long)]
     peer: bool,
 }
