@@ -3,16 +3,20 @@
 //! - `compile`: a clean debug build of `energy-api` alone (its dependencies already built), with all
 //!   features, with none, and with each section's feature alone;
 //! - `validate`: `energy events validate` (release) on a multi-gigabyte stream: throughput and peak memory;
-//! - `criterion`: runs the criterion benches (generation, decoding, the REST client).
+//! - `criterion`: runs the criterion benches (generation, decoding, the REST client);
+//! - `--peer`: the same payload types through a peer generator, cargo-typify (pinned, installed by the
+//!   command into `<target>/peer-tools/`): generation time and compile time, ours against the peer's, as
+//!   a Markdown table of medians and ratios with the date, `nproc` and rustc version (see
+//!   [`crate::peer`]). With `--peer`, only the parts named by `--only` run beside it.
 
-use std::path::Path;
-use std::process::{Command, ExitCode};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]
 pub(crate) struct BenchArgs {
-    /// Which figures to measure (default: all).
+    /// Which figures to measure (default: all; with `--peer`, none beside it).
     #[arg(long = "only", value_enum)]
     only: Vec<Part>,
     /// Repetitions of each compile measurement (the median is reported).
@@ -21,6 +25,11 @@ pub(crate) struct BenchArgs {
     /// Size of the stream `validate` checks, in gigabytes.
     #[arg(long, default_value_t = 2.0)]
     gigabytes: f64,
+    /// Compare with cargo-typify (pinned; installed into `<target>/peer-tools/` on first use) on the
+    /// same types: generation and compile time, ours/peer, as a Markdown table (the compile rounds are
+    /// `--runs`; generation runs at least 5 times each).
+    #[arg(long)]
+    peer: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -35,8 +44,11 @@ enum Part {
 
 pub(crate) fn run(args: &BenchArgs) -> ExitCode {
     let root = crate::workspace_root();
-    let wants = |p: Part| args.only.is_empty() || args.only.contains(&p);
+    let wants = |p: Part| args.only.contains(&p) || (args.only.is_empty() && !args.peer);
     let result = (|| -> Result<(), String> {
+        if args.peer {
+            crate::peer::compare(&root, args.runs.max(1))?;
+        }
         if wants(Part::Compile) {
             compile_times(&root, args.runs.max(1))?;
         }
@@ -44,8 +56,7 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
             validate_stream(&root, args.gigabytes)?;
         }
         if wants(Part::Criterion) {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let status = Command::new(cargo)
+            let status = Command::new(cargo())
                 .current_dir(&root)
                 .args(["bench", "--workspace", "--all-features"])
                 .status()
@@ -67,72 +78,38 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
 
 /// Times clean debug builds of `energy-api` in a target folder of its own, dependencies built first.
 fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
-    let target = root.join("target").join("bench-compile");
     let manifest = root.join("generated").join("Cargo.toml");
     let sections = section_features(&manifest)?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let build = |features: &[&str]| -> Result<Duration, String> {
-        let mut command = Command::new(&cargo);
-        command
-            .current_dir(root)
-            .args(["build", "--quiet", "--offline", "-p", "energy-api"])
-            .args(features)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_INCREMENTAL", "0");
-        let started = Instant::now();
-        let status = command
-            .status()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if !status.success() {
-            return Err(format!("cargo build {} failed", features.join(" ")));
-        }
-        Ok(started.elapsed())
-    };
-    let clean = || -> Result<(), String> {
-        let status = Command::new(&cargo)
-            .current_dir(root)
-            .args(["clean", "--quiet", "-p", "energy-api"])
-            .env("CARGO_TARGET_DIR", &target)
-            .status()
-            .map_err(|e| format!("cannot run cargo clean: {e}"))?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err("cargo clean failed".to_owned())
-        }
-    };
-    // Dependencies first, with every feature so that all of them are built.
-    build(&[])?;
+    let ours = CleanBuild::new(
+        &manifest,
+        "energy-api",
+        &target_dir(root).join("bench-compile"),
+    );
+    ours.prepare()?;
     println!(
         "clean debug build of energy-api alone (dependencies built; CARGO_INCREMENTAL=0), median of {runs}:"
     );
     println!("| features | median (s) | fastest – slowest (s) |");
     println!("|---|---|---|");
-    let mut cases: Vec<(String, Vec<String>)> = vec![
+    let mut cases: Vec<(String, Vec<&str>)> = vec![
         ("all (default)".to_owned(), vec![]),
-        ("none".to_owned(), vec!["--no-default-features".to_owned()]),
+        ("none".to_owned(), vec!["--no-default-features"]),
     ];
     for s in &sections {
         cases.push((
             s.clone(),
-            vec![
-                "--no-default-features".to_owned(),
-                "--features".to_owned(),
-                s.clone(),
-            ],
+            vec!["--no-default-features", "--features", s.as_str()],
         ));
     }
     for (name, features) in cases {
-        let features: Vec<&str> = features.iter().map(String::as_str).collect();
         let mut times = Vec::with_capacity(runs);
         for _ in 0..runs {
-            clean()?;
-            times.push(build(&features)?);
+            times.push(ours.time(&features)?);
         }
         times.sort();
         println!(
             "| {name} | {:.2} | {:.2} – {:.2} |",
-            times[times.len() / 2].as_secs_f64(),
+            median(&times).as_secs_f64(),
             times[0].as_secs_f64(),
             times[times.len() - 1].as_secs_f64()
         );
@@ -140,8 +117,125 @@ fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// One crate built clean again and again in a target folder of its own (debug, `CARGO_INCREMENTAL=0`),
+/// its dependencies built once before: the compile time of the crate alone.
+pub(crate) struct CleanBuild {
+    manifest: PathBuf,
+    package: String,
+    target: PathBuf,
+}
+
+impl CleanBuild {
+    /// The package `package` of the manifest `manifest`, built in `target`.
+    pub(crate) fn new(manifest: &Path, package: &str, target: &Path) -> CleanBuild {
+        CleanBuild {
+            manifest: manifest.to_path_buf(),
+            package: package.to_owned(),
+            target: target.to_path_buf(),
+        }
+    }
+
+    /// Builds the crate with its default features, and so its dependencies (fetching any missing).
+    pub(crate) fn prepare(&self) -> Result<(), String> {
+        let mut build = self.cargo("build");
+        build.arg("--quiet");
+        run_step(
+            &format!("building {} and its dependencies", self.package),
+            build,
+        )
+        .map(drop)
+    }
+
+    /// `cargo clean -p`, then the wall-clock time of `cargo build` with `features` (offline).
+    pub(crate) fn time(&self, features: &[&str]) -> Result<Duration, String> {
+        let mut clean = self.cargo("clean");
+        clean.arg("--quiet");
+        run_step(&format!("cleaning {}", self.package), clean)?;
+        let mut build = self.cargo("build");
+        build.args(["--quiet", "--offline"]).args(features);
+        let started = Instant::now();
+        run_step(&format!("building {}", self.package), build)?;
+        Ok(started.elapsed())
+    }
+
+    fn cargo(&self, subcommand: &str) -> Command {
+        let mut command = Command::new(cargo());
+        command
+            .arg(subcommand)
+            .arg("--manifest-path")
+            .arg(&self.manifest)
+            .args(["-p", &self.package])
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env("CARGO_INCREMENTAL", "0");
+        command
+    }
+}
+
+/// The median (of two middle values, their mean).
+pub(crate) fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    match sorted.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2,
+    }
+}
+
+/// The cargo that runs this task (`CARGO`), else `cargo` on the path.
+pub(crate) fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// The target folder of this build: `CARGO_TARGET_DIR` (relative to the workspace) when set, else
+/// `target/` in the workspace.
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
+}
+
+/// A command as a shell line, for messages.
+pub(crate) fn command_line(command: &Command) -> String {
+    std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs one step of a measurement, its output captured; on failure, an error naming the step, the
+/// command and the end of what it printed.
+pub(crate) fn run_step(step: &str, mut command: Command) -> Result<Output, String> {
+    let line = command_line(&command);
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{step}: cannot run `{line}`: {e}"))?;
+    if output.status.success() {
+        return Ok(output);
+    }
+    Err(format!(
+        "{step} failed ({}): `{line}`\n{}",
+        output.status,
+        excerpt(&crate::tools::output_text(&output))
+    ))
+}
+
+/// The first 25 and the last 15 lines of a tool's output (cargo's first error, and its summary).
+fn excerpt(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= 40 {
+        return crate::tools::clip(text);
+    }
+    let head = crate::tools::clip(&lines[..25].join("\n"));
+    let tail = crate::tools::clip(&lines[lines.len() - 15..].join("\n"));
+    format!("{head}\n… ({} lines left out)\n{tail}", lines.len() - 40)
+}
+
 /// The section features of the generated crate, from its manifest's `default` list.
-fn section_features(manifest: &Path) -> Result<Vec<String>, String> {
+pub(crate) fn section_features(manifest: &Path) -> Result<Vec<String>, String> {
     let text =
         std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let line = text
@@ -160,9 +254,8 @@ fn section_features(manifest: &Path) -> Result<Vec<String>, String> {
 /// Runs `energy events validate` (release) on a stream of `gigabytes`, reporting throughput and peak
 /// memory (`/usr/bin/time`), and the same on a tenth of it, to show that memory does not grow.
 fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let run = |args: &[&str]| -> Result<(), String> {
-        let status = Command::new(&cargo)
+        let status = Command::new(cargo())
             .current_dir(root)
             .args(args)
             .status()
@@ -191,10 +284,11 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         "--example",
         "event_stream",
     ])?;
-    let dir = root.join("target").join("bench-validate");
+    let target = target_dir(root);
+    let dir = target.join("bench-validate");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let energy = root.join("target/release/energy");
-    let generator = root.join("target/release/examples/event_stream");
+    let energy = target.join("release/energy");
+    let generator = target.join("release/examples/event_stream");
     println!("energy events validate (release), one stream cycling through all 288 versions:");
     println!("| stream | lines | seconds | MB/s | peak RSS |");
     println!("|---|---|---|---|---|");
@@ -247,4 +341,56 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_step_names_the_step_the_command_and_what_it_printed() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "echo 'error: no such schema' >&2; exit 3"]);
+        let error = run_step("running the peer", command).expect_err("exit 3 fails");
+        assert!(error.starts_with("running the peer failed"), "{error}");
+        assert!(
+            error.contains("`sh -c echo 'error: no such schema' >&2; exit 3`"),
+            "{error}"
+        );
+        assert!(error.contains("error: no such schema"), "{error}");
+        let missing =
+            run_step("running nothing", Command::new("/no/such/program")).expect_err("no program");
+        assert!(
+            missing.starts_with("running nothing: cannot run `/no/such/program`"),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn long_output_keeps_its_head_and_tail() {
+        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        let kept = excerpt(&text);
+        assert!(
+            kept.contains("line 1\n") && kept.contains("line 25\n"),
+            "{kept}"
+        );
+        assert!(
+            !kept.contains("line 26\n") && !kept.contains("line 85\n"),
+            "{kept}"
+        );
+        assert!(
+            kept.contains("(60 lines left out)") && kept.ends_with("line 100"),
+            "{kept}"
+        );
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        let s = Duration::from_secs;
+        assert_eq!(median(&[s(4), s(1), s(3)]), s(3));
+        assert_eq!(
+            median(&[s(4), s(1), s(3), s(2)]),
+            Duration::from_millis(2500)
+        );
+    }
 }

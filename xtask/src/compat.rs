@@ -226,7 +226,7 @@ fn parse_date(text: &str) -> Result<String, String> {
 }
 
 /// Today's date in UTC, `YYYY-MM-DD` (days since 1970 to a civil date, after Howard Hinnant).
-fn today_utc() -> String {
+pub(crate) fn today_utc() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -7,6 +7,7 @@ mod compat;
 mod consumers;
 mod docs;
 mod fuzz;
+mod peer;
 mod test;
 mod tools;
 mod validate;
@@ -41,7 +42,8 @@ enum Command {
     Test(test::TestArgs),
     /// Fuzz the schema loader and the event decoder for a given time (needs `cargo install cargo-fuzz`).
     Fuzz(fuzz::FuzzArgs),
-    /// Measure generation, compile time and the criterion benches (figures for BENCHMARKS.md).
+    /// Measure generation, compile time and the criterion benches (figures for BENCHMARKS.md);
+    /// `--peer`: the same against cargo-typify.
     Bench(bench::BenchArgs),
     /// Render the OpenAPI and AsyncAPI documents as static HTML pages in `target/docs/`.
     Docs(docs::DocsArgs),
