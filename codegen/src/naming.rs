@@ -51,7 +51,7 @@ pub const EVENTS_MODULE_ITEMS: &[&str] = &[
 pub const REST_MODULE_ITEMS: &[&str] = &["API_VERSION", "Endpoint", "ErrorResponse", "Method"];
 
 /// Cargo feature names a section may not take.
-const RESERVED_FEATURES: &[&str] = &["default"];
+const RESERVED_FEATURES: &[&str] = &["borrowed", "default", "documents", "rest"];
 
 /// Crates the generated code names in `use` paths: a section module of the same name would make
 /// `pub use <module>::*` ambiguous.

@@ -4,8 +4,10 @@
 //! - [`types`]: payload types shared by several events;
 //! - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to
 //!   decode any payload by (event type, version);
-//! - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;
-//! - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text;
+//! - `rest` (cargo feature `rest`): the REST resources, the paginated envelope and a request type per
+//!   endpoint;
+//! - `documents` (cargo feature `documents`): the OpenAPI and AsyncAPI documents of the same interface,
+//!   as text;
 //! - `borrowed` (cargo feature `borrowed`): the event payloads again as views whose strings point into
 //!   the input, and `EventRef` to decode any payload as one without copying its strings.
 //!
@@ -17,8 +19,10 @@
 
 pub mod types;
 pub mod events;
+#[cfg(feature = "rest")]
 pub mod rest;
 mod shapes;
+#[cfg(feature = "documents")]
 pub mod documents;
 #[cfg(feature = "borrowed")]
 pub mod borrowed;
@@ -28,4 +32,5 @@ pub use events::{
 #[cfg(feature = "borrowed")]
 pub use borrowed::EventRef;
 pub use ::energy_api_core::{RawJson, Unlisted};
+#[cfg(feature = "documents")]
 pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};

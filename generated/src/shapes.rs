@@ -7,6 +7,7 @@
     reason = "a shared type that no compiled event uses keeps its shape"
 )]
 
+#[cfg(feature = "lifecycle-join")]
 pub(crate) static ActivatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ActivatedSupplyPoint",
     fields: &["external_identifier", "market_name", "confirmed_supply_start_date"],
@@ -19,6 +20,7 @@ pub(crate) static ActivatedSupplyPoint: ::energy_api_core::shape::StructShape = 
     required: &[true, true, true],
 };
 
+#[cfg(feature = "lifecycle-join")]
 pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ActivationInitiatedSupplyPoint",
     fields: &["external_identifier", "market_name"],
@@ -30,6 +32,7 @@ pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::shape::Stru
     required: &[true, true],
 };
 
+#[cfg(feature = "collections")]
 pub(crate) static AllocationComponent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AllocationComponent",
     fields: &["source_type", "source_identifier"],
@@ -41,6 +44,7 @@ pub(crate) static AllocationComponent: ::energy_api_core::shape::StructShape = :
     required: &[true, true],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static AmendedSubject: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct AmendedSubject",
     fields: &["type", "identifier", "effective_from", "effective_to"],
@@ -54,6 +58,7 @@ pub(crate) static AmendedSubject: ::energy_api_core::shape::StructShape = ::ener
     required: &[true, true, true, true],
 };
 
+#[cfg(feature = "billing")]
 pub(crate) static BillingAccount: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct BillingAccount",
     fields: &["number"],
@@ -62,6 +67,7 @@ pub(crate) static BillingAccount: ::energy_api_core::shape::StructShape = ::ener
     required: &[true],
 };
 
+#[cfg(feature = "billing")]
 pub(crate) static ChargePeriod: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ChargePeriod",
     fields: &["start_at", "end_at"],
@@ -73,6 +79,7 @@ pub(crate) static ChargePeriod: ::energy_api_core::shape::StructShape = ::energy
     required: &[true, true],
 };
 
+#[cfg(feature = "accounts")]
 pub(crate) static CommsPreferencesChanges: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct CommsPreferencesChanges",
     fields: &[
@@ -101,6 +108,7 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::shape::StructShape
     required: &[false, false, false],
 };
 
+#[cfg(feature = "communications")]
 pub(crate) static Consent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Consent",
     fields: &["id", "consent_type_code", "value", "signed_at"],
@@ -114,6 +122,7 @@ pub(crate) static Consent: ::energy_api_core::shape::StructShape = ::energy_api_
     required: &[true, true, true, true],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static ContractJourney: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractJourney",
     fields: &["number", "type", "requested_at"],
@@ -126,6 +135,7 @@ pub(crate) static ContractJourney: ::energy_api_core::shape::StructShape = ::ene
     required: &[true, true, true],
 };
 
+#[cfg(feature = "lifecycle-join")]
 pub(crate) static ContractReferences: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct ContractReferences",
     fields: &["account_contract_identifier", "business_contract_identifier"],
@@ -137,6 +147,7 @@ pub(crate) static ContractReferences: ::energy_api_core::shape::StructShape = ::
     required: &[false, false],
 };
 
+#[cfg(feature = "flexible-devices")]
 pub(crate) static DispatchPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct DispatchPayload",
     fields: &["begin", "end", "power"],
@@ -206,6 +217,7 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::shape::StructShape 
     ],
 };
 
+#[cfg(feature = "lifecycle-status")]
 pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct EnrollmentSupplyPoint",
     fields: &["market_name", "external_identifier", "confirmed_ssd", "was_cancelled"],
@@ -219,6 +231,7 @@ pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::shape::StructShape =
     required: &[true, true, true, true],
 };
 
+#[cfg(feature = "flexible-devices")]
 pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct FlexDeviceDisconnectedPayload",
     fields: &["cause", "disconnected_soc"],
@@ -230,6 +243,7 @@ pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::shape::Struc
     required: &[true, true],
 };
 
+#[cfg(feature = "flexible-devices")]
 pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct FlexDeviceOptimisationCreatedPayload",
     fields: &[
@@ -277,6 +291,7 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::shape
     ],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static GroupMembership: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupMembership",
     fields: &["contract_identifier", "valid_from", "valid_to"],
@@ -289,6 +304,7 @@ pub(crate) static GroupMembership: ::energy_api_core::shape::StructShape = ::ene
     required: &[true, true, true],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static GroupMembershipNew: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupMembershipNew",
     fields: &["contract_identifier", "valid_from", "valid_to"],
@@ -301,6 +317,7 @@ pub(crate) static GroupMembershipNew: ::energy_api_core::shape::StructShape = ::
     required: &[true, true, false],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static GroupPeriod: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupPeriod",
     fields: &["start", "end"],
@@ -312,6 +329,7 @@ pub(crate) static GroupPeriod: ::energy_api_core::shape::StructShape = ::energy_
     required: &[true, true],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static GroupTrait: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupTrait",
     fields: &["identifier", "type", "data"],
@@ -324,6 +342,7 @@ pub(crate) static GroupTrait: ::energy_api_core::shape::StructShape = ::energy_a
     required: &[true, true, true],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static GroupVersion: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct GroupVersion",
     fields: &["identifier", "effective_period", "system_period", "traits"],
@@ -363,6 +382,7 @@ pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::shape::StructShape = 
     required: &[true, false, false, false],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkAction: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkAction",
     fields: &["code", "succeeded", "stop_further_evaluation"],
@@ -375,6 +395,7 @@ pub(crate) static InkAction: ::energy_api_core::shape::StructShape = ::energy_ap
     required: &[true, true, true],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkContent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkContent",
     fields: &["from_address", "subject", "to_addresses", "tags"],
@@ -392,6 +413,7 @@ pub(crate) static InkContent: ::energy_api_core::shape::StructShape = ::energy_a
     required: &[false, false, false, true],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkConversation: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkConversation",
     fields: &["conversation_relay_id", "account_number", "message"],
@@ -404,6 +426,7 @@ pub(crate) static InkConversation: ::energy_api_core::shape::StructShape = ::ene
     required: &[true, true, true],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkFailureData: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkFailureData",
     fields: &["type", "reason", "occurred_at"],
@@ -416,6 +439,7 @@ pub(crate) static InkFailureData: ::energy_api_core::shape::StructShape = ::ener
     required: &[true, true, true],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkMessage: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessage",
     fields: &["relay_id", "vendor_id", "channel", "occurred_at"],
@@ -429,6 +453,7 @@ pub(crate) static InkMessage: ::energy_api_core::shape::StructShape = ::energy_a
     required: &[true, true, true, true],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkMessageContent: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessageContent",
     fields: &["message_id", "occurred_at", "channel", "content"],
@@ -442,6 +467,7 @@ pub(crate) static InkMessageContent: ::energy_api_core::shape::StructShape = ::e
     required: &[true, true, true, true],
 };
 
+#[cfg(feature = "conversations")]
 pub(crate) static InkMessageWithVendor: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct InkMessageWithVendor",
     fields: &["relay_id", "vendor", "vendor_id", "channel", "occurred_at"],
@@ -456,6 +482,7 @@ pub(crate) static InkMessageWithVendor: ::energy_api_core::shape::StructShape = 
     required: &[true, true, true, true, true],
 };
 
+#[cfg(feature = "lifecycle-join")]
 pub(crate) static JoinAgreement: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct JoinAgreement",
     fields: &["id", "valid_from", "valid_to", "product_code"],
@@ -469,6 +496,7 @@ pub(crate) static JoinAgreement: ::energy_api_core::shape::StructShape = ::energ
     required: &[true, true, true, true],
 };
 
+#[cfg(feature = "lifecycle-join")]
 pub(crate) static JoinSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct JoinSupplyPoint",
     fields: &["external_identifier", "market_name", "requested_supply_start_date"],
@@ -481,6 +509,7 @@ pub(crate) static JoinSupplyPoint: ::energy_api_core::shape::StructShape = ::ene
     required: &[true, true, true],
 };
 
+#[cfg(feature = "lifecycle-leave")]
 pub(crate) static LeaveSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LeaveSupplyPoint",
     fields: &["market_identifier", "external_identifier", "market_name"],
@@ -493,6 +522,7 @@ pub(crate) static LeaveSupplyPoint: ::energy_api_core::shape::StructShape = ::en
     required: &[true, true, true],
 };
 
+#[cfg(feature = "billing")]
 pub(crate) static Ledger: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Ledger",
     fields: &["account", "number", "id"],
@@ -505,6 +535,7 @@ pub(crate) static Ledger: ::energy_api_core::shape::StructShape = ::energy_api_c
     required: &[true, true, false],
 };
 
+#[cfg(feature = "billing")]
 pub(crate) static LedgerEntry: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LedgerEntry",
     fields: &[
@@ -533,6 +564,7 @@ pub(crate) static LedgerEntry: ::energy_api_core::shape::StructShape = ::energy_
     required: &[true, true, true, true, true, true, true, false, false],
 };
 
+#[cfg(feature = "billing")]
 pub(crate) static LedgerEntryRemoval: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct LedgerEntryRemoval",
     fields: &[
@@ -645,6 +677,7 @@ pub(crate) static PaymentsLedger: ::energy_api_core::shape::StructShape = ::ener
     required: &[true, false],
 };
 
+#[cfg(feature = "agreements-and-approvals")]
 pub(crate) static Product: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct Product",
     fields: &["code", "market_name", "brand_code"],
@@ -657,6 +690,7 @@ pub(crate) static Product: ::energy_api_core::shape::StructShape = ::energy_api_
     required: &[true, true, true],
 };
 
+#[cfg(feature = "account-users")]
 pub(crate) static PsrRecord: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct PsrRecord",
     fields: &["description", "electricity_industry_code", "gas_industry_code"],
@@ -707,6 +741,7 @@ pub(crate) static RemovedMeter: ::energy_api_core::shape::StructShape = ::energy
     required: &[true, true, true],
 };
 
+#[cfg(feature = "communications")]
 pub(crate) static SigningIdentity: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct SigningIdentity",
     fields: &["identity_type", "identity"],
@@ -718,6 +753,7 @@ pub(crate) static SigningIdentity: ::energy_api_core::shape::StructShape = ::ene
     required: &[true, true],
 };
 
+#[cfg(feature = "contracts")]
 pub(crate) static SubjectContractJourney: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct SubjectContractJourney",
     fields: &["number", "subject_number"],
@@ -729,6 +765,7 @@ pub(crate) static SubjectContractJourney: ::energy_api_core::shape::StructShape 
     required: &[true, true],
 };
 
+#[cfg(feature = "lifecycle-join")]
 pub(crate) static SupplyPeriodData: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct SupplyPeriodData",
     fields: &["id", "supply_start_at", "supply_end_at"],
@@ -741,6 +778,7 @@ pub(crate) static SupplyPeriodData: ::energy_api_core::shape::StructShape = ::en
     required: &[true, true, true],
 };
 
+#[cfg(feature = "lifecycle-leave")]
 pub(crate) static TerminatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct TerminatedSupplyPoint",
     fields: &["external_identifier", "market_name", "confirmed_supply_end_date"],
@@ -753,6 +791,7 @@ pub(crate) static TerminatedSupplyPoint: ::energy_api_core::shape::StructShape =
     required: &[true, true, true],
 };
 
+#[cfg(feature = "lifecycle-leave")]
 pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
     name: "struct TerminationInitiatedSupplyPoint",
     fields: &["external_identifier", "market_name", "requested_supply_end_date"],

@@ -79,7 +79,7 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
 /// Times clean debug builds of `energy-api` in a target folder of its own, dependencies built first.
 fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
     let manifest = root.join("generated").join("Cargo.toml");
-    let sections = section_features(&manifest)?;
+    let sections = section_features(root)?;
     let ours = CleanBuild::new(
         &manifest,
         "energy-api",
@@ -234,21 +234,11 @@ fn excerpt(text: &str) -> String {
     format!("{head}\n… ({} lines left out)\n{tail}", lines.len() - 40)
 }
 
-/// The section features of the generated crate, from its manifest's `default` list.
-pub(crate) fn section_features(manifest: &Path) -> Result<Vec<String>, String> {
-    let text =
-        std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("default = ["))
-        .ok_or_else(|| format!("{}: no default features", manifest.display()))?;
-    Ok(line
-        .trim_start_matches("default = [")
-        .trim_end_matches(']')
-        .split(',')
-        .map(|f| f.trim().trim_matches('"').to_owned())
-        .filter(|f| !f.is_empty())
-        .collect())
+/// The cargo feature of every catalogue section, from the schema (the crate's other features, such as
+/// `rest`, are not sections).
+pub(crate) fn section_features(root: &Path) -> Result<Vec<String>, String> {
+    let model = energy_codegen::build_model(&root.join("schema")).map_err(|f| f.render(false))?;
+    Ok(model.sections.iter().map(|s| s.feature.clone()).collect())
 }
 
 /// Runs `energy events validate` (release) on a stream of `gigabytes`, reporting throughput and peak

@@ -255,7 +255,7 @@ fn compile_rounds(
     runs: usize,
 ) -> Result<CompileTimes, String> {
     let manifest = root.join("generated").join("Cargo.toml");
-    let sections = section_features(&manifest)?;
+    let sections = section_features(root)?;
     let ours = CleanBuild::new(&manifest, "energy-api", &target.join("bench-compile"));
     let peer = CleanBuild::new(
         &peer_dir.join("Cargo.toml"),

@@ -3,6 +3,7 @@
 //! objects point into the input. A type with neither is re-exported as it is.
 
 /// The borrowed view of [`ActivatedSupplyPoint`](crate::types::ActivatedSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ActivatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -13,6 +14,7 @@ pub struct ActivatedSupplyPoint<'a> {
     pub confirmed_supply_start_date: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-join")]
 ::energy_api_core::deserialize_struct!(
     ActivatedSupplyPoint<'a>,
     "struct ActivatedSupplyPoint",
@@ -24,6 +26,7 @@ pub struct ActivatedSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`ActivationInitiatedSupplyPoint`](crate::types::ActivationInitiatedSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ActivationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -32,6 +35,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
     pub market_name: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-join")]
 ::energy_api_core::deserialize_struct!(
     ActivationInitiatedSupplyPoint<'a>,
     "struct ActivationInitiatedSupplyPoint",
@@ -42,6 +46,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`AllocationComponent`](crate::types::AllocationComponent): its strings and free-form objects point into the input.
+#[cfg(feature = "collections")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AllocationComponent<'a> {
     /// `source_type` (string).
@@ -50,6 +55,7 @@ pub struct AllocationComponent<'a> {
     pub source_identifier: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "collections")]
 ::energy_api_core::deserialize_struct!(
     AllocationComponent<'a>,
     "struct AllocationComponent",
@@ -60,6 +66,7 @@ pub struct AllocationComponent<'a> {
 );
 
 /// The borrowed view of [`AmendedSubject`](crate::types::AmendedSubject): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AmendedSubject<'a> {
     /// `type` (string).
@@ -72,6 +79,7 @@ pub struct AmendedSubject<'a> {
     pub effective_to: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     AmendedSubject<'a>,
     "struct AmendedSubject",
@@ -84,12 +92,14 @@ pub struct AmendedSubject<'a> {
 );
 
 /// The borrowed view of [`BillingAccount`](crate::types::BillingAccount): its strings and free-form objects point into the input.
+#[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BillingAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "billing")]
 ::energy_api_core::deserialize_struct!(
     BillingAccount<'a>,
     "struct BillingAccount",
@@ -99,6 +109,7 @@ pub struct BillingAccount<'a> {
 );
 
 /// The borrowed view of [`ChargePeriod`](crate::types::ChargePeriod): its strings and free-form objects point into the input.
+#[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargePeriod<'a> {
     /// `start_at` (string).
@@ -107,6 +118,7 @@ pub struct ChargePeriod<'a> {
     pub end_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "billing")]
 ::energy_api_core::deserialize_struct!(
     ChargePeriod<'a>,
     "struct ChargePeriod",
@@ -117,6 +129,7 @@ pub struct ChargePeriod<'a> {
 );
 
 /// The borrowed view of [`CommsPreferencesChanges`](crate::types::CommsPreferencesChanges): its strings and free-form objects point into the input.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CommsPreferencesChanges<'a> {
     /// `requires_postal_comms` (array of boolean).
@@ -134,6 +147,7 @@ pub struct CommsPreferencesChanges<'a> {
     >,
 }
 
+#[cfg(feature = "accounts")]
 ::energy_api_core::deserialize_struct!(
     CommsPreferencesChanges<'a>,
     "struct CommsPreferencesChanges",
@@ -145,6 +159,7 @@ pub struct CommsPreferencesChanges<'a> {
 );
 
 /// The borrowed view of [`Consent`](crate::types::Consent): its strings and free-form objects point into the input.
+#[cfg(feature = "communications")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Consent<'a> {
     /// `id` (integer).
@@ -157,6 +172,7 @@ pub struct Consent<'a> {
     pub signed_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "communications")]
 ::energy_api_core::deserialize_struct!(
     Consent<'a>,
     "struct Consent",
@@ -169,6 +185,7 @@ pub struct Consent<'a> {
 );
 
 /// The borrowed view of [`ContractJourney`](crate::types::ContractJourney): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractJourney<'a> {
     /// `number` (string).
@@ -179,6 +196,7 @@ pub struct ContractJourney<'a> {
     pub requested_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     ContractJourney<'a>,
     "struct ContractJourney",
@@ -190,6 +208,7 @@ pub struct ContractJourney<'a> {
 );
 
 /// The borrowed view of [`ContractReferences`](crate::types::ContractReferences): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ContractReferences<'a> {
     /// `account_contract_identifier` (string).
@@ -204,6 +223,7 @@ pub struct ContractReferences<'a> {
     >,
 }
 
+#[cfg(feature = "lifecycle-join")]
 ::energy_api_core::deserialize_struct!(
     ContractReferences<'a>,
     "struct ContractReferences",
@@ -214,6 +234,7 @@ pub struct ContractReferences<'a> {
 );
 
 /// The borrowed view of [`DispatchPayload`](crate::types::DispatchPayload): its strings and free-form objects point into the input.
+#[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DispatchPayload<'a> {
     /// `begin` (string).
@@ -224,6 +245,7 @@ pub struct DispatchPayload<'a> {
     pub power: i64,
 }
 
+#[cfg(feature = "flexible-devices")]
 ::energy_api_core::deserialize_struct!(
     DispatchPayload<'a>,
     "struct DispatchPayload",
@@ -313,6 +335,7 @@ pub struct DisputedClosingReading<'a> {
 );
 
 /// The borrowed view of [`EnrollmentSupplyPoint`](crate::types::EnrollmentSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-status")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EnrollmentSupplyPoint<'a> {
     /// `market_name` (string).
@@ -325,6 +348,7 @@ pub struct EnrollmentSupplyPoint<'a> {
     pub was_cancelled: bool,
 }
 
+#[cfg(feature = "lifecycle-status")]
 ::energy_api_core::deserialize_struct!(
     EnrollmentSupplyPoint<'a>,
     "struct EnrollmentSupplyPoint",
@@ -337,6 +361,7 @@ pub struct EnrollmentSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`FlexDeviceDisconnectedPayload`](crate::types::FlexDeviceDisconnectedPayload): its strings and free-form objects point into the input.
+#[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceDisconnectedPayload<'a> {
     /// `cause` (string).
@@ -345,6 +370,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
     pub disconnected_soc: i64,
 }
 
+#[cfg(feature = "flexible-devices")]
 ::energy_api_core::deserialize_struct!(
     FlexDeviceDisconnectedPayload<'a>,
     "struct FlexDeviceDisconnectedPayload",
@@ -355,6 +381,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 );
 
 /// The borrowed view of [`FlexDeviceOptimisationCreatedPayload`](crate::types::FlexDeviceOptimisationCreatedPayload): its strings and free-form objects point into the input.
+#[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct FlexDeviceOptimisationCreatedPayload<'a> {
     /// `dispatches` (array of `DispatchPayload`).
@@ -391,6 +418,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
     pub will_reach_target_soc: bool,
 }
 
+#[cfg(feature = "flexible-devices")]
 ::energy_api_core::deserialize_struct!(
     FlexDeviceOptimisationCreatedPayload<'a>,
     "struct FlexDeviceOptimisationCreatedPayload",
@@ -415,6 +443,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 );
 
 /// The borrowed view of [`GroupMembership`](crate::types::GroupMembership): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupMembership<'a> {
     /// `contract_identifier` (string).
@@ -425,6 +454,7 @@ pub struct GroupMembership<'a> {
     pub valid_to: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     GroupMembership<'a>,
     "struct GroupMembership",
@@ -436,6 +466,7 @@ pub struct GroupMembership<'a> {
 );
 
 /// The borrowed view of [`GroupMembershipNew`](crate::types::GroupMembershipNew): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupMembershipNew<'a> {
     /// `contract_identifier` (string).
@@ -447,6 +478,7 @@ pub struct GroupMembershipNew<'a> {
     pub valid_to: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     GroupMembershipNew<'a>,
     "struct GroupMembershipNew",
@@ -458,6 +490,7 @@ pub struct GroupMembershipNew<'a> {
 );
 
 /// The borrowed view of [`GroupPeriod`](crate::types::GroupPeriod): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupPeriod<'a> {
     /// `start` (string).
@@ -466,6 +499,7 @@ pub struct GroupPeriod<'a> {
     pub end: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     GroupPeriod<'a>,
     "struct GroupPeriod",
@@ -476,6 +510,7 @@ pub struct GroupPeriod<'a> {
 );
 
 /// The borrowed view of [`GroupTrait`](crate::types::GroupTrait): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupTrait<'a> {
     /// `identifier` (string).
@@ -486,6 +521,7 @@ pub struct GroupTrait<'a> {
     pub data: ::energy_api_core::RawObject<'a>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     GroupTrait<'a>,
     "struct GroupTrait",
@@ -497,6 +533,7 @@ pub struct GroupTrait<'a> {
 );
 
 /// The borrowed view of [`GroupVersion`](crate::types::GroupVersion): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GroupVersion<'a> {
     /// `identifier` (string).
@@ -509,6 +546,7 @@ pub struct GroupVersion<'a> {
     pub traits: ::std::vec::Vec<crate::borrowed::types::GroupTrait<'a>>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     GroupVersion<'a>,
     "struct GroupVersion",
@@ -566,6 +604,7 @@ pub struct HouseMoveSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`InkAction`](crate::types::InkAction): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkAction<'a> {
     /// `code` (string).
@@ -576,6 +615,7 @@ pub struct InkAction<'a> {
     pub stop_further_evaluation: bool,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkAction<'a>,
     "struct InkAction",
@@ -587,6 +627,7 @@ pub struct InkAction<'a> {
 );
 
 /// The borrowed view of [`InkContent`](crate::types::InkContent): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkContent<'a> {
     /// `from_address` (string).
@@ -604,6 +645,7 @@ pub struct InkContent<'a> {
     pub tags: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkContent<'a>,
     "struct InkContent",
@@ -616,6 +658,7 @@ pub struct InkContent<'a> {
 );
 
 /// The borrowed view of [`InkConversation`](crate::types::InkConversation): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkConversation<'a> {
     /// `conversation_relay_id` (string).
@@ -626,6 +669,7 @@ pub struct InkConversation<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkConversation<'a>,
     "struct InkConversation",
@@ -637,6 +681,7 @@ pub struct InkConversation<'a> {
 );
 
 /// The borrowed view of [`InkFailureData`](crate::types::InkFailureData): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkFailureData<'a> {
     /// `type` (string).
@@ -647,6 +692,7 @@ pub struct InkFailureData<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkFailureData<'a>,
     "struct InkFailureData",
@@ -658,6 +704,7 @@ pub struct InkFailureData<'a> {
 );
 
 /// The borrowed view of [`InkMessage`](crate::types::InkMessage): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessage<'a> {
     /// `relay_id` (string).
@@ -670,6 +717,7 @@ pub struct InkMessage<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkMessage<'a>,
     "struct InkMessage",
@@ -682,6 +730,7 @@ pub struct InkMessage<'a> {
 );
 
 /// The borrowed view of [`InkMessageContent`](crate::types::InkMessageContent): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageContent<'a> {
     /// `message_id` (integer).
@@ -694,6 +743,7 @@ pub struct InkMessageContent<'a> {
     pub content: crate::borrowed::types::InkContent<'a>,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkMessageContent<'a>,
     "struct InkMessageContent",
@@ -706,6 +756,7 @@ pub struct InkMessageContent<'a> {
 );
 
 /// The borrowed view of [`InkMessageWithVendor`](crate::types::InkMessageWithVendor): its strings and free-form objects point into the input.
+#[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct InkMessageWithVendor<'a> {
     /// `relay_id` (string).
@@ -720,6 +771,7 @@ pub struct InkMessageWithVendor<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "conversations")]
 ::energy_api_core::deserialize_struct!(
     InkMessageWithVendor<'a>,
     "struct InkMessageWithVendor",
@@ -733,6 +785,7 @@ pub struct InkMessageWithVendor<'a> {
 );
 
 /// The borrowed view of [`JoinAgreement`](crate::types::JoinAgreement): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct JoinAgreement<'a> {
     /// `id` (integer).
@@ -745,6 +798,7 @@ pub struct JoinAgreement<'a> {
     pub product_code: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-join")]
 ::energy_api_core::deserialize_struct!(
     JoinAgreement<'a>,
     "struct JoinAgreement",
@@ -757,6 +811,7 @@ pub struct JoinAgreement<'a> {
 );
 
 /// The borrowed view of [`JoinSupplyPoint`](crate::types::JoinSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct JoinSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -767,6 +822,7 @@ pub struct JoinSupplyPoint<'a> {
     pub requested_supply_start_date: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-join")]
 ::energy_api_core::deserialize_struct!(
     JoinSupplyPoint<'a>,
     "struct JoinSupplyPoint",
@@ -778,6 +834,7 @@ pub struct JoinSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`LeaveSupplyPoint`](crate::types::LeaveSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LeaveSupplyPoint<'a> {
     /// `market_identifier` (string).
@@ -788,6 +845,7 @@ pub struct LeaveSupplyPoint<'a> {
     pub market_name: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::deserialize_struct!(
     LeaveSupplyPoint<'a>,
     "struct LeaveSupplyPoint",
@@ -799,6 +857,7 @@ pub struct LeaveSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`Ledger`](crate::types::Ledger): its strings and free-form objects point into the input.
+#[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Ledger<'a> {
     /// `account` (`BillingAccount`).
@@ -810,6 +869,7 @@ pub struct Ledger<'a> {
     pub id: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
+#[cfg(feature = "billing")]
 ::energy_api_core::deserialize_struct!(
     Ledger<'a>,
     "struct Ledger",
@@ -821,6 +881,7 @@ pub struct Ledger<'a> {
 );
 
 /// The borrowed view of [`LedgerEntry`](crate::types::LedgerEntry): its strings and free-form objects point into the input.
+#[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LedgerEntry<'a> {
     /// `id` (integer).
@@ -845,6 +906,7 @@ pub struct LedgerEntry<'a> {
     pub source_type: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
+#[cfg(feature = "billing")]
 ::energy_api_core::deserialize_struct!(
     LedgerEntry<'a>,
     "struct LedgerEntry",
@@ -862,6 +924,7 @@ pub struct LedgerEntry<'a> {
 );
 
 /// The borrowed view of [`LedgerEntryRemoval`](crate::types::LedgerEntryRemoval): its strings and free-form objects point into the input.
+#[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct LedgerEntryRemoval<'a> {
     /// `id` (integer).
@@ -884,6 +947,7 @@ pub struct LedgerEntryRemoval<'a> {
     pub source_reason: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "billing")]
 ::energy_api_core::deserialize_struct!(
     LedgerEntryRemoval<'a>,
     "struct LedgerEntryRemoval",
@@ -1029,6 +1093,7 @@ pub struct PaymentsLedger<'a> {
 );
 
 /// The borrowed view of [`Product`](crate::types::Product): its strings and free-form objects point into the input.
+#[cfg(feature = "agreements-and-approvals")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Product<'a> {
     /// `code` (string).
@@ -1039,6 +1104,7 @@ pub struct Product<'a> {
     pub brand_code: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "agreements-and-approvals")]
 ::energy_api_core::deserialize_struct!(
     Product<'a>,
     "struct Product",
@@ -1050,6 +1116,7 @@ pub struct Product<'a> {
 );
 
 /// The borrowed view of [`PsrRecord`](crate::types::PsrRecord): its strings and free-form objects point into the input.
+#[cfg(feature = "account-users")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PsrRecord<'a> {
     /// `description` (string).
@@ -1060,6 +1127,7 @@ pub struct PsrRecord<'a> {
     pub gas_industry_code: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "account-users")]
 ::energy_api_core::deserialize_struct!(
     PsrRecord<'a>,
     "struct PsrRecord",
@@ -1128,6 +1196,7 @@ pub struct RemovedMeter<'a> {
 );
 
 /// The borrowed view of [`SigningIdentity`](crate::types::SigningIdentity): its strings and free-form objects point into the input.
+#[cfg(feature = "communications")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SigningIdentity<'a> {
     /// `identity_type` (string).
@@ -1136,6 +1205,7 @@ pub struct SigningIdentity<'a> {
     pub identity: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "communications")]
 ::energy_api_core::deserialize_struct!(
     SigningIdentity<'a>,
     "struct SigningIdentity",
@@ -1146,6 +1216,7 @@ pub struct SigningIdentity<'a> {
 );
 
 /// The borrowed view of [`SubjectContractJourney`](crate::types::SubjectContractJourney): its strings and free-form objects point into the input.
+#[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SubjectContractJourney<'a> {
     /// `number` (string).
@@ -1154,6 +1225,7 @@ pub struct SubjectContractJourney<'a> {
     pub subject_number: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "contracts")]
 ::energy_api_core::deserialize_struct!(
     SubjectContractJourney<'a>,
     "struct SubjectContractJourney",
@@ -1164,6 +1236,7 @@ pub struct SubjectContractJourney<'a> {
 );
 
 /// The borrowed view of [`SupplyPeriodData`](crate::types::SupplyPeriodData): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SupplyPeriodData<'a> {
     /// `id` (integer).
@@ -1174,6 +1247,7 @@ pub struct SupplyPeriodData<'a> {
     pub supply_end_at: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-join")]
 ::energy_api_core::deserialize_struct!(
     SupplyPeriodData<'a>,
     "struct SupplyPeriodData",
@@ -1185,6 +1259,7 @@ pub struct SupplyPeriodData<'a> {
 );
 
 /// The borrowed view of [`TerminatedSupplyPoint`](crate::types::TerminatedSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TerminatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -1195,6 +1270,7 @@ pub struct TerminatedSupplyPoint<'a> {
     pub confirmed_supply_end_date: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::deserialize_struct!(
     TerminatedSupplyPoint<'a>,
     "struct TerminatedSupplyPoint",
@@ -1206,6 +1282,7 @@ pub struct TerminatedSupplyPoint<'a> {
 );
 
 /// The borrowed view of [`TerminationInitiatedSupplyPoint`](crate::types::TerminationInitiatedSupplyPoint): its strings and free-form objects point into the input.
+#[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TerminationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -1216,6 +1293,7 @@ pub struct TerminationInitiatedSupplyPoint<'a> {
     pub requested_supply_end_date: ::energy_api_core::CowStr<'a>,
 }
 
+#[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::deserialize_struct!(
     TerminationInitiatedSupplyPoint<'a>,
     "struct TerminationInitiatedSupplyPoint",

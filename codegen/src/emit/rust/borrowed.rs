@@ -120,11 +120,18 @@ impl Borrowing {
         }
     }
 
-    /// The view of a struct: a struct with a lifetime when it borrows, else a re-export of `owned`.
-    fn view_struct(&self, s: &Struct, owned: TokenStream, deprecated: Option<&str>) -> TokenStream {
+    /// The view of a struct: a struct with a lifetime when it borrows, else a re-export of `owned`; every
+    /// item under `cfg` (the owned type's).
+    fn view_struct(
+        &self,
+        s: &Struct,
+        owned: TokenStream,
+        deprecated: Option<&str>,
+        cfg: &TokenStream,
+    ) -> TokenStream {
         let name = format_ident!("{}", s.rust_name);
         if !self.borrows(s) {
-            return quote! { pub use #owned; };
+            return quote! { #cfg pub use #owned; };
         }
         let doc = doc_attrs(&format!(
             "The borrowed view of [`{0}`]({1}): its strings and free-form objects point into the input.",
@@ -161,21 +168,24 @@ impl Borrowing {
         quote! {
             #doc
             #deprecated
+            #cfg
             #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
             pub struct #name<'a> {
                 #(#fields)*
                 #additional
             }
 
+            #cfg
             #deserialize
         }
     }
 
     /// `src/borrowed/types.rs`: the views of the shared types.
     pub(super) fn types_file(&self, model: &Model) -> TokenStream {
+        let cfgs = super::shared_type_cfgs(model);
         let views = model.shared_types.iter().map(|t| {
             let name = format_ident!("{}", t.rust_name);
-            self.view_struct(t, quote!(crate::types::#name), None)
+            self.view_struct(t, quote!(crate::types::#name), None, &cfgs[&t.name])
         });
         quote! {
             #![doc = " Borrowed views of the shared payload types (cargo feature `borrowed`): strings and free-form"]
@@ -203,9 +213,8 @@ impl Borrowing {
         }
         let module = format_ident!("{}", section.module);
         let owned = quote!(crate::events::#module);
-        let items =
-            section.events.iter().map(|e| {
-                let payloads = e.versions.iter().map(|v| {
+        let items = section.events.iter().map(|e| {
+            let payloads = e.versions.iter().map(|v| {
                 let name = format_ident!("{}", v.payload.rust_name);
                 match &v.alias_of {
                     Some(shared) if self.shared.contains(&shared.name) => {
@@ -215,14 +224,22 @@ impl Borrowing {
                     }
                     Some(_) => quote! { pub use #owned::#name; },
                     None => {
-                        let note = v.deprecated.as_ref().map(|d| format!("sunset {}", d.sunset));
-                        self.view_struct(&v.payload, quote!(#owned::#name), note.as_deref())
+                        let note = v
+                            .deprecated
+                            .as_ref()
+                            .map(|d| format!("sunset {}", d.sunset));
+                        self.view_struct(
+                            &v.payload,
+                            quote!(#owned::#name),
+                            note.as_deref(),
+                            &quote!(),
+                        )
                     }
                 }
             });
-                let enum_ = self.version_enum(e, &owned);
-                quote! { #(#payloads)* #enum_ }
-            });
+            let enum_ = self.version_enum(e, &owned);
+            quote! { #(#payloads)* #enum_ }
+        });
         quote! {
             #doc
             #(#items)*

@@ -94,7 +94,7 @@ fn section_rs(section: &Section, owned_views: &BTreeSet<(String, String)>) -> To
                 quote! { #doc pub type #name = crate::types::#target; }
             }
             None => {
-                let tokens = struct_tokens(&v.payload, Home::Types);
+                let tokens = struct_tokens(&v.payload, Home::Types, &quote!());
                 match &v.deprecated {
                     Some(d) => {
                         let note = format!("sunset {}", d.sunset);

@@ -190,7 +190,15 @@ fn deserialize_invocation(item: &syn::Item) -> Option<String> {
     if m.mac.path.segments.last()?.ident != "deserialize_struct" {
         return None;
     }
-    let mut out = String::from("::energy_api_core::deserialize_struct!(\n");
+    // Its attributes (a `#[cfg]`) as prettyplease prints them, then the invocation.
+    let mut out = String::new();
+    for attr in &m.attrs {
+        let carrier = syn::parse2::<syn::File>(quote!(#attr const _: () = ();)).ok()?;
+        let printed = prettyplease::unparse(&carrier);
+        out.push_str(printed.lines().next().unwrap_or_default());
+        out.push('\n');
+    }
+    out.push_str("::energy_api_core::deserialize_struct!(\n");
     for argument in split_top_level(m.mac.tokens.clone()) {
         match argument.first() {
             Some(proc_macro2::TokenTree::Group(fields))
@@ -301,8 +309,11 @@ fn readme(model: &Model) -> String {
          the sibling folder `api-core`: vendor the two folders side by side, or publish both to your \
          registry (`cargo publish -p energy-api-core -p energy-api`).\n\n\
          ## Features\n\n\
-         One feature per section of the events catalogue, all on by default; a team that reads one \
-         domain compiles only its payloads:\n\n",
+         On by default: `rest` (the REST resources and endpoint request types), `documents` (the \
+         OpenAPI and AsyncAPI documents as constants), and one feature per section of the events \
+         catalogue; a team that reads one domain compiles only its payloads and the shared types they \
+         use. Off by default: `borrowed` (views of the payloads whose strings point into the input, \
+         `EventRef`).\n\n",
     );
     for s in &model.sections {
         out.push_str(&format!(
@@ -318,6 +329,10 @@ fn readme(model: &Model) -> String {
     );
     out
 }
+
+/// The crate's features beside the sections', on by default: a team that reads one domain of events turns
+/// them off with the default features.
+pub const CRATE_FEATURES: [&str; 2] = ["rest", "documents"];
 
 /// The crate's manifest. Self-contained (nothing inherited from a workspace), so that a team can vendor
 /// the crate or publish it to its own registry, together with `energy-api-core`, which it expects as the
@@ -339,13 +354,22 @@ keywords = ["energy", "events", "serde", "openapi", "asyncapi"]
 categories = ["api-bindings", "encoding"]
 include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md"]
 
-# One feature per section of the events catalogue, all on by default: a team that reads one domain
-# compiles only its payloads (`default-features = false, features = ["billing"]`).
+# One feature per section of the events catalogue, and the REST types and the documents, all on by
+# default: a team that reads one domain compiles only its payloads and the shared types they use
+# (`default-features = false, features = ["billing"]`).
 [features]
 "#,
     );
-    let quoted: Vec<String> = features.iter().map(|f| format!("\"{f}\"")).collect();
+    let quoted: Vec<String> = CRATE_FEATURES
+        .iter()
+        .chain(&features)
+        .map(|f| format!("\"{f}\""))
+        .collect();
     out.push_str(&format!("default = [{}]\n", quoted.join(", ")));
+    out.push_str(
+        "# The REST resources and endpoint request types (`rest`).\nrest = []\n\
+         # The OpenAPI and AsyncAPI documents as string constants (`documents`).\ndocuments = []\n",
+    );
     for f in &features {
         out.push_str(&format!("{f} = []\n"));
     }
@@ -388,10 +412,12 @@ fn lib_rs(model: &Model) -> TokenStream {
     );
     let reexport = if model.rest.is_some() {
         quote!(
+            #[cfg(feature = "documents")]
             pub use documents::{ASYNCAPI_YAML, OPENAPI_YAML};
         )
     } else {
         quote!(
+            #[cfg(feature = "documents")]
             pub use documents::ASYNCAPI_YAML;
         )
     };
@@ -401,8 +427,10 @@ fn lib_rs(model: &Model) -> TokenStream {
         #![doc = " - [`types`]: payload types shared by several events;"]
         #![doc = " - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to"]
         #![doc = "   decode any payload by (event type, version);"]
-        #![doc = " - [`rest`]: the REST resources, the paginated envelope and a request type per endpoint;"]
-        #![doc = " - [`documents`]: the OpenAPI and AsyncAPI documents of the same interface, as text;"]
+        #![doc = " - `rest` (cargo feature `rest`): the REST resources, the paginated envelope and a request type per"]
+        #![doc = "   endpoint;"]
+        #![doc = " - `documents` (cargo feature `documents`): the OpenAPI and AsyncAPI documents of the same interface,"]
+        #![doc = "   as text;"]
         #![doc = " - `borrowed` (cargo feature `borrowed`): the event payloads again as views whose strings point into"]
         #![doc = "   the input, and `EventRef` to decode any payload as one without copying its strings."]
         #![doc = ""]
@@ -414,9 +442,11 @@ fn lib_rs(model: &Model) -> TokenStream {
 
         pub mod types;
         pub mod events;
+        #[cfg(feature = "rest")]
         pub mod rest;
         mod shapes;
 
+        #[cfg(feature = "documents")]
         pub mod documents;
         #[cfg(feature = "borrowed")]
         pub mod borrowed;
@@ -448,14 +478,56 @@ fn documents_rs(model: &Model) -> TokenStream {
 }
 
 fn types_rs(model: &Model) -> TokenStream {
+    let cfgs = shared_type_cfgs(model);
     let structs = model
         .shared_types
         .iter()
-        .map(|s| struct_tokens(s, Home::Types));
+        .map(|s| struct_tokens(s, Home::Types, &cfgs[&s.name]));
     quote! {
-        #![doc = " Payload types shared by several events (the catalogue's \"Shared payload types\")."]
+        #![doc = " Payload types shared by several events (the catalogue's \"Shared payload types\"). Each is"]
+        #![doc = " compiled with the sections whose events use it; one that no event uses, always."]
         #(#structs)*
     }
+}
+
+/// The `#[cfg]` of each shared type, by name: compiled when a section whose events reach it is (so that
+/// a build of one section compiles only its own types); a type no event reaches has none.
+pub(crate) fn shared_type_cfgs(model: &Model) -> BTreeMap<String, TokenStream> {
+    let mut features: BTreeMap<&str, BTreeSet<&str>> = model
+        .shared_types
+        .iter()
+        .map(|t| (t.name.as_str(), BTreeSet::new()))
+        .collect();
+    for section in &model.sections {
+        let roots: Vec<&Struct> = section
+            .events
+            .iter()
+            .flat_map(|e| &e.versions)
+            .map(|v| &v.payload)
+            .collect();
+        for t in model.shared_types_reached(&roots) {
+            if let Some(set) = features.get_mut(t.name.as_str()) {
+                set.insert(section.feature.as_str());
+            }
+        }
+    }
+    features
+        .into_iter()
+        .map(|(name, set)| {
+            let cfg = match set.len() {
+                0 => quote!(),
+                1 => {
+                    let one = set.iter();
+                    quote!(#[cfg(#(feature = #one)*)])
+                }
+                _ => {
+                    let set = set.iter();
+                    quote!(#[cfg(any(#(feature = #set),*))])
+                }
+            };
+            (name.to_owned(), cfg)
+        })
+        .collect()
 }
 
 /// `#[doc]` attributes, one per line, so that they print as `///` lines.
@@ -560,7 +632,7 @@ pub(crate) fn field_doc(f: &Field) -> String {
 /// A struct with serde: a derived `Serialize`, and a compact `Deserialize` (see [`deserialize_impl`]).
 /// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
 /// `additional_fields` when the struct is incomplete.
-pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
+pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let doc = if s.incomplete {
         doc_attrs(&format!(
@@ -578,6 +650,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
     if s.free_form {
         return quote! {
             #doc
+            #cfg
             #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
             #[serde(transparent)]
             pub struct #name(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
@@ -619,11 +692,13 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
     let deserialize = deserialize_impl(s);
     quote! {
         #doc
+        #cfg
         #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
         pub struct #name #generics {
             #(#fields)*
             #additional
         }
+        #cfg
         #deserialize
     }
 }
@@ -631,7 +706,11 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home) -> TokenStream {
 /// `src/shapes.rs`: the shape of every struct of the events (shared types and payloads) as static data,
 /// for the allocation-free checks of `energy_api_core::shape`.
 fn shapes_rs(model: &Model) -> TokenStream {
-    let shared = model.shared_types.iter().map(|s| struct_shape(s, quote!()));
+    let cfgs = shared_type_cfgs(model);
+    let shared = model
+        .shared_types
+        .iter()
+        .map(|s| struct_shape(s, cfgs[&s.name].clone()));
     let payloads = model.sections.iter().flat_map(|section| {
         let feature = &section.feature;
         section

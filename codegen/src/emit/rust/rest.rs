@@ -12,7 +12,10 @@ pub(super) fn file(model: &Model) -> TokenStream {
         };
     };
     let doc = inner_doc_attrs(&rest.doc);
-    let resources = rest.resources.iter().map(|r| struct_tokens(r, Home::Rest));
+    let resources = rest
+        .resources
+        .iter()
+        .map(|r| struct_tokens(r, Home::Rest, &quote!()));
     let endpoints = rest.endpoints.iter().map(endpoint);
     let error = rest.error_response.as_ref().map(|t| {
         let ty = value_type(t, None, Home::Rest, false);
