@@ -21,7 +21,7 @@ const SCHEMA_INDEPENDENT: &[&str] = &["src/events/decode.rs", "src/events/routin
 
 /// The generated Rust of a fixture, every file under a `=== path` heading.
 fn rust_output(dir: &Path) -> String {
-    let files = energy_codegen::generate(dir)
+    let files = energy_codegen::generate(dir, None)
         .unwrap_or_else(|f| panic!("{}: {}", dir.display(), f.render(false)));
     files
         .iter()
@@ -51,7 +51,7 @@ fn fixture_crates_compile_without_warnings() {
     let scratch = root.join("target").join("fixture-crates");
     let mut members = Vec::new();
     for (name, dir) in fixture_schemas() {
-        let files = energy_codegen::generate(&dir)
+        let files = energy_codegen::generate(&dir, None)
             .unwrap_or_else(|f| panic!("{name}: {}", f.render(false)));
         energy_tests::write_scratch_crate(&scratch, &format!("fixture-{name}"), files);
         members.push(format!("\"fixture-{name}\""));
@@ -140,7 +140,7 @@ fn copy_tree(from: &Path, to: &Path) {
 fn former_names_decode_in_a_generated_crate() {
     let root = energy_tests::workspace_root();
     let scratch = root.join("target").join("evolution-crate");
-    let files = energy_codegen::generate(&energy_tests::fixture("schemas/docs-evolution"))
+    let files = energy_codegen::generate(&energy_tests::fixture("schemas/docs-evolution"), None)
         .unwrap_or_else(|f| panic!("{}", f.render(false)));
     energy_tests::write_scratch_crate(&scratch, "evolution", files);
     std::fs::create_dir_all(scratch.join("evolution/tests")).unwrap();

@@ -37,7 +37,7 @@ fn documents_of_the_fixture_schemas() {
             files.extend(emitted.expect("the documents are emitted"));
         }
         // The same files, in the same bytes, are part of the whole output.
-        let all = energy_codegen::emit_all(&model).expect("everything is emitted");
+        let all = energy_codegen::emit_all(&model, None).expect("everything is emitted");
         for (path, contents) in &files {
             assert_eq!(all.get(path), Some(contents), "{name}: {path}");
         }

@@ -25,7 +25,7 @@ fn copy_tree(from: &Path, to: &Path, reverse: bool) {
 }
 
 fn generate(schema: &Path) -> BTreeMap<String, String> {
-    energy_codegen::generate(schema).unwrap_or_else(|f| panic!("{}", f.render(false)))
+    energy_codegen::generate(schema, None).unwrap_or_else(|f| panic!("{}", f.render(false)))
 }
 
 #[test]

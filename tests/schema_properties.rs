@@ -196,7 +196,7 @@ fn generate(files: &[(String, String)]) -> std::collections::BTreeMap<String, St
             f.render(false)
         )
     });
-    energy_codegen::emit_all(&model).expect("a valid model emits")
+    energy_codegen::emit_all(&model, None).expect("a valid model emits")
 }
 
 proptest! {
@@ -219,7 +219,7 @@ proptest! {
         let files = render(&s);
         let inputs: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (p.as_str(), c.as_bytes())).collect();
         let model = energy_codegen::build_model_in_memory(&inputs).expect("valid random schema");
-        let emitted = energy_codegen::emit_all(&model).expect("emits");
+        let emitted = energy_codegen::emit_all(&model, None).expect("emits");
         let meta = jsonschema::draft202012::meta::validator();
         for (path, text) in emitted.iter().filter(|(p, _)| p.starts_with("schemas/")) {
             let schema: serde_json::Value = serde_json::from_str(text).expect("JSON");

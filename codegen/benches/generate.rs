@@ -93,7 +93,7 @@ fn generate(files: &[(String, Vec<u8>)]) -> usize {
         .collect();
     let model = energy_codegen::build_model_in_memory(&inputs)
         .unwrap_or_else(|f| panic!("{}", f.render(false)));
-    energy_codegen::emit_all(&model).expect("emits").len()
+    energy_codegen::emit_all(&model, None).expect("emits").len()
 }
 
 fn real_schema(c: &mut Criterion) {
@@ -101,7 +101,7 @@ fn real_schema(c: &mut Criterion) {
     c.bench_function("generate/real-schema", |b| {
         b.iter(|| {
             let model = energy_codegen::build_model(black_box(&dir)).expect("valid");
-            energy_codegen::emit_all(&model).expect("emits").len()
+            energy_codegen::emit_all(&model, None).expect("emits").len()
         })
     });
 }

@@ -22,6 +22,7 @@ mod write;
 mod yaml;
 
 pub use diag::{Code, Diagnostic, Diagnostics, Label};
+pub use emit::rust::FormatCache;
 pub use model::Model;
 pub use source::{FileId, SourceFile, SourceMap, Span};
 pub use write::{WriteReport, write_files};
@@ -123,26 +124,50 @@ fn resolve(
     }
 }
 
-/// Every generated file, by path relative to the `generated/` folder.
-pub fn generate(schema_dir: &Path) -> Result<BTreeMap<String, String>, Failure> {
+/// Every generated file, by path relative to the `generated/` folder; Rust files formatted in an earlier
+/// run are taken from `cache` when there is one (the output is the same with or without).
+pub fn generate(
+    schema_dir: &Path,
+    cache: Option<&FormatCache>,
+) -> Result<BTreeMap<String, String>, Failure> {
     let model = build_model(schema_dir)?;
-    emit_all(&model).map_err(|bug| Failure {
+    emit_all(&model, cache).map_err(|bug| Failure {
         sources: SourceMap::default(),
         diagnostics: Diagnostics::default(),
         bug: Some(bug),
     })
 }
 
-/// Every output of the model. An error here is a bug of the generator, not of the schema.
-pub fn emit_all(model: &Model) -> Result<BTreeMap<String, String>, String> {
-    let mut files = emit::rust::emit(model)?;
-    for more in [
-        emit::openapi::emit(model)?,
-        emit::asyncapi::emit(model)?,
-        emit::compatibility::emit(model),
-        emit::jsonschema::emit(model)?,
-        emit::schema_format::emit()?,
-    ] {
+/// Every output of the model (see [`generate`] for `cache`). An error here is a bug of the generator, not
+/// of the schema.
+pub fn emit_all(
+    model: &Model,
+    cache: Option<&FormatCache>,
+) -> Result<BTreeMap<String, String>, String> {
+    // The documents are made on threads of their own while the Rust files are: none reads another. The
+    // AsyncAPI document alone takes as long as the rest of them.
+    let (rust, asyncapi, documents) = std::thread::scope(|scope| {
+        let asyncapi = scope.spawn(|| emit::asyncapi::emit(model));
+        let documents = scope.spawn(|| {
+            Ok::<_, String>([
+                emit::openapi::emit(model)?,
+                emit::compatibility::emit(model),
+                emit::jsonschema::emit(model)?,
+                emit::schema_format::emit()?,
+            ])
+        });
+        let rust = emit::rust::emit(model, cache);
+        let panicked = "a thread making the documents panicked";
+        (
+            rust,
+            asyncapi.join().unwrap_or_else(|_| Err(panicked.to_owned())),
+            documents
+                .join()
+                .unwrap_or_else(|_| Err(panicked.to_owned())),
+        )
+    });
+    let mut files = rust?;
+    for more in std::iter::once(asyncapi?).chain(documents?) {
         for (path, contents) in more {
             if files.insert(path.clone(), contents).is_some() {
                 return Err(format!("two emitters write `{path}`"));

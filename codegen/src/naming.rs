@@ -709,7 +709,7 @@ mod tests {
         let model = crate::build_model(&schema)
             .map_err(|f| f.render(false))
             .expect("the real schema builds");
-        let files = crate::emit::rust::emit(&model).expect("the crate is generated");
+        let files = crate::emit::rust::emit(&model, None).expect("the crate is generated");
 
         let events = defined_names(&files["src/events/mod.rs"]);
         let reserved: BTreeSet<String> = EVENTS_MODULE_ITEMS

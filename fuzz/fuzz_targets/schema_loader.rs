@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let files: Vec<(&str, &[u8])> = names.iter().copied().zip(parts.by_ref()).collect();
     match energy_codegen::build_model_in_memory(&files) {
         Ok(model) => {
-            if let Err(e) = energy_codegen::emit_all(&model) {
+            if let Err(e) = energy_codegen::emit_all(&model, None) {
                 panic!("a valid model must emit: {e}");
             }
         }

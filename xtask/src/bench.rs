@@ -83,7 +83,7 @@ fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
     let ours = CleanBuild::new(
         &manifest,
         "energy-api",
-        &target_dir(root).join("bench-compile"),
+        &crate::target_dir(root).join("bench-compile"),
     );
     ours.prepare()?;
     println!(
@@ -187,15 +187,6 @@ pub(crate) fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
-/// The target folder of this build: `CARGO_TARGET_DIR` (relative to the workspace) when set, else
-/// `target/` in the workspace.
-pub(crate) fn target_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => root.join(dir),
-        _ => root.join("target"),
-    }
-}
-
 /// A command as a shell line, for messages.
 pub(crate) fn command_line(command: &Command) -> String {
     std::iter::once(command.get_program())
@@ -274,7 +265,7 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         "--example",
         "event_stream",
     ])?;
-    let target = target_dir(root);
+    let target = crate::target_dir(root);
     let dir = target.join("bench-validate");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let energy = target.join("release/energy");

@@ -34,7 +34,8 @@ pub(crate) fn run(args: &CodegenArgs) -> ExitCode {
     let root = crate::workspace_root();
     let schema = args.schema.clone().unwrap_or_else(|| root.join("schema"));
     let out = args.out.clone().unwrap_or_else(|| root.join("generated"));
-    let files = match energy_codegen::generate(&schema) {
+    let cache = format_cache(&root);
+    let files = match energy_codegen::generate(&schema, cache.as_ref()) {
         Ok(files) => files,
         Err(failure) => {
             match args.message_format {
@@ -85,4 +86,25 @@ pub(crate) fn run(args: &CodegenArgs) -> ExitCode {
         report.unchanged
     );
     ExitCode::SUCCESS
+}
+
+/// The generator's cache of formatted files, in the target folder, for this build of the generator: its
+/// executable's size and modification time name the build, so a rebuilt generator starts afresh. None
+/// when the executable cannot be read (the run formats everything, as on a first run).
+fn format_cache(root: &std::path::Path) -> Option<energy_codegen::FormatCache> {
+    let executable = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    let modified = executable
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(energy_codegen::FormatCache::new(
+        format_cache_dir(root),
+        format!("{} {}", executable.len(), modified.as_nanos()),
+    ))
+}
+
+/// Where the generator keeps formatted files between runs.
+pub(crate) fn format_cache_dir(root: &std::path::Path) -> PathBuf {
+    crate::target_dir(root).join("codegen-format-cache")
 }

@@ -82,6 +82,15 @@ pub(crate) fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| compiled_workspace().to_path_buf())
 }
 
+/// The target folder of this build: `CARGO_TARGET_DIR` (relative to the workspace) when set, else
+/// `target/` in the workspace.
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
+}
+
 /// The workspace this binary was compiled from.
 fn compiled_workspace() -> &'static Path {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -7,9 +7,7 @@
 //! `<target>/peer-crate/`. Measured: generation (the whole process of each tool, alternately) and clean
 //! debug builds of each crate (alternately, in a target folder each), as medians and ratios ours/peer.
 
-use crate::bench::{
-    CleanBuild, cargo, command_line, median, run_step, section_features, target_dir,
-};
+use crate::bench::{CleanBuild, cargo, command_line, median, run_step, section_features};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,7 +31,7 @@ const TARGET_COMPILE_SECTION: f64 = 0.15;
 
 /// Measures both generators and both crates, and prints the table for BENCHMARKS.md.
 pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
-    let target = target_dir(root);
+    let target = crate::target_dir(root);
     let typify = install_typify(&target.join("peer-tools"))?;
 
     let peer_dir = target.join("peer-crate");
@@ -72,9 +70,14 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
 
     let generation_runs = runs.max(MIN_GENERATION_RUNS);
     eprintln!("timing generation: {generation_runs} runs of each, alternately");
-    let (mut ours_gen, mut peer_gen_times) = (Vec::new(), Vec::new());
+    let (mut ours_gen, mut ours_first, mut peer_gen_times) = (Vec::new(), Vec::new(), Vec::new());
+    let format_cache = crate::codegen::format_cache_dir(root);
     for _ in 0..generation_runs {
         peer_gen_times.push(peer_gen.time("cargo-typify on the combined schema")?);
+        // Without the cache of formatted files (a first run, or the first after the generator changed),
+        // then with it (every later run: the files of an unchanged schema are not formatted again).
+        let _ = std::fs::remove_dir_all(&format_cache);
+        ours_first.push(ours.time("our generator (xtask codegen --check), empty cache")?);
         ours_gen.push(ours.time("our generator (xtask codegen --check)")?);
     }
 
@@ -94,8 +97,9 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
     );
     println!(
         "- generation: each tool's whole process, wall clock, median of {generation_runs}, alternately: \
-         ours `xtask codegen --check` (release; every output, compared with generated/), the peer \
-         `cargo-typify typify schema.json` (its defaults: types and builders, formatted, written)"
+         ours `xtask codegen --check` (release; every output, compared with generated/) with its cache of \
+         formatted files emptied, then as run again, the peer `cargo-typify typify schema.json` (its \
+         defaults: types and builders, formatted, written)"
     );
     println!(
         "- compile: a clean debug build of the crate alone (dependencies built, CARGO_INCREMENTAL=0), \
@@ -121,7 +125,18 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
             peer.as_secs_f64()
         );
     };
-    row("generation", &ours_gen, &peer_gen_times, TARGET_GENERATION);
+    row(
+        "generation, first run (no formatted file cached)",
+        &ours_first,
+        &peer_gen_times,
+        TARGET_GENERATION,
+    );
+    row(
+        "generation, run again (formatted files cached)",
+        &ours_gen,
+        &peer_gen_times,
+        TARGET_GENERATION,
+    );
     row(
         "compile, all features",
         &compile.ours_all,

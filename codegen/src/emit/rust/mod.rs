@@ -2,8 +2,11 @@
 
 mod borrowed;
 mod events;
+mod format;
 mod name_table;
 mod rest;
+
+pub use format::FormatCache;
 
 use crate::model::{Field, Format, Model, Struct, Type};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -58,6 +61,7 @@ impl Job {
         model: &Model,
         views: &[BTreeSet<(String, String)>],
         borrowing: &borrowed::Borrowing,
+        formatter: &format::Formatter,
     ) -> Result<(String, String), String> {
         let (path, tokens) = match self {
             Job::Lib => ("src/lib.rs".to_owned(), lib_rs(model)),
@@ -82,15 +86,50 @@ impl Job {
                 )
             }
         };
-        Ok((path, format_file(tokens)?))
+        let formatted = formatter.format(&path, tokens)?;
+        Ok((path, formatted))
     }
 }
 
 /// Every Rust file of the crate, and its `Cargo.toml`, by path relative to the crate.
 ///
 /// Building and formatting the files is most of the generator's time; the files are independent, so they
-/// are made on one thread per core. The result does not depend on which thread made what.
-pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
+/// are made on one thread per core, and what the `cache` holds from earlier runs is not made again: every
+/// file, when the model is the one of the last run; else each file whose tokens are the same. The result
+/// depends neither on which thread made what nor on the cache.
+pub fn emit(
+    model: &Model,
+    cache: Option<&FormatCache>,
+) -> Result<BTreeMap<String, String>, String> {
+    let formatter = format::Formatter::new(cache, model);
+    let mut files = match formatter.earlier_run() {
+        Some(files) => files,
+        None => formatted_files(model, &formatter)?,
+    };
+    formatter.finish();
+    files.insert("Cargo.toml".to_owned(), cargo_toml(model));
+    files.insert("README.md".to_owned(), readme(model));
+    files.insert(
+        "rustfmt.toml".to_owned(),
+        format!(
+            "{}# The generator formats this crate (prettyplease); `cargo fmt` leaves it alone.\ndisable_all_formatting = true\n",
+            crate::emit::header("#")
+        ),
+    );
+    for (path, template) in TEMPLATES {
+        files.insert(
+            path.to_owned(),
+            format!("{}{template}", crate::emit::header("//")),
+        );
+    }
+    Ok(files)
+}
+
+/// The Rust files built from the model and formatted, on one thread per core.
+fn formatted_files(
+    model: &Model,
+    formatter: &format::Formatter,
+) -> Result<BTreeMap<String, String>, String> {
     let mut jobs = vec![Job::Lib, Job::Types, Job::Shapes];
     jobs.extend(events::File::all(model).map(Job::Events));
     jobs.push(Job::Rest);
@@ -113,7 +152,7 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
                         let Some(job) = jobs.get(i) else {
                             return Ok(done);
                         };
-                        done.push(job.run(model, &views, &borrowing)?);
+                        done.push(job.run(model, &views, &borrowing, formatter)?);
                     }
                 })
             })
@@ -127,166 +166,10 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
             .collect()
     });
     let mut files = BTreeMap::new();
-    files.insert("Cargo.toml".to_owned(), cargo_toml(model));
-    files.insert("README.md".to_owned(), readme(model));
-    files.insert(
-        "rustfmt.toml".to_owned(),
-        format!(
-            "{}# The generator formats this crate (prettyplease); `cargo fmt` leaves it alone.\ndisable_all_formatting = true\n",
-            crate::emit::header("#")
-        ),
-    );
-    for (path, template) in TEMPLATES {
-        files.insert(
-            path.to_owned(),
-            format!("{}{template}", crate::emit::header("//")),
-        );
-    }
     for result in results {
         files.extend(result?);
     }
     Ok(files)
-}
-
-/// Formats a token stream as a Rust file with the generated header, items separated by blank lines (as
-/// progenitor does) so that a reader finds their way as in hand-written code.
-fn format_file(tokens: TokenStream) -> Result<String, String> {
-    let mut file = syn::parse2::<syn::File>(tokens)
-        .map_err(|e| format!("generated Rust does not parse: {e}"))?;
-    let items = std::mem::take(&mut file.items);
-    let mut out = crate::emit::header("//");
-    let header_len = out.len();
-    out.push_str(&prettyplease::unparse(&file));
-    // Declarations (`use`, `mod x;`) stay together, as a list.
-    let declaration = |item: &syn::Item| match item {
-        syn::Item::Use(_) => true,
-        syn::Item::Mod(m) => m.content.is_none(),
-        _ => false,
-    };
-    let mut previous_declares = false;
-    file.attrs.clear();
-    for item in items {
-        let declares = declaration(&item);
-        if out.len() > header_len && !(declares && previous_declares) {
-            out.push('\n');
-        }
-        previous_declares = declares;
-        if let Some(text) = deserialize_invocation(&item) {
-            out.push_str(&text);
-            continue;
-        }
-        file.items = vec![item];
-        out.push_str(&separate_nested_items(&prettyplease::unparse(&file)));
-    }
-    Ok(out)
-}
-
-/// A `deserialize_struct!` invocation laid out as rustfmt would, a field per line (prettyplease prints
-/// the arguments of macros it does not know as one run of tokens).
-fn deserialize_invocation(item: &syn::Item) -> Option<String> {
-    let syn::Item::Macro(m) = item else {
-        return None;
-    };
-    if m.mac.path.segments.last()?.ident != "deserialize_struct" {
-        return None;
-    }
-    // Its attributes (a `#[cfg]`) as prettyplease prints them, then the invocation.
-    let mut out = String::new();
-    for attr in &m.attrs {
-        let carrier = syn::parse2::<syn::File>(quote!(#attr const _: () = ();)).ok()?;
-        let printed = prettyplease::unparse(&carrier);
-        out.push_str(printed.lines().next().unwrap_or_default());
-        out.push('\n');
-    }
-    out.push_str("::energy_api_core::deserialize_struct!(\n");
-    for argument in split_top_level(m.mac.tokens.clone()) {
-        match argument.first() {
-            Some(proc_macro2::TokenTree::Group(fields))
-                if fields.delimiter() == proc_macro2::Delimiter::Bracket =>
-            {
-                out.push_str("    [\n");
-                for field in split_top_level(fields.stream()) {
-                    out.push_str(&format!("        {},\n", compact(&field)));
-                }
-                out.push_str("    ],\n");
-            }
-            _ => out.push_str(&format!("    {},\n", compact(&argument))),
-        }
-    }
-    out.push_str(");\n");
-    Some(out)
-}
-
-/// The comma-separated parts of a token stream, outside any group.
-fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
-    let mut parts = vec![Vec::new()];
-    for token in tokens {
-        match &token {
-            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
-            _ => parts.last_mut().map_or((), |part| part.push(token)),
-        }
-    }
-    parts.retain(|part| !part.is_empty());
-    parts
-}
-
-/// Tokens as Rust text without the spaces `to_string` puts around punctuation: `Page<T>`,
-/// `(0, required, r#type, "type")`.
-fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
-    let mut out = String::new();
-    for token in tokens {
-        let text = match token {
-            proc_macro2::TokenTree::Group(g) => {
-                let inner: Vec<String> = split_top_level(g.stream())
-                    .iter()
-                    .map(|part| compact(part))
-                    .collect();
-                let (open, close) = match g.delimiter() {
-                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
-                    proc_macro2::Delimiter::Bracket => ("[", "]"),
-                    proc_macro2::Delimiter::Brace => ("{", "}"),
-                    proc_macro2::Delimiter::None => ("", ""),
-                };
-                format!("{open}{}{close}", inner.join(", "))
-            }
-            other => other.to_string(),
-        };
-        let joins =
-            out.is_empty() || out.ends_with(['<', ':', '\'']) || text.starts_with(['<', '>', ':']);
-        if !joins {
-            out.push(' ');
-        }
-        out.push_str(&text);
-    }
-    out
-}
-
-/// Puts a blank line between the items of a block (the methods of an `impl`, say): before a line that
-/// starts an item, when the line above ends one at the same indentation.
-fn separate_nested_items(text: &str) -> String {
-    const ITEM_STARTS: [&str; 10] = [
-        "///", "#[", "pub ", "pub(", "fn ", "const ", "type ", "impl", "struct ", "enum ",
-    ];
-    let indent = |l: &str| l.len() - l.trim_start().len();
-    let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut previous: Option<&str> = None;
-    for line in text.lines() {
-        if let Some(above) = previous {
-            let trimmed = line.trim_start();
-            let ends_item = above.trim() == "}" || above.ends_with(';');
-            if indent(line) > 0
-                && indent(line) == indent(above)
-                && ends_item
-                && ITEM_STARTS.iter().any(|s| trimmed.starts_with(s))
-            {
-                out.push('\n');
-            }
-        }
-        out.push_str(line);
-        out.push('\n');
-        previous = Some(line);
-    }
-    out
 }
 
 /// The crate's README: what it holds, its features, and how to depend on it.

@@ -1,0 +1,331 @@
+//! How the crate's Rust files are laid out: token streams formatted with prettyplease, items separated as
+//! in hand-written code, and a cache of earlier results so that a run formats only what changed.
+
+use crate::model::Model;
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// Formatted files kept between runs of the generator, by the tokens they were made from.
+///
+/// Formatting (parsing the tokens back with syn, printing them with prettyplease) is most of the
+/// generator's time, and an edit to the schema changes few files. An entry is the file formatted from
+/// some tokens, named by a 128-bit hash of their text and of a `build` identity the caller gives (the
+/// generator's executable, say), so that a generator whose formatting code changed never reads what
+/// another build formatted. The text is hashed as it is printed, never held: printing it whole would
+/// cost a third of a run that finds every file in the cache. An entry starts with a checksum of the file
+/// it holds, so that a damaged entry costs a reformat, never a wrong file.
+///
+/// A run also leaves an index of its files by a hash of the whole model: the next run from the same model
+/// (a `--check`, a regeneration that changes nothing) takes every file from it without building tokens.
+pub struct FormatCache {
+    dir: PathBuf,
+    build: String,
+}
+
+impl FormatCache {
+    /// A cache in `dir` (created when first written) for the generator build named by `build`.
+    pub fn new(dir: impl Into<PathBuf>, build: impl Into<String>) -> Self {
+        FormatCache {
+            dir: dir.into(),
+            build: build.into(),
+        }
+    }
+
+    /// The name of the entry for a text: two 64-bit hashes of it, differently seeded, and `extension`.
+    fn entry_name(&self, text: std::fmt::Arguments, extension: &str) -> String {
+        use std::fmt::Write;
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let seeded = |seed| {
+            let mut hasher = foldhash::quality::FixedState::with_seed(seed).build_hasher();
+            self.build.hash(&mut hasher);
+            hasher
+        };
+        let mut hashers = TextHashers([seeded(1), seeded(2)]);
+        // Writing to a hasher cannot fail.
+        let _ = hashers.write_fmt(text);
+        let [first, second] = hashers.0.map(|h| h.finish());
+        format!("{first:016x}{second:016x}.{extension}")
+    }
+
+    /// The files of an earlier run from the same model, by path, if its index and every entry it names
+    /// are there and intact.
+    fn earlier_run(&self, index: &str) -> Option<Vec<(String, String, String)>> {
+        let list = std::fs::read_to_string(self.dir.join(index)).ok()?;
+        list.lines()
+            .map(|line| {
+                let (path, name) = line.split_once('\t')?;
+                Some((path.to_owned(), name.to_owned(), self.get(name)?))
+            })
+            .collect()
+    }
+
+    /// The file formatted in an earlier run from the tokens that `name` was made from, if it is there and
+    /// intact.
+    fn get(&self, name: &str) -> Option<String> {
+        let mut entry = std::fs::read_to_string(self.dir.join(name)).ok()?;
+        let (checksum, formatted) = entry.split_once('\n')?;
+        if checksum != format!("{:016x}", Self::checksum(formatted)) {
+            return None;
+        }
+        Some(entry.split_off(checksum.len() + 1))
+    }
+
+    fn checksum(formatted: &str) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::quality::FixedState::with_seed(0).hash_one(formatted)
+    }
+
+    /// Keeps `formatted` under `name`, after a checksum line.
+    fn put(&self, name: &str, formatted: &str) {
+        let checksum = Self::checksum(formatted);
+        self.write(name, &format!("{checksum:016x}\n{formatted}"));
+    }
+
+    /// Writes a file of the cache: to a temporary file, then renamed, so that a run reading it at the same
+    /// time sees all of it or none; a failure to write only costs a reformat next time.
+    fn write(&self, name: &str, contents: &str) {
+        let temporary = self.dir.join(format!("{name}.{}.tmp", std::process::id()));
+        let written = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::write(&temporary, contents))
+            .and_then(|()| std::fs::rename(&temporary, self.dir.join(name)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+    }
+
+    /// Removes the entries not named in `used` (those of files the schema no longer makes as they were),
+    /// so that the cache holds one generation's files, not every file ever formatted.
+    fn keep_only(&self, used: &BTreeSet<String>) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            // Anything else there is stale, or a temporary file a run that stopped midway left behind.
+            if name.to_str().is_none_or(|n| !used.contains(n)) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// Text written into two hashers at once (foldhash: a fast hash, as these are not keys an adversary
+/// chooses; SipHash was a quarter of a run).
+struct TextHashers([foldhash::quality::FoldHasher<'static>; 2]);
+
+impl std::fmt::Write for TextHashers {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        use std::hash::Hasher;
+        for hasher in &mut self.0 {
+            hasher.write(s.as_bytes());
+        }
+        Ok(())
+    }
+}
+
+/// Formats the files of one run, through a cache when there is one.
+pub(super) struct Formatter<'a> {
+    /// The cache and the name of this model's index in it.
+    cache: Option<(&'a FormatCache, String)>,
+    /// The entry of each file this run formatted or took from the cache, by path.
+    entries: std::sync::Mutex<BTreeMap<String, String>>,
+}
+
+impl<'a> Formatter<'a> {
+    pub(super) fn new(cache: Option<&'a FormatCache>, model: &Model) -> Self {
+        Formatter {
+            cache: cache.map(|c| (c, c.entry_name(format_args!("{model:?}"), "run"))),
+            entries: Default::default(),
+        }
+    }
+
+    /// Every file of an earlier run from the same model, by path, when the cache has them all.
+    pub(super) fn earlier_run(&self) -> Option<BTreeMap<String, String>> {
+        let (cache, index) = self.cache.as_ref()?;
+        let run = cache.earlier_run(index)?;
+        let mut entries = self.entries.lock().ok()?;
+        Some(
+            run.into_iter()
+                .map(|(path, name, formatted)| {
+                    entries.insert(path.clone(), name);
+                    (path, formatted)
+                })
+                .collect(),
+        )
+    }
+
+    /// The file at `path` made from `tokens`: from the cache if it holds it, else formatted (and kept).
+    pub(super) fn format(&self, path: &str, tokens: TokenStream) -> Result<String, String> {
+        let Some((cache, _)) = &self.cache else {
+            return format_file(tokens);
+        };
+        let name = cache.entry_name(format_args!("{tokens}"), "rs");
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.insert(path.to_owned(), name.clone());
+        }
+        if let Some(formatted) = cache.get(&name) {
+            return Ok(formatted);
+        }
+        let formatted = format_file(tokens)?;
+        cache.put(&name, &formatted);
+        Ok(formatted)
+    }
+
+    /// Ends the run: the cache keeps this model's index and the entries it names, nothing else.
+    pub(super) fn finish(self) {
+        let (Some((cache, index)), Ok(entries)) = (self.cache, self.entries.into_inner()) else {
+            return;
+        };
+        let list: String = entries
+            .iter()
+            .map(|(path, name)| format!("{path}\t{name}\n"))
+            .collect();
+        cache.write(&index, &list);
+        let mut used: BTreeSet<String> = entries.into_values().collect();
+        used.insert(index);
+        cache.keep_only(&used);
+    }
+}
+
+/// Formats a token stream as a Rust file with the generated header, items separated by blank lines (as
+/// progenitor does) so that a reader finds their way as in hand-written code.
+fn format_file(tokens: TokenStream) -> Result<String, String> {
+    let mut file = syn::parse2::<syn::File>(tokens)
+        .map_err(|e| format!("generated Rust does not parse: {e}"))?;
+    let items = std::mem::take(&mut file.items);
+    let mut out = crate::emit::header("//");
+    let header_len = out.len();
+    out.push_str(&prettyplease::unparse(&file));
+    // Declarations (`use`, `mod x;`) stay together, as a list.
+    let declaration = |item: &syn::Item| match item {
+        syn::Item::Use(_) => true,
+        syn::Item::Mod(m) => m.content.is_none(),
+        _ => false,
+    };
+    let mut previous_declares = false;
+    file.attrs.clear();
+    for item in items {
+        let declares = declaration(&item);
+        if out.len() > header_len && !(declares && previous_declares) {
+            out.push('\n');
+        }
+        previous_declares = declares;
+        if let Some(text) = deserialize_invocation(&item) {
+            out.push_str(&text);
+            continue;
+        }
+        file.items = vec![item];
+        out.push_str(&separate_nested_items(&prettyplease::unparse(&file)));
+    }
+    Ok(out)
+}
+
+/// A `deserialize_struct!` invocation laid out as rustfmt would, a field per line (prettyplease prints
+/// the arguments of macros it does not know as one run of tokens).
+fn deserialize_invocation(item: &syn::Item) -> Option<String> {
+    let syn::Item::Macro(m) = item else {
+        return None;
+    };
+    if m.mac.path.segments.last()?.ident != "deserialize_struct" {
+        return None;
+    }
+    // Its attributes (a `#[cfg]`) as prettyplease prints them, then the invocation.
+    let mut out = String::new();
+    for attr in &m.attrs {
+        let carrier = syn::parse2::<syn::File>(quote!(#attr const _: () = ();)).ok()?;
+        let printed = prettyplease::unparse(&carrier);
+        out.push_str(printed.lines().next().unwrap_or_default());
+        out.push('\n');
+    }
+    out.push_str("::energy_api_core::deserialize_struct!(\n");
+    for argument in split_top_level(m.mac.tokens.clone()) {
+        match argument.first() {
+            Some(proc_macro2::TokenTree::Group(fields))
+                if fields.delimiter() == proc_macro2::Delimiter::Bracket =>
+            {
+                out.push_str("    [\n");
+                for field in split_top_level(fields.stream()) {
+                    out.push_str(&format!("        {},\n", compact(&field)));
+                }
+                out.push_str("    ],\n");
+            }
+            _ => out.push_str(&format!("    {},\n", compact(&argument))),
+        }
+    }
+    out.push_str(");\n");
+    Some(out)
+}
+
+/// The comma-separated parts of a token stream, outside any group.
+fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
+    let mut parts = vec![Vec::new()];
+    for token in tokens {
+        match &token {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
+            _ => parts.last_mut().map_or((), |part| part.push(token)),
+        }
+    }
+    parts.retain(|part| !part.is_empty());
+    parts
+}
+
+/// Tokens as Rust text without the spaces `to_string` puts around punctuation: `Page<T>`,
+/// `(0, required, r#type, "type")`.
+fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
+    let mut out = String::new();
+    for token in tokens {
+        let text = match token {
+            proc_macro2::TokenTree::Group(g) => {
+                let inner: Vec<String> = split_top_level(g.stream())
+                    .iter()
+                    .map(|part| compact(part))
+                    .collect();
+                let (open, close) = match g.delimiter() {
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                format!("{open}{}{close}", inner.join(", "))
+            }
+            other => other.to_string(),
+        };
+        let joins =
+            out.is_empty() || out.ends_with(['<', ':', '\'']) || text.starts_with(['<', '>', ':']);
+        if !joins {
+            out.push(' ');
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// Puts a blank line between the items of a block (the methods of an `impl`, say): before a line that
+/// starts an item, when the line above ends one at the same indentation.
+fn separate_nested_items(text: &str) -> String {
+    const ITEM_STARTS: [&str; 10] = [
+        "///", "#[", "pub ", "pub(", "fn ", "const ", "type ", "impl", "struct ", "enum ",
+    ];
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(above) = previous {
+            let trimmed = line.trim_start();
+            let ends_item = above.trim() == "}" || above.ends_with(';');
+            if indent(line) > 0
+                && indent(line) == indent(above)
+                && ends_item
+                && ITEM_STARTS.iter().any(|s| trimmed.starts_with(s))
+            {
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous = Some(line);
+    }
+    out
+}
