@@ -23,7 +23,7 @@ const PEER_PACKAGE: &str = "typify-peer";
 /// Runs of each generator, alternately (at least this many, or `--runs` if more).
 const MIN_GENERATION_RUNS: usize = 5;
 
-/// Targets of issue 16, as ours/peer ratios: generation, compile with all features, compile of one
+/// Targets of issue 16, as ours/peer ratios: generation, compile with every feature, compile of one
 /// section against the peer's whole crate (the peer has no per-section split).
 const TARGET_GENERATION: f64 = 0.10;
 const TARGET_COMPILE_ALL: f64 = 0.5;
@@ -70,15 +70,24 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
 
     let generation_runs = runs.max(MIN_GENERATION_RUNS);
     eprintln!("timing generation: {generation_runs} runs of each, alternately");
-    let (mut ours_gen, mut ours_first, mut peer_gen_times) = (Vec::new(), Vec::new(), Vec::new());
+    let edited = EditedSchema::copy(root, &target.join("peer-edit"), &ours.executable())?;
+    let (mut ours_gen, mut ours_first, mut ours_edit, mut peer_gen_times) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let format_cache = crate::codegen::format_cache_dir(root);
-    for _ in 0..generation_runs {
+    for run in 0..generation_runs {
         peer_gen_times.push(peer_gen.time("cargo-typify on the combined schema")?);
         // Without the cache of formatted files (a first run, or the first after the generator changed),
         // then with it (every later run: the files of an unchanged schema are not formatted again).
         let _ = std::fs::remove_dir_all(&format_cache);
         ours_first.push(ours.time("our generator (xtask codegen --check), empty cache")?);
         ours_gen.push(ours.time("our generator (xtask codegen --check)")?);
+        // An author's loop: one description edited, then `xtask codegen` (which writes what changed).
+        edited.edit(run)?;
+        ours_edit.push(
+            edited
+                .generator
+                .time("our generator after an edit (xtask codegen)")?,
+        );
     }
 
     let compile = compile_rounds(root, &target, &peer_dir, runs)?;
@@ -103,9 +112,9 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
     );
     println!(
         "- compile: a clean debug build of the crate alone (dependencies built, CARGO_INCREMENTAL=0), \
-         median of {runs} {}, each the peer's crate, then energy-api with all features, then with each \
-         section's feature alone; a section is set against the peer's whole crate, which has no \
-         per-section split",
+         median of {runs} {}, each the peer's crate, then energy-api with its default features (every \
+         section, `rest`, `documents`), with all features (adding `borrowed`), then with each section's \
+         feature alone; a section is set against the peer's whole crate, which has no per-section split",
         if runs == 1 { "round" } else { "rounds" }
     );
     println!();
@@ -132,13 +141,25 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
         TARGET_GENERATION,
     );
     row(
-        "generation, run again (formatted files cached)",
+        "generation after an edit of one event's description (the other files' formatting cached)",
+        &ours_edit,
+        &peer_gen_times,
+        TARGET_GENERATION,
+    );
+    row(
+        "generation, run again (schema unchanged: no Rust file built)",
         &ours_gen,
         &peer_gen_times,
         TARGET_GENERATION,
     );
     row(
-        "compile, all features",
+        "compile, default features (every section, `rest`, `documents`)",
+        &compile.ours_default,
+        &compile.peer,
+        TARGET_COMPILE_ALL,
+    );
+    row(
+        "compile, all features (the default ones and `borrowed`)",
         &compile.ours_all,
         &compile.peer,
         TARGET_COMPILE_ALL,
@@ -212,6 +233,84 @@ fn build_our_generator(root: &Path, target: &Path) -> Result<Generator, String> 
     Ok(Generator { command: check })
 }
 
+/// A copy of the schema and of `generated/` in which one description is edited before each run, as an
+/// author edits and regenerates.
+struct EditedSchema {
+    file: PathBuf,
+    original: String,
+    /// The description line edited: its text, which the edit extends.
+    line: String,
+    generator: Generator,
+}
+
+impl EditedSchema {
+    /// Copies `schema/` and `generated/` into `dir` and makes a first `codegen` there with `xtask` (our
+    /// generator's executable).
+    fn copy(root: &Path, dir: &Path, xtask: &Path) -> Result<EditedSchema, String> {
+        let _ = std::fs::remove_dir_all(dir);
+        for folder in ["schema", "generated"] {
+            copy_tree(&root.join(folder), &dir.join(folder))?;
+        }
+        let file = dir.join("schema").join("events").join("billing.yaml");
+        let original = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        // A one-line description of a field or version, plain (not quoted, not a block).
+        let line = original
+            .lines()
+            .find(|l| {
+                l.trim_start()
+                    .strip_prefix("description: ")
+                    .is_some_and(|v| l.starts_with(' ') && !v.starts_with(['"', '\'', '>', '|']))
+            })
+            .ok_or_else(|| format!("no plain one-line description in {}", file.display()))?
+            .to_owned();
+        let mut command = Command::new(xtask);
+        command
+            .arg("codegen")
+            .arg("--schema")
+            .arg(dir.join("schema"))
+            .arg("--out")
+            .arg(dir.join("generated"))
+            .current_dir(root)
+            .env_remove("CARGO_MANIFEST_DIR");
+        let generator = Generator { command };
+        run_step("our generator on a copy of the schema", generator.command())?;
+        Ok(EditedSchema {
+            file,
+            original,
+            line,
+            generator,
+        })
+    }
+
+    /// Makes the `run`th edit: the description reads differently from every earlier run's.
+    fn edit(&self, run: usize) -> Result<(), String> {
+        let edited = self
+            .original
+            .replacen(&self.line, &format!("{} (edit {run})", self.line), 1);
+        std::fs::write(&self.file, edited)
+            .map_err(|e| format!("cannot write {}: {e}", self.file.display()))
+    }
+}
+
+/// Copies a folder and everything in it.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let into = to.join(path.file_name().unwrap_or_default());
+        if path.is_dir() {
+            copy_tree(&path, &into)?;
+        } else {
+            std::fs::copy(&path, &into)
+                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// A generator's command, run again and again.
 struct Generator {
     command: Command,
@@ -228,6 +327,11 @@ impl Generator {
             .arg(source)
             .current_dir(dir);
         Generator { command }
+    }
+
+    /// The executable it runs.
+    fn executable(&self) -> PathBuf {
+        PathBuf::from(self.command.get_program())
     }
 
     /// A copy of the command.
@@ -257,12 +361,13 @@ impl Generator {
 /// Clean debug builds of both crates, in rounds.
 struct CompileTimes {
     peer: Vec<Duration>,
+    ours_default: Vec<Duration>,
     ours_all: Vec<Duration>,
     ours_sections: Vec<(String, Vec<Duration>)>,
 }
 
-/// `runs` rounds, each: the peer's crate, then `energy-api` with all features, then with each section's
-/// feature alone; every build clean (`cargo clean -p`), dependencies built before the first round.
+/// `runs` rounds, each: the peer's crate, then `energy-api` with its default features, with all, then
+/// with each section's feature alone; every build clean (`cargo clean -p`), dependencies built before the first round.
 fn compile_rounds(
     root: &Path,
     target: &Path,
@@ -281,13 +386,15 @@ fn compile_rounds(
     peer.prepare()?;
     let mut times = CompileTimes {
         peer: Vec::new(),
+        ours_default: Vec::new(),
         ours_all: Vec::new(),
         ours_sections: sections.iter().map(|s| (s.clone(), Vec::new())).collect(),
     };
     for round in 1..=runs {
         eprintln!("compile round {round} of {runs}");
         times.peer.push(peer.time(&[])?);
-        times.ours_all.push(ours.time(&[])?);
+        times.ours_default.push(ours.time(&[])?);
+        times.ours_all.push(ours.time(&["--all-features"])?);
         for (section, section_times) in &mut times.ours_sections {
             section_times.push(ours.time(&["--no-default-features", "--features", section])?);
         }
