@@ -4,7 +4,7 @@
 pub use crate::ast::{AuthKind, Format};
 
 /// The whole interface.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct Model {
     /// Shared payload types of the events, by name.
     pub shared_types: Vec<Struct>,
@@ -88,7 +88,7 @@ impl Type {
 }
 
 /// A struct: a shared type, an event payload version, or a REST resource.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct Struct {
     /// Schema name (`Ledger`; `agreement.updated v2` for a payload).
     pub name: String,
@@ -110,7 +110,7 @@ pub struct Struct {
 
 /// An intentional incompatible change, allowed by the schema: the finding of `cargo xtask compat` with
 /// this rule and path is reported as waived, not as an error.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Waiver {
     /// The rule's id, such as `field-removed-required`.
     pub rule: String,
@@ -121,7 +121,7 @@ pub struct Waiver {
 }
 
 /// An event version that is going away.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Deprecation {
     /// From this date (`YYYY-MM-DD`) on, the version may be removed.
     pub sunset: String,
@@ -130,7 +130,7 @@ pub struct Deprecation {
 }
 
 /// One field.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct Field {
     /// JSON name.
     pub name: String,
@@ -162,7 +162,7 @@ impl Field {
 }
 
 /// A catalogue section: one events file, one Rust module, one cargo feature.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct Section {
     /// File stem.
     pub stem: String,
@@ -179,7 +179,7 @@ pub struct Section {
 }
 
 /// An event type with all its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct EventType {
     /// The event type, e.g. `agreement.updated`.
     pub name: String,
@@ -194,7 +194,7 @@ pub struct EventType {
 }
 
 /// One payload version of an event type.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct EventVersion {
     /// Label as emitted: `v1`, `1.0.0`.
     pub label: String,
@@ -219,7 +219,7 @@ pub struct EventVersion {
 }
 
 /// The REST API.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct Rest {
     /// API title.
     pub title: String,
@@ -238,7 +238,7 @@ pub struct Rest {
 }
 
 /// One way to authenticate.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AuthScheme {
     /// Name.
     pub name: String,
@@ -249,7 +249,7 @@ pub struct AuthScheme {
 }
 
 /// A REST endpoint.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct Endpoint {
     /// Operation name, snake_case.
     pub name: String,
@@ -276,7 +276,7 @@ pub struct Endpoint {
 }
 
 /// A piece of an endpoint path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSegment {
     /// Literal text.
     Literal(String),

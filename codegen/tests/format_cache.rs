@@ -183,3 +183,63 @@ fn another_build_does_not_read_the_entries_and_stale_entries_are_removed() {
     );
     assert!(!cache_dir.join("leftover.rs.123.tmp").exists());
 }
+
+/// A section's files are taken from the cache by a hash of the section (and of what else they are made
+/// from), without building their tokens: an edit must make exactly the files it changes again, and the
+/// result must be what a run without a cache makes. Edits of a section, of a shared type that sections
+/// use, and of a name that other sections refer to.
+#[test]
+fn after_an_edit_the_cached_run_makes_what_an_uncached_run_makes() {
+    let model = real_model();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = FormatCache::new(dir.path().join("cache"), "build 1");
+    let before = emit_all(&model, Some(&cache)).unwrap();
+
+    let mut described = model.clone();
+    let section = &mut described.sections[0];
+    let module = section.module.clone();
+    section.events[0].versions[0].payload.fields[0].description = Some("Edited.".to_owned());
+
+    let mut shared_changed = model.clone();
+    let shared = &mut shared_changed.shared_types[0];
+    let mut added = shared.fields[0].clone();
+    added.name = "added_field".to_owned();
+    added.rust_name = "added_field".to_owned();
+    shared.fields.push(added);
+
+    let mut renamed = model.clone();
+    let version = &mut renamed.sections[1].events[0].versions[0];
+    version.payload.rust_name = format!("{}Renamed", version.payload.rust_name);
+
+    for (what, edited) in [
+        ("a field's description", &described),
+        ("a shared type's fields", &shared_changed),
+        ("a payload's Rust name", &renamed),
+    ] {
+        let cached = emit_all(edited, Some(&cache)).unwrap();
+        let uncached = emit_all(edited, None).unwrap();
+        for (path, text) in &uncached {
+            assert!(
+                cached.get(path) == Some(text),
+                "after an edit of {what}, the cache gave another {path}"
+            );
+        }
+        assert_eq!(cached.len(), uncached.len());
+        // And back: the files of the model before the edit, from the cache again.
+        assert!(emit_all(&model, Some(&cache)).unwrap() == before);
+    }
+
+    // The description is in the section's files only (and the documents), not in other sections'.
+    let after = emit_all(&described, None).unwrap();
+    let changed: Vec<&String> = formatted_rust_files(&before)
+        .into_iter()
+        .filter(|path| before[*path] != after[*path])
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            &format!("src/borrowed/events/{module}.rs"),
+            &format!("src/events/{module}.rs")
+        ]
+    );
+}

@@ -23,6 +23,7 @@ pub(super) const FEATURE: &str = "borrowed";
 
 /// Which shared types need a view of their own (they hold, directly or through other shared types, a
 /// string or a free-form object). Every other type is its own view.
+#[derive(Hash)]
 pub(super) struct Borrowing {
     shared: BTreeSet<String>,
 }

@@ -7,40 +7,6 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 
-/// The schema-dependent files of `src/events/`: `mod.rs`, and each section's.
-pub(super) enum File {
-    /// `src/events/mod.rs`.
-    Mod,
-    /// `src/events/<section>.rs`, by index into the model's sections.
-    Section(usize),
-}
-
-impl File {
-    /// Every events file of the model.
-    pub(super) fn all(model: &Model) -> impl Iterator<Item = File> {
-        std::iter::once(File::Mod).chain((0..model.sections.len()).map(File::Section))
-    }
-
-    /// The file's path and contents. `views` says which section writes each version view (see
-    /// [`view_owners`]), so that sections can be built apart, in any order.
-    pub(super) fn build(
-        &self,
-        model: &Model,
-        views: &[BTreeSet<(String, String)>],
-    ) -> (String, TokenStream) {
-        match *self {
-            File::Mod => ("src/events/mod.rs".to_owned(), mod_rs(model)),
-            File::Section(i) => {
-                let section = &model.sections[i];
-                (
-                    format!("src/events/{}.rs", section.module),
-                    section_rs(section, &views[i]),
-                )
-            }
-        }
-    }
-}
-
 /// For each section, the (newer, older) payload pairs whose version view it writes: the first section to
 /// need one. Payloads that are a shared type as a whole could make two events ask for the same conversion.
 pub(super) fn view_owners(model: &Model) -> Vec<BTreeSet<(String, String)>> {
@@ -69,7 +35,10 @@ fn payload_type_name(v: &EventVersion) -> String {
         .clone()
 }
 
-fn section_rs(section: &Section, owned_views: &BTreeSet<(String, String)>) -> TokenStream {
+pub(super) fn section_rs(
+    section: &Section,
+    owned_views: &BTreeSet<(String, String)>,
+) -> TokenStream {
     let mut doc = inner_doc_attrs(&format!(
         "Events of the catalogue section \"{}\".\n\n{}",
         section.title, section.doc
@@ -358,7 +327,7 @@ fn view_impl(view: &VersionView<'_>) -> TokenStream {
     }
 }
 
-fn mod_rs(model: &Model) -> TokenStream {
+pub(super) fn mod_rs(model: &Model) -> TokenStream {
     let modules = model.sections.iter().map(|s| {
         let module = format_ident!("{}", s.module);
         let feature = &s.feature;

@@ -5,6 +5,7 @@ use crate::model::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hash;
 use std::path::PathBuf;
 
 /// Formatted files kept between runs of the generator, by the tokens they were made from.
@@ -13,9 +14,9 @@ use std::path::PathBuf;
 /// generator's time, and an edit to the schema changes few files. An entry is the file formatted from
 /// some tokens, named by a 128-bit hash of their text and of a `build` identity the caller gives (the
 /// generator's executable, say), so that a generator whose formatting code changed never reads what
-/// another build formatted. The text is hashed as it is printed, never held: printing it whole would
-/// cost a third of a run that finds every file in the cache. An entry starts with a checksum of the file
-/// it holds, so that a damaged entry costs a reformat, never a wrong file.
+/// another build formatted; a section's files, by a hash of the section itself, so that an unchanged
+/// section's tokens are not even built. An entry starts with a checksum of the file it holds, so that a
+/// damaged entry costs a reformat, never a wrong file.
 ///
 /// A run also leaves an index of its files by a hash of the whole model: the next run from the same model
 /// (a `--check`, a regeneration that changes nothing) takes every file from it without building tokens.
@@ -33,20 +34,15 @@ impl FormatCache {
         }
     }
 
-    /// The name of the entry for a text: two 64-bit hashes of it, differently seeded, and `extension`.
-    fn entry_name(&self, text: std::fmt::Arguments, extension: &str) -> String {
-        use std::fmt::Write;
-        use std::hash::{BuildHasher, Hash, Hasher};
-        let seeded = |seed| {
-            let mut hasher = foldhash::quality::FixedState::with_seed(seed).build_hasher();
-            self.build.hash(&mut hasher);
-            hasher
-        };
-        let mut hashers = TextHashers([seeded(1), seeded(2)]);
-        // Writing to a hasher cannot fail.
-        let _ = hashers.write_fmt(text);
-        let [first, second] = hashers.0.map(|h| h.finish());
-        format!("{first:016x}{second:016x}.{extension}")
+    /// The name of an entry: a 128-bit hash of this build, of `what` the entry is (a path, a kind) and of
+    /// what `feed` writes into the hasher (a text, or a value of the model), and `extension`.
+    fn entry_name(&self, what: &str, extension: &str, feed: impl FnOnce(&mut Hasher128)) -> String {
+        use std::hash::Hash;
+        let mut hasher = Hasher128::new();
+        self.build.hash(&mut hasher);
+        what.hash(&mut hasher);
+        feed(&mut hasher);
+        format!("{}.{extension}", hasher.hex())
     }
 
     /// The files of an earlier run from the same model, by path, if its index and every entry it names
@@ -111,16 +107,40 @@ impl FormatCache {
     }
 }
 
-/// Text written into two hashers at once (foldhash: a fast hash, as these are not keys an adversary
-/// chooses; SipHash was a quarter of a run).
-struct TextHashers([foldhash::quality::FoldHasher<'static>; 2]);
+/// Two 64-bit hashers, differently seeded, fed alike: a 128-bit hash of values (`Hash`) and of text
+/// (`fmt::Write`). foldhash, a fast hash, as these are not keys an adversary chooses: SipHash was a
+/// quarter of a run; hashing the model's debug text instead of the model, another quarter.
+struct Hasher128([foldhash::quality::FoldHasher<'static>; 2]);
 
-impl std::fmt::Write for TextHashers {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+impl Hasher128 {
+    fn new() -> Self {
+        use std::hash::BuildHasher;
+        let seeded = |seed| foldhash::quality::FixedState::with_seed(seed).build_hasher();
+        Hasher128([seeded(1), seeded(2)])
+    }
+
+    fn hex(&self) -> String {
         use std::hash::Hasher;
+        format!("{:016x}{:016x}", self.0[0].finish(), self.0[1].finish())
+    }
+}
+
+impl std::hash::Hasher for Hasher128 {
+    fn write(&mut self, bytes: &[u8]) {
         for hasher in &mut self.0 {
-            hasher.write(s.as_bytes());
+            hasher.write(bytes);
         }
+    }
+
+    /// Not used: [`Hasher128::hex`] gives both halves.
+    fn finish(&self) -> u64 {
+        self.0[0].finish()
+    }
+}
+
+impl std::fmt::Write for Hasher128 {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        std::hash::Hasher::write(self, s.as_bytes());
         Ok(())
     }
 }
@@ -136,7 +156,10 @@ pub(super) struct Formatter<'a> {
 impl<'a> Formatter<'a> {
     pub(super) fn new(cache: Option<&'a FormatCache>, model: &Model) -> Self {
         Formatter {
-            cache: cache.map(|c| (c, c.entry_name(format_args!("{model:?}"), "run"))),
+            cache: cache.map(|c| {
+                let index = c.entry_name("the model", "run", |h| model.hash(h));
+                (c, index)
+            }),
             entries: Default::default(),
         }
     }
@@ -161,7 +184,11 @@ impl<'a> Formatter<'a> {
         let Some((cache, _)) = &self.cache else {
             return format_file(tokens);
         };
-        let name = cache.entry_name(format_args!("{tokens}"), "rs");
+        // Hashed as printed, never held: printing the text whole would cost a third of a run that finds
+        // every file in the cache. Writing to a hasher cannot fail.
+        let name = cache.entry_name("tokens", "rs", |h| {
+            let _ = std::fmt::Write::write_fmt(h, format_args!("{tokens}"));
+        });
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert(path.to_owned(), name.clone());
         }
@@ -169,6 +196,29 @@ impl<'a> Formatter<'a> {
             return Ok(formatted);
         }
         let formatted = format_file(tokens)?;
+        cache.put(&name, &formatted);
+        Ok(formatted)
+    }
+
+    /// The file at `path` that `build` makes from `inputs` (everything it reads): from the cache if a run
+    /// made it from the same inputs, else built and formatted (and kept).
+    pub(super) fn format_from(
+        &self,
+        path: &str,
+        inputs: impl std::hash::Hash,
+        build: impl FnOnce() -> TokenStream,
+    ) -> Result<String, String> {
+        let Some((cache, _)) = &self.cache else {
+            return format_file(build());
+        };
+        let name = cache.entry_name(path, "rs", |h| inputs.hash(h));
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.insert(path.to_owned(), name.clone());
+        }
+        if let Some(formatted) = cache.get(&name) {
+            return Ok(formatted);
+        }
+        let formatted = format_file(build())?;
         cache.put(&name, &formatted);
         Ok(formatted)
     }

@@ -27,7 +27,10 @@ enum Job {
     Lib,
     Types,
     Shapes,
-    Events(events::File),
+    /// `src/events/mod.rs`.
+    EventsMod,
+    /// `src/events/<section>.rs`, by index into the model's sections.
+    EventsSection(usize),
     Rest,
     Documents,
     /// `src/borrowed/mod.rs`.
@@ -63,11 +66,30 @@ impl Job {
         borrowing: &borrowed::Borrowing,
         formatter: &format::Formatter,
     ) -> Result<(String, String), String> {
+        // A section's files are most of the crate, and each is made from its section alone (and from
+        // what the arguments name): when those are as in an earlier run, the file is taken from the
+        // cache without building its tokens.
         let (path, tokens) = match self {
+            Job::EventsSection(i) => {
+                let (section, views) = (&model.sections[*i], &views[*i]);
+                let path = format!("src/events/{}.rs", section.module);
+                let formatted = formatter.format_from(&path, (section, views), || {
+                    events::section_rs(section, views)
+                })?;
+                return Ok((path, formatted));
+            }
+            Job::BorrowedSection(i) => {
+                let section = &model.sections[*i];
+                let path = format!("src/borrowed/events/{}.rs", section.module);
+                let formatted = formatter.format_from(&path, (section, borrowing), || {
+                    borrowing.section_file(section)
+                })?;
+                return Ok((path, formatted));
+            }
             Job::Lib => ("src/lib.rs".to_owned(), lib_rs(model)),
             Job::Types => ("src/types.rs".to_owned(), types_rs(model)),
             Job::Shapes => ("src/shapes.rs".to_owned(), shapes_rs(model)),
-            Job::Events(file) => file.build(model, views),
+            Job::EventsMod => ("src/events/mod.rs".to_owned(), events::mod_rs(model)),
             Job::Rest => ("src/rest/mod.rs".to_owned(), rest::file(model)),
             Job::Documents => ("src/documents.rs".to_owned(), documents_rs(model)),
             Job::BorrowedMod => (
@@ -78,13 +100,6 @@ impl Job {
                 "src/borrowed/types.rs".to_owned(),
                 borrowing.types_file(model),
             ),
-            Job::BorrowedSection(i) => {
-                let section = &model.sections[*i];
-                (
-                    format!("src/borrowed/events/{}.rs", section.module),
-                    borrowing.section_file(section),
-                )
-            }
         };
         let formatted = formatter.format(&path, tokens)?;
         Ok((path, formatted))
@@ -131,7 +146,8 @@ fn formatted_files(
     formatter: &format::Formatter,
 ) -> Result<BTreeMap<String, String>, String> {
     let mut jobs = vec![Job::Lib, Job::Types, Job::Shapes];
-    jobs.extend(events::File::all(model).map(Job::Events));
+    jobs.push(Job::EventsMod);
+    jobs.extend((0..model.sections.len()).map(Job::EventsSection));
     jobs.push(Job::Rest);
     jobs.push(Job::Documents);
     jobs.extend([Job::BorrowedMod, Job::BorrowedTypes]);
