@@ -87,10 +87,11 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
             .with_help("expected `types.yaml`, `rest.yaml` or `events/<section>.yaml`"),
         );
     }
+    let mut read = Vec::new();
     for (path, kind) in files {
         let shown = display_path(&path, &cwd);
         match std::fs::read(&path) {
-            Ok(bytes) => add_file(&mut schema, path, shown, bytes, kind, sources, diags),
+            Ok(bytes) => read.push((path, shown, bytes, kind)),
             Err(e) => diags.push(Diagnostic::about_path(
                 Code::Io,
                 shown,
@@ -98,6 +99,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
             )),
         }
     }
+    add_files(&mut schema, read, sources, diags);
     schema
 }
 
@@ -112,6 +114,7 @@ pub fn load_in_memory(
     let mut schema = Schema::default();
     let mut files: Vec<&(&str, &[u8])> = files.iter().collect();
     files.sort_by_key(|(path, _)| *path);
+    let mut read = Vec::new();
     for (path, bytes) in files {
         let kind = match *path {
             "types.yaml" => Kind::Types,
@@ -127,40 +130,86 @@ pub fn load_in_memory(
                 continue;
             }
         };
-        add_file(
-            &mut schema,
+        read.push((
             PathBuf::from(path),
             (*path).to_owned(),
             bytes.to_vec(),
             kind,
-            sources,
-            diags,
-        );
+        ));
     }
+    add_files(&mut schema, read, sources, diags);
     schema
 }
 
-/// Checks one file's bytes (size, UTF-8, emptiness), parses its YAML and reads it into `schema`.
-fn add_file(
+/// Checks each file's bytes (size, UTF-8, emptiness), parses their YAML and reads them into `schema`, in
+/// the order given. Parsing is most of the time and each file parses alone, so files are parsed on one
+/// thread per core.
+fn add_files(
     schema: &mut Schema,
-    path: PathBuf,
-    shown: String,
-    bytes: Vec<u8>,
-    kind: Kind,
+    files: Vec<(PathBuf, String, Vec<u8>, Kind)>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let Some((file_id, root)) = parse_file(path, shown, bytes, sources, diags) else {
-        return;
-    };
+    let mut checked = Vec::new();
+    for (path, shown, bytes, kind) in files {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(file_id) = check_file(path, shown, bytes, sources, diags) {
+            checked.push((file_id, stem, kind));
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(checked.len());
+    let shared_sources: &SourceMap = sources;
+    let mut parsed: Vec<(usize, Result<yaml::Node, Box<Diagnostic>>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some((file_id, _, _)) = checked.get(i) else {
+                                return done;
+                            };
+                            done.push((i, yaml::parse(*file_id, shared_sources.file(*file_id))));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                // A panic while parsing is the generator's bug: it goes on as it would on one thread.
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+    parsed.sort_by_key(|(i, _)| *i);
+    for ((file_id, stem, kind), (_, root)) in checked.into_iter().zip(parsed) {
+        match root {
+            Ok(root) => read_file(schema, file_id, stem, kind, &root, sources, diags),
+            Err(d) => diags.push(*d),
+        }
+    }
+}
+
+/// Reads one parsed file into `schema`.
+fn read_file(
+    schema: &mut Schema,
+    file_id: crate::source::FileId,
+    stem: String,
+    kind: Kind,
+    root: &yaml::Node,
+    sources: &SourceMap,
+    diags: &mut Diagnostics,
+) {
     let mut reader = Reader::new(sources, diags);
     match kind {
-        Kind::Types => schema.types.extend(reader.types_file(file_id, &root)),
-        Kind::Rest => schema.rest = reader.rest_file(file_id, &root),
+        Kind::Types => schema.types.extend(reader.types_file(file_id, root)),
+        Kind::Rest => schema.rest = reader.rest_file(file_id, root),
         Kind::Section => {
             let stem = Located {
                 text: stem,
@@ -172,7 +221,7 @@ fn add_file(
             };
             schema
                 .sections
-                .extend(reader.section_file(file_id, stem, &root));
+                .extend(reader.section_file(file_id, stem, root));
         }
     }
 }
@@ -203,14 +252,14 @@ fn sorted_entries(dir: &Path, diags: &mut Diagnostics, cwd: &Path) -> Vec<PathBu
     }
 }
 
-/// Checks one file's bytes (size, UTF-8, emptiness) and parses its YAML.
-fn parse_file(
+/// Checks one file's bytes (size, UTF-8, emptiness) and adds it to the sources, to be parsed.
+fn check_file(
     path: PathBuf,
     shown: String,
     bytes: Vec<u8>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
-) -> Option<(crate::source::FileId, yaml::Node)> {
+) -> Option<crate::source::FileId> {
     if bytes.len() > yaml::MAX_FILE_BYTES {
         let d = Diagnostic::about_path(
             Code::FileTooLarge,
@@ -271,11 +320,5 @@ fn parse_file(
         );
         return None;
     }
-    match yaml::parse(file_id, file) {
-        Ok(root) => Some((file_id, root)),
-        Err(d) => {
-            diags.push(*d);
-            None
-        }
-    }
+    Some(file_id)
 }

@@ -141,7 +141,7 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
         TARGET_GENERATION,
     );
     row(
-        "generation after an edit of one event's description (the other files' formatting cached)",
+        "generation after an edit of one event's description (the other sections' files cached)",
         &ours_edit,
         &peer_gen_times,
         TARGET_GENERATION,

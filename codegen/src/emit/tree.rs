@@ -352,15 +352,20 @@ fn plain_is_safe(s: &str, in_flow: bool) -> bool {
     const WORDS: [&str; 11] = [
         "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "=",
     ];
-    let lower = s.to_ascii_lowercase();
-    first_ok
-        && !WORDS.contains(&lower.as_str())
-        && !s.ends_with([' ', ':'])
-        && !s.contains(": ")
-        && !s.contains(" #")
-        && !s.contains('\t')
-        && !(in_flow && s.contains([',', '[', ']', '{', '}']))
-        && s.chars().all(|c| !needs_escape(c))
+    if !first_ok || WORDS.iter().any(|w| w.eq_ignore_ascii_case(s)) || s.ends_with([' ', ':']) {
+        return false;
+    }
+    // One pass over the bytes (this runs for every scalar of the documents): `: `, ` #`, a tab, flow
+    // indicators in a flow collection, ASCII control characters; then the other characters to escape.
+    let bytes = s.as_bytes();
+    let ascii_safe = bytes.iter().enumerate().all(|(i, &b)| match b {
+        b':' => bytes.get(i + 1) != Some(&b' '),
+        b'#' => i == 0 || bytes[i - 1] != b' ',
+        b',' | b'[' | b']' | b'{' | b'}' => !in_flow,
+        b'\t' => false,
+        _ => !b.is_ascii_control(),
+    });
+    ascii_safe && (s.is_ascii() || s.chars().all(|c| !needs_escape(c)))
 }
 
 /// Characters that a YAML document must not carry unescaped (control characters, line separators
