@@ -459,6 +459,14 @@ mod tests {
             .with("trailing_newline", "one\ntwo\n")
             .with("trailing_space", "one \ntwo")
             .with("separator", "a\u{2028}b")
+            .with("looks_null", "NULL")
+            .with("colon_inside", "a:b")
+            .with("hash_inside", "a#b")
+            .with("tab", "a\tb")
+            .with("bell", "a\u{7}b")
+            .with("next_line", "a\u{85}b")
+            .with("accented", "café")
+            .with("flow_braces", vec!["{x}", "y]"])
             .with(
                 "200",
                 Map::new().with("$ref", "#/components/responses/Error"),
@@ -508,6 +516,14 @@ mod tests {
             "trailing_newline: |\n  one\n  two\n",
             "trailing_space: \"one \\ntwo\"\n",
             "separator: \"a\\u2028b\"\n",
+            "looks_null: \"NULL\"\n",
+            "colon_inside: a:b\n",
+            "hash_inside: a#b\n",
+            "tab: \"a\\tb\"\n",
+            "bell: \"a\\u0007b\"\n",
+            "next_line: \"a\\u0085b\"\n",
+            "accented: café\n",
+            "flow_braces: [\"{x}\", \"y]\"]\n",
             "\"200\":\n  $ref: \"#/components/responses/Error\"\n",
             "type: [string, \"null\"]\n",
             "flow_unsafe: [\"a,b\", c]\n",
