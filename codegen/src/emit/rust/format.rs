@@ -8,14 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hash;
 use std::path::PathBuf;
 
-/// Formatted files kept between runs of the generator, by the tokens they were made from.
+/// Formatted files kept between runs of the generator, by what they were made from.
 ///
 /// Formatting (parsing the tokens back with syn, printing them with prettyplease) is most of the
-/// generator's time, and an edit to the schema changes few files. An entry is the file formatted from
-/// some tokens, named by a 128-bit hash of their text and of a `build` identity the caller gives (the
-/// generator's executable, say), so that a generator whose formatting code changed never reads what
-/// another build formatted; a section's files, by a hash of the section itself, so that an unchanged
-/// section's tokens are not even built. An entry starts with a checksum of the file it holds, so that a
+/// generator's time, and an edit to the schema changes few files. An entry is a formatted file, named by
+/// a 128-bit hash of a `build` identity the caller gives (the generator's executable, say), so that a
+/// generator whose code changed never reads what another build made, and of what the file was made
+/// from: a section's files, the section itself, so that an unchanged section's tokens are not even
+/// built; every other file, the text of its tokens. An entry starts with a checksum of the file it holds, so that a
 /// damaged entry costs a reformat, never a wrong file.
 ///
 /// A run also leaves an index of its files by a hash of the whole model: the next run from the same model
@@ -37,7 +37,6 @@ impl FormatCache {
     /// The name of an entry: a 128-bit hash of this build, of `what` the entry is (a path, a kind) and of
     /// what `feed` writes into the hasher (a text, or a value of the model), and `extension`.
     fn entry_name(&self, what: &str, extension: &str, feed: impl FnOnce(&mut Hasher128)) -> String {
-        use std::hash::Hash;
         let mut hasher = Hasher128::new();
         self.build.hash(&mut hasher);
         what.hash(&mut hasher);
