@@ -13,6 +13,7 @@ pub mod emit;
 mod load;
 pub mod model;
 mod naming;
+mod parallel;
 mod read;
 pub mod samples;
 mod source;
@@ -145,8 +146,10 @@ pub fn emit_all(
     cache: Option<&FormatCache>,
 ) -> Result<BTreeMap<String, String>, String> {
     // The documents are made on threads of their own while the Rust files are: none reads another. The
-    // AsyncAPI document alone takes as long as the rest of them.
+    // AsyncAPI document alone takes as long as the rest of them. A panic on any of them is the
+    // generator's bug, reported as such.
     let (rust, asyncapi, documents) = std::thread::scope(|scope| {
+        let rust = scope.spawn(|| emit::rust::emit(model, cache));
         let asyncapi = scope.spawn(|| emit::asyncapi::emit(model));
         let documents = scope.spawn(|| {
             Ok::<_, String>([
@@ -156,10 +159,9 @@ pub fn emit_all(
                 emit::schema_format::emit()?,
             ])
         });
-        let rust = emit::rust::emit(model, cache);
-        let panicked = "a thread making the documents panicked";
+        let panicked = "a thread of the generator panicked";
         (
-            rust,
+            rust.join().unwrap_or_else(|_| Err(panicked.to_owned())),
             asyncapi.join().unwrap_or_else(|_| Err(panicked.to_owned())),
             documents
                 .join()

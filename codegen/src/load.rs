@@ -160,35 +160,11 @@ fn add_files(
             checked.push((file_id, stem, kind));
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(checked.len());
     let shared_sources: &SourceMap = sources;
-    let mut parsed: Vec<(usize, Result<yaml::Node, Box<Diagnostic>>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some((file_id, _, _)) = checked.get(i) else {
-                                return done;
-                            };
-                            done.push((i, yaml::parse(*file_id, shared_sources.file(*file_id))));
-                        }
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                // A panic while parsing is the generator's bug: it goes on as it would on one thread.
-                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-    parsed.sort_by_key(|(i, _)| *i);
-    for ((file_id, stem, kind), (_, root)) in checked.into_iter().zip(parsed) {
+    let parsed = crate::parallel::map_in_order(&checked, |(file_id, _, _)| {
+        yaml::parse(*file_id, shared_sources.file(*file_id))
+    });
+    for ((file_id, stem, kind), root) in checked.into_iter().zip(parsed) {
         match root {
             Ok(root) => read_file(schema, file_id, stem, kind, &root, sources, diags),
             Err(d) => diags.push(*d),

@@ -154,38 +154,9 @@ fn formatted_files(
     jobs.extend((0..model.sections.len()).map(Job::BorrowedSection));
     let views = events::view_owners(model);
     let borrowing = borrowed::Borrowing::of(model);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(jobs.len());
-    let results: Vec<Result<Vec<(String, String)>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(job) = jobs.get(i) else {
-                            return Ok(done);
-                        };
-                        done.push(job.run(model, &views, &borrowing, formatter)?);
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a generator thread panicked".to_owned()))
-            })
-            .collect()
-    });
-    let mut files = BTreeMap::new();
-    for result in results {
-        files.extend(result?);
-    }
-    Ok(files)
+    crate::parallel::map_in_order(&jobs, |job| job.run(model, &views, &borrowing, formatter))
+        .into_iter()
+        .collect()
 }
 
 /// The crate's README: what it holds, its features, and how to depend on it.
