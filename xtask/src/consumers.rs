@@ -542,7 +542,7 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
     let (id, property) = target.ok_or("no message payload has an integer property to retype")?;
 
     let schemas_copy = dir.join("schemas");
-    copy_dir(&real.schemas, &schemas_copy)?;
+    crate::copy_dir(&real.schemas, &schemas_copy)?;
     let payload_file = schemas_copy.join("events").join(format!("{id}.json"));
     let mut file: Value = serde_json::from_str(&read(&payload_file)?)
         .map_err(|e| format!("{}: {e}", payload_file.display()))?;
@@ -555,10 +555,10 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
     write(&payload_file, &file.to_string())?;
 
     let schema_copy = dir.join("schema");
-    copy_dir(&real.schema_dir, &schema_copy)?;
+    crate::copy_dir(&real.schema_dir, &schema_copy)?;
     let format = energy_codegen::emit::schema_format::DIR;
     let generated = real.schemas.parent().ok_or("no generated folder")?;
-    copy_dir(&generated.join(format), &dir.join("generated").join(format))?;
+    crate::copy_dir(&generated.join(format), &dir.join("generated").join(format))?;
     let types = schema_copy.join("types.yaml");
     let text = read(&types)?;
     let misspelt = text.replacen("\ntypes:", "\ntypse:", 1);
@@ -600,23 +600,6 @@ fn remove_examples(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(remove_examples),
         _ => {}
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
-    create_dir(to)?;
-    let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("{}: {e}", from.display()))?
-            .path();
-        let target = to.join(path.file_name().unwrap_or_default());
-        if path.is_dir() {
-            copy_dir(&path, &target)?;
-        } else {
-            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
-    Ok(())
 }
 
 fn create_dir(dir: &Path) -> Result<(), String> {

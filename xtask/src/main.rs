@@ -91,6 +91,24 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
     }
 }
 
+/// Copies a folder and everything in it into `to` (created if missing).
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("{}: {e}", from.display()))?
+            .path();
+        let target = to.join(path.file_name().unwrap_or_default());
+        if path.is_dir() {
+            copy_dir(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The workspace this binary was compiled from.
 fn compiled_workspace() -> &'static Path {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -249,7 +249,7 @@ impl EditedSchema {
     fn copy(root: &Path, dir: &Path, xtask: &Path) -> Result<EditedSchema, String> {
         let _ = std::fs::remove_dir_all(dir);
         for folder in ["schema", "generated"] {
-            copy_tree(&root.join(folder), &dir.join(folder))?;
+            crate::copy_dir(&root.join(folder), &dir.join(folder))?;
         }
         let file = dir.join("schema").join("events").join("billing.yaml");
         let original = std::fs::read_to_string(&file)
@@ -291,24 +291,6 @@ impl EditedSchema {
         std::fs::write(&self.file, edited)
             .map_err(|e| format!("cannot write {}: {e}", self.file.display()))
     }
-}
-
-/// Copies a folder and everything in it.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let entries =
-        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        let into = to.join(path.file_name().unwrap_or_default());
-        if path.is_dir() {
-            copy_tree(&path, &into)?;
-        } else {
-            std::fs::copy(&path, &into)
-                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// A generator's command, run again and again.
