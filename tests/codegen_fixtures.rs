@@ -85,7 +85,7 @@ fn the_generated_crate_builds_and_packages_outside_the_workspace() {
     let root = energy_tests::workspace_root();
     let outside = tempfile::tempdir().expect("a folder outside the workspace");
     for folder in ["generated", "api-core"] {
-        copy_tree(&root.join(folder), &outside.path().join(folder));
+        energy_tests::copy_tree(&root.join(folder), &outside.path().join(folder));
     }
     let vendored = outside.path().join("generated");
     // The workspace's lock file pins the same dependency versions (cargo drops what is not needed).
@@ -118,19 +118,6 @@ fn the_generated_crate_builds_and_packages_outside_the_workspace() {
         "`cargo package` warns:\n{stderr}"
     );
     assert_eq!(stderr.matches("Packaged ").count(), 2, "{stderr}");
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("folder created");
-    for entry in std::fs::read_dir(from).expect("folder listed") {
-        let path = entry.expect("entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("file copied");
-        }
-    }
 }
 
 /// Former names work in a generated crate: an event under its type's former name decodes as the renamed

@@ -237,7 +237,7 @@ fn baseline() -> &'static Path {
     LOCK.get_or_init(|| {
         let dir = scratch().join("published");
         let _ = std::fs::remove_dir_all(&dir);
-        copy_tree(&energy_tests::fixture("compat/base"), &dir.join("schema"));
+        energy_tests::copy_tree(&energy_tests::fixture("compat/base"), &dir.join("schema"));
         let lock = dir.join("published.lock");
         let (report, published) =
             compat::publish(&dir.join("schema"), &lock, &dir.join("golden"), TODAY)
@@ -253,24 +253,11 @@ fn baseline() -> &'static Path {
     })
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 /// The base schema with a case's edits, in a folder of its own (`run`: tests run in parallel).
 fn edited(case: &Case, run: &str) -> PathBuf {
     let dir = scratch().join(run).join(case.name);
     let _ = std::fs::remove_dir_all(&dir);
-    copy_tree(&energy_tests::fixture("compat/base"), &dir);
+    energy_tests::copy_tree(&energy_tests::fixture("compat/base"), &dir);
     for (file, from, to) in case.edits {
         let path = dir.join(file);
         let text = std::fs::read_to_string(&path).unwrap();

@@ -4,26 +4,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-fn copy_tree(from: &Path, to: &Path, reverse: bool) {
-    let mut entries: Vec<_> = std::fs::read_dir(from)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    if reverse {
-        entries.reverse();
-    }
-    std::fs::create_dir_all(to).unwrap();
-    for path in entries {
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target, reverse);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 fn generate(schema: &Path) -> BTreeMap<String, String> {
     energy_codegen::generate(schema, None).unwrap_or_else(|f| panic!("{}", f.render(false)))
 }
@@ -53,8 +33,8 @@ fn generation_is_deterministic_whatever_the_file_order() {
         scratch.path().join("forward"),
         scratch.path().join("backward"),
     );
-    copy_tree(&energy_tests::schema_dir(), &forward, false);
-    copy_tree(&energy_tests::schema_dir(), &backward, true);
+    energy_tests::copy_tree_in_order(&energy_tests::schema_dir(), &forward, false);
+    energy_tests::copy_tree_in_order(&energy_tests::schema_dir(), &backward, true);
     assert_eq!(first, generate(&forward));
     assert_eq!(
         first,
@@ -76,7 +56,7 @@ fn check_mode_fails_after_a_yaml_edit_until_regenerated() {
         scratch.path().join("schema"),
         scratch.path().join("generated"),
     );
-    copy_tree(&energy_tests::schema_dir(), &schema, false);
+    energy_tests::copy_tree(&energy_tests::schema_dir(), &schema);
     let files = generate(&schema);
     let written = energy_codegen::write_files(&out, &files, false).unwrap();
     assert_eq!(written.changed.len(), files.len());
@@ -128,7 +108,7 @@ fn files_no_longer_generated_are_removed_but_hand_written_ones_are_kept() {
         scratch.path().join("schema"),
         scratch.path().join("generated"),
     );
-    copy_tree(&energy_tests::schema_dir(), &schema, false);
+    energy_tests::copy_tree(&energy_tests::schema_dir(), &schema);
     energy_codegen::write_files(&out, &generate(&schema), false).unwrap();
     std::fs::write(out.join("src/notes.txt"), "kept: not generated\n").unwrap();
     std::fs::remove_file(schema.join("events/businesses.yaml")).unwrap();
