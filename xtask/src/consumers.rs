@@ -18,6 +18,7 @@
 //! also runs on a broken copy of its input, in which one number field that the data carries is retyped
 //! `boolean`, and must fail there, in its type check: a check that cannot fail proves nothing.
 
+use crate::files;
 use crate::tools::{Job, Tools, clip, output_text, run_two_at_a_time, run_with_timeout};
 use energy_codegen::Model;
 use energy_codegen::emit::{asyncapi, component_name, jsonschema, openapi};
@@ -180,12 +181,12 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
 }
 
 fn openapi_typescript(context: &Context, inputs: &Inputs, dir: &Path) -> Result<String, String> {
-    create_dir(dir)?;
+    files::create_dir(dir)?;
     let types = dir.join("openapi.ts");
     let mut generate = context.tools.npm_bin("openapi-typescript");
     generate.arg(&inputs.openapi).arg("-o").arg(&types);
     run_quietly(generate, "openapi-typescript")?;
-    let text = read(&types)?;
+    let text = files::read_text(&types)?;
     // The defects of the generic envelope and of free-form objects without `additionalProperties`.
     let mut defects: Vec<String> = ["unknown[]", "results?:"]
         .iter()
@@ -216,9 +217,9 @@ fn openapi_typescript(context: &Context, inputs: &Inputs, dir: &Path) -> Result<
         "type Body<Op extends keyof operations> =".to_owned(),
         "  operations[Op]['responses'][200]['content']['application/json'];".to_owned(),
     ];
-    create_dir(&dir.join("responses"))?;
+    files::create_dir(&dir.join("responses"))?;
     for (i, r) in context.responses.iter().enumerate() {
-        write(&dir.join("responses").join(&r.file), &r.text)?;
+        files::write(&dir.join("responses").join(&r.file), &r.text)?;
         check.push(format!(
             "import response_{i} from './responses/{}';",
             r.file
@@ -228,8 +229,8 @@ fn openapi_typescript(context: &Context, inputs: &Inputs, dir: &Path) -> Result<
             r.operation
         ));
     }
-    write(&dir.join("responses.ts"), &(check.join("\n") + "\n"))?;
-    write(&dir.join("tsconfig.json"), TSCONFIG)?;
+    files::write(&dir.join("responses.ts"), &(check.join("\n") + "\n"))?;
+    files::write(&dir.join("tsconfig.json"), TSCONFIG)?;
     compile(context, dir)?;
     Ok(format!(
         "{} real responses type-check against the generated types",
@@ -239,14 +240,14 @@ fn openapi_typescript(context: &Context, inputs: &Inputs, dir: &Path) -> Result<
 
 fn datamodel_openapi(context: &Context, inputs: &Inputs, dir: &Path) -> Result<String, String> {
     let package = dir.join("rest");
-    create_dir(&package)?;
+    files::create_dir(&package)?;
     datamodel_codegen(
         context,
         &inputs.openapi,
         "openapi",
         &package.join("models.py"),
     )?;
-    let text = read(&package.join("models.py"))?;
+    let text = files::read_text(&package.join("models.py"))?;
     let mut defects = Vec::new();
     for (page, field, record) in &context.pages {
         let typed = format!("{field}: list[{record}]");
@@ -271,7 +272,7 @@ fn datamodel_openapi(context: &Context, inputs: &Inputs, dir: &Path) -> Result<S
 
 fn datamodel_schemas(context: &Context, inputs: &Inputs, dir: &Path) -> Result<String, String> {
     let package = dir.join("payloads");
-    create_dir(dir)?;
+    files::create_dir(dir)?;
     datamodel_codegen(context, &inputs.schemas, "jsonschema", &package)?;
     let cases: Vec<Value> = context
         .examples
@@ -294,7 +295,7 @@ fn modelina_typescript(context: &Context, inputs: &Inputs, dir: &Path) -> Result
         ));
     }
     let counts = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    write(&dir.join("tsconfig.json"), TSCONFIG)?;
+    files::write(&dir.join("tsconfig.json"), TSCONFIG)?;
     compile(context, dir)?;
     Ok(format!("models and examples compiled: {counts}"))
 }
@@ -348,7 +349,7 @@ fn parse_payloads(
     dir: &Path,
 ) -> Result<String, String> {
     let cases_file = dir.join("cases.json");
-    write(&cases_file, &Value::Array(cases.to_vec()).to_string())?;
+    files::write(&cases_file, &Value::Array(cases.to_vec()).to_string())?;
     let mut parse = context.tools.venv_bin("python");
     parse
         .arg(context.tools.script("parse_payloads.py"))
@@ -426,7 +427,7 @@ fn real_responses(root: &Path, model: &Model) -> Result<Vec<RealResponse>, Strin
             return Err(format!("`{operation}` does not respond with a resource"));
         };
         responses.push(RealResponse {
-            text: read(&dir.join(&file))?,
+            text: files::read_text(&dir.join(&file))?,
             file,
             operation: operation.to_owned(),
             schema: component_name(response),
@@ -480,7 +481,7 @@ fn message_examples(
     model: &Model,
     asyncapi: &Path,
 ) -> Result<Vec<(String, String, Value)>, String> {
-    let document: Value = serde_saphyr::from_str(&read(asyncapi)?)
+    let document: Value = serde_saphyr::from_str(&files::read_text(asyncapi)?)
         .map_err(|e| format!("{}: {e}", asyncapi.display()))?;
     let mut examples = Vec::new();
     for (_, event) in model.events() {
@@ -507,8 +508,8 @@ fn message_examples(
 /// schema folder misspells the first key of `types.yaml`, beside a copy of the format's JSON Schemas
 /// where its modeline points.
 fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
-    create_dir(dir)?;
-    let mut openapi_doc: Value = serde_saphyr::from_str(&read(&real.openapi)?)
+    files::create_dir(dir)?;
+    let mut openapi_doc: Value = serde_saphyr::from_str(&files::read_text(&real.openapi)?)
         .map_err(|e| format!("{}: {e}", real.openapi.display()))?;
     let schemas = openapi_doc["components"]["schemas"]
         .as_object_mut()
@@ -519,7 +520,7 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
         .ok_or("openapi.yaml has no number property to retype")?;
     remove_examples(&mut openapi_doc);
 
-    let mut asyncapi_doc: Value = serde_saphyr::from_str(&read(&real.asyncapi)?)
+    let mut asyncapi_doc: Value = serde_saphyr::from_str(&files::read_text(&real.asyncapi)?)
         .map_err(|e| format!("{}: {e}", real.asyncapi.display()))?;
     let messages = asyncapi_doc["components"]["messages"]
         .as_object()
@@ -542,9 +543,9 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
     let (id, property) = target.ok_or("no message payload has an integer property to retype")?;
 
     let schemas_copy = dir.join("schemas");
-    crate::copy_dir(&real.schemas, &schemas_copy)?;
+    files::copy_dir(&real.schemas, &schemas_copy)?;
     let payload_file = schemas_copy.join("events").join(format!("{id}.json"));
-    let mut file: Value = serde_json::from_str(&read(&payload_file)?)
+    let mut file: Value = serde_json::from_str(&files::read_text(&payload_file)?)
         .map_err(|e| format!("{}: {e}", payload_file.display()))?;
     let retyped = file["properties"]
         .get_mut(&property)
@@ -552,20 +553,20 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
         .ok_or_else(|| format!("{}: no property `{property}`", payload_file.display()))?;
     retyped.insert("type".to_owned(), json!("boolean"));
     retyped.remove("format");
-    write(&payload_file, &file.to_string())?;
+    files::write(&payload_file, &file.to_string())?;
 
     let schema_copy = dir.join("schema");
-    crate::copy_dir(&real.schema_dir, &schema_copy)?;
+    files::copy_dir(&real.schema_dir, &schema_copy)?;
     let format = energy_codegen::emit::schema_format::DIR;
     let generated = real.schemas.parent().ok_or("no generated folder")?;
-    crate::copy_dir(&generated.join(format), &dir.join("generated").join(format))?;
+    files::copy_dir(&generated.join(format), &dir.join("generated").join(format))?;
     let types = schema_copy.join("types.yaml");
-    let text = read(&types)?;
+    let text = files::read_text(&types)?;
     let misspelt = text.replacen("\ntypes:", "\ntypse:", 1);
     if misspelt == text {
         return Err(format!("{}: no `types:` key to misspell", types.display()));
     }
-    write(&types, &misspelt)?;
+    files::write(&types, &misspelt)?;
 
     let broken = Inputs {
         openapi: dir.join("openapi.json"),
@@ -573,8 +574,8 @@ fn broken_inputs(real: &Inputs, dir: &Path) -> Result<Inputs, String> {
         schemas: schemas_copy,
         schema_dir: schema_copy,
     };
-    write(&broken.openapi, &openapi_doc.to_string())?;
-    write(&broken.asyncapi, &asyncapi_doc.to_string())?;
+    files::write(&broken.openapi, &openapi_doc.to_string())?;
+    files::write(&broken.asyncapi, &asyncapi_doc.to_string())?;
     Ok(broken)
 }
 
@@ -600,16 +601,4 @@ fn remove_examples(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(remove_examples),
         _ => {}
     }
-}
-
-fn create_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

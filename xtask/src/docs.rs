@@ -44,8 +44,7 @@ pub(crate) fn run(args: &DocsArgs) -> ExitCode {
         if args.screenshots {
             let chromium = find_chromium()?;
             let shots = root.join("docs");
-            std::fs::create_dir_all(&shots)
-                .map_err(|e| format!("cannot create {}: {e}", shots.display()))?;
+            crate::files::create_dir(&shots)?;
             for page in ["openapi", "asyncapi"] {
                 let png = shots.join(format!("{page}.png"));
                 screenshot(&chromium, &out.join(format!("{page}.html")), &png, &root)?;
@@ -76,7 +75,7 @@ fn build(
     out: &Path,
     inline: bool,
 ) -> Result<(), String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    crate::files::create_dir(out)?;
     let rest_title = model
         .rest
         .as_ref()
@@ -112,8 +111,7 @@ fn build(
         }
     }
     let index = out.join("index.html");
-    std::fs::write(&index, index_html(model, &rest_title))
-        .map_err(|e| format!("cannot write {}: {e}", index.display()))
+    crate::files::write(&index, &index_html(model, &rest_title))
 }
 
 fn index_html(model: &Model, rest_title: &str) -> String {
@@ -384,7 +382,7 @@ fn profile_dir(root: &Path) -> Result<PathBuf, String> {
         .join("target/tmp")
         .join(format!("chromium-profile-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    crate::files::create_dir(&dir)?;
     Ok(dir)
 }
 

@@ -6,6 +6,7 @@ mod codegen;
 mod compat;
 mod consumers;
 mod docs;
+mod files;
 mod fuzz;
 mod peer;
 mod test;
@@ -89,24 +90,6 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
         Some(dir) if !dir.is_empty() => root.join(dir),
         _ => root.join("target"),
     }
-}
-
-/// Copies a folder and everything in it into `to` (created if missing).
-pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("{}: {e}", from.display()))?
-            .path();
-        let target = to.join(path.file_name().unwrap_or_default());
-        if path.is_dir() {
-            copy_dir(&path, &target)?;
-        } else {
-            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// The workspace this binary was compiled from.

@@ -35,8 +35,7 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
     let typify = install_typify(&target.join("peer-tools"))?;
 
     let peer_dir = target.join("peer-crate");
-    std::fs::create_dir_all(peer_dir.join("src"))
-        .map_err(|e| format!("cannot create {}: {e}", peer_dir.display()))?;
+    crate::files::create_dir(&peer_dir.join("src"))?;
     let ours = build_our_generator(root, &target)?;
     // Our --check first: the schemas the peer reads must be what the schema generates today.
     run_step(
@@ -249,11 +248,10 @@ impl EditedSchema {
     fn copy(root: &Path, dir: &Path, xtask: &Path) -> Result<EditedSchema, String> {
         let _ = std::fs::remove_dir_all(dir);
         for folder in ["schema", "generated"] {
-            crate::copy_dir(&root.join(folder), &dir.join(folder))?;
+            crate::files::copy_dir(&root.join(folder), &dir.join(folder))?;
         }
         let file = dir.join("schema").join("events").join("billing.yaml");
-        let original = std::fs::read_to_string(&file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let original = crate::files::read_text(&file)?;
         // A one-line description of a field or version, plain (not quoted, not a block).
         let line = original
             .lines()
@@ -288,8 +286,7 @@ impl EditedSchema {
         let edited = self
             .original
             .replacen(&self.line, &format!("{} (edit {run})", self.line), 1);
-        std::fs::write(&self.file, edited)
-            .map_err(|e| format!("cannot write {}: {e}", self.file.display()))
+        crate::files::write(&self.file, &edited)
     }
 }
 
@@ -459,7 +456,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
     if std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(());
     }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::files::write(path, text)
 }
 
 /// Pretty JSON text with a final newline.
@@ -482,8 +479,7 @@ fn read_schema_documents(schemas: &Path) -> Result<Vec<(PathBuf, Value)>, String
                 .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
                 .path();
             if path.extension().is_some_and(|e| e == "json") {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let text = crate::files::read_text(&path)?;
                 let value = serde_json::from_str(&text)
                     .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
                 documents.push((path, value));

@@ -3,6 +3,7 @@
 //! `requirements.txt`, installed on first use into ignored folders and reinstalled only when a pin file
 //! changes.
 
+use crate::files;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -69,7 +70,7 @@ impl Tools {
     }
 
     fn install_npm(&self) -> Result<(), String> {
-        let lock = read(&self.dir.join("package-lock.json"))?;
+        let lock = files::read(&self.dir.join("package-lock.json"))?;
         let stamp = self.dir.join("node_modules/.installed-package-lock.json");
         if std::fs::read(&stamp).ok().as_deref() == Some(lock.as_slice()) {
             return Ok(());
@@ -78,11 +79,11 @@ impl Tools {
         let mut npm = self.command("npm");
         npm.args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]);
         run_logged(npm, "npm ci", Duration::from_secs(900))?;
-        write(&stamp, &lock)
+        files::write(&stamp, &lock)
     }
 
     fn install_venv(&self) -> Result<(), String> {
-        let requirements = read(&self.dir.join("requirements.txt"))?;
+        let requirements = files::read(&self.dir.join("requirements.txt"))?;
         let venv = self.dir.join(".venv");
         let stamp = venv.join(".installed-requirements.txt");
         if std::fs::read(&stamp).ok().as_deref() == Some(requirements.as_slice()) {
@@ -106,7 +107,7 @@ impl Tools {
             "requirements.txt",
         ]);
         run_logged(pip, "pip install", Duration::from_secs(900))?;
-        write(&stamp, &requirements)
+        files::write(&stamp, &requirements)
     }
 }
 
@@ -158,14 +159,6 @@ pub(crate) fn install_debian_package(package: &str, why: &str) -> Result<(), Str
         run_logged(install, "apt-get install", Duration::from_secs(900))
     })
     .map_err(|e| format!("{e}\n{what_to_run}"))
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Runs an installation command; on failure, its output is part of the error.

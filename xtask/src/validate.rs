@@ -176,8 +176,8 @@ fn broken_copy(doc: &Path, dir: &Path) -> Result<PathBuf, String> {
             .find('"')
             .ok_or_else(|| format!("{}: unterminated `$ref`", doc.display()))?;
     let broken = format!("{}{MISSING}{}", &text[..start], &text[end..]);
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    crate::files::create_dir(dir)?;
     let path = dir.join(doc.file_name().unwrap_or_default());
-    std::fs::write(&path, broken).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::files::write(&path, &broken)?;
     Ok(path)
 }
