@@ -3200,8 +3200,7 @@ impl EventRef<'_> {
     }
 }
 
-/// Serializes as the payload alone, exactly as the platform sends it (strings and objects as
-/// they were written).
+/// Serializes as the payload alone, exactly as the platform sends it.
 impl ::serde::Serialize for EventRef<'_> {
     fn serialize<S: ::serde::Serializer>(
         &self,

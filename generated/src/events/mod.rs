@@ -8701,6 +8701,7 @@ impl Event {
     }
 }
 
+/// Serializes as the payload alone, exactly as the platform sends it.
 impl ::serde::Serialize for Event {
     fn serialize<S: ::serde::Serializer>(
         &self,

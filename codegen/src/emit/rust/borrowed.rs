@@ -335,17 +335,13 @@ impl Borrowing {
     /// the seed that decodes one (the fixed code of decoding is the template `borrowed/decode.rs`).
     pub(super) fn events_file(&self, model: &Model) -> TokenStream {
         let events: Vec<(&Section, &EventType)> = model.events().collect();
-        let cfgs: Vec<TokenStream> = events
-            .iter()
-            .map(|(s, _)| {
-                let f = &s.feature;
-                quote!(#[cfg(feature = #f)])
-            })
-            .collect();
-        let names: Vec<_> = events
-            .iter()
-            .map(|(_, e)| format_ident!("{}", e.rust_name))
-            .collect();
+        let variants = super::events::EventVariants::of(model);
+        let (cfgs, names, variant_docs, any_feature) = (
+            &variants.cfgs,
+            &variants.names,
+            &variants.docs,
+            &variants.any_feature,
+        );
         let views: Vec<TokenStream> = events
             .iter()
             .map(|(s, e)| {
@@ -366,20 +362,11 @@ impl Borrowing {
                 quote!(events::#m::#n)
             })
             .collect();
-        let variant_docs: Vec<String> = events
-            .iter()
-            .map(|(_, e)| format!(" `{}`.", e.name))
-            .collect();
-        let any_feature: Vec<TokenStream> = model
-            .sections
-            .iter()
-            .map(|s| {
-                let f = &s.feature;
-                quote!(feature = #f)
-            })
-            .collect();
         // Without any section `EventRef` has no variant that uses its lifetime: one that cannot be made does.
-        let none_compiled = quote!(#[cfg(not(any(#(#any_feature),*)))] Self::Uninhabited(never, _) => match *never {},);
+        let event_ref_impls = variants.payload_enum_impls(
+            quote!(EventRef<'_>),
+            quote!(#[cfg(not(any(#(#any_feature),*)))] Self::Uninhabited(never, _) => match *never {},),
+        );
         let sections = model.sections.iter().map(|s| {
             let module = format_ident!("{}", s.module);
             let feature = &s.feature;
@@ -425,34 +412,7 @@ impl Borrowing {
                 Uninhabited(::std::convert::Infallible, ::std::marker::PhantomData<&'a ()>),
             }
 
-            impl EventRef<'_> {
-                /// The event's type.
-                pub fn event_type(&self) -> EventType {
-                    match self {
-                        #(#cfgs Self::#names(_) => EventType::#names,)*
-                        #none_compiled
-                    }
-                }
-
-                /// The payload version.
-                pub fn version(&self) -> &'static str {
-                    match self {
-                        #(#cfgs Self::#names(e) => e.version(),)*
-                        #none_compiled
-                    }
-                }
-            }
-
-            /// Serializes as the payload alone, exactly as the platform sends it (strings and objects as
-            /// they were written).
-            impl ::serde::Serialize for EventRef<'_> {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                    match self {
-                        #(#cfgs Self::#names(e) => e.serialize(serializer),)*
-                        #none_compiled
-                    }
-                }
-            }
+            #event_ref_impls
 
             impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
                 type Value = EventRef<'de>;

@@ -327,6 +327,87 @@ fn view_impl(view: &VersionView<'_>) -> TokenStream {
     }
 }
 
+/// The events of the catalogue as the enums over them (`EventType`, `Event`, `EventRef`) list them, in
+/// order: each one's `#[cfg(feature = …)]`, Rust name and variant doc; and `feature = …` for every
+/// section, for the `any(…)` of a build with at least one.
+pub(super) struct EventVariants {
+    pub(super) cfgs: Vec<TokenStream>,
+    pub(super) names: Vec<proc_macro2::Ident>,
+    pub(super) docs: Vec<String>,
+    pub(super) any_feature: Vec<TokenStream>,
+}
+
+impl EventVariants {
+    pub(super) fn of(model: &Model) -> Self {
+        let events: Vec<(&Section, &EventType)> = model.events().collect();
+        EventVariants {
+            cfgs: events
+                .iter()
+                .map(|(s, _)| {
+                    let f = &s.feature;
+                    quote!(#[cfg(feature = #f)])
+                })
+                .collect(),
+            names: events
+                .iter()
+                .map(|(_, e)| format_ident!("{}", e.rust_name))
+                .collect(),
+            docs: events
+                .iter()
+                .map(|(_, e)| format!(" `{}`.", e.name))
+                .collect(),
+            any_feature: model
+                .sections
+                .iter()
+                .map(|s| {
+                    let f = &s.feature;
+                    quote!(feature = #f)
+                })
+                .collect(),
+        }
+    }
+
+    /// `event_type()` and `version()` of an enum with a variant per event holding its payload (`Event`,
+    /// `EventRef<'_>`), and `Serialize` as that payload. `none_compiled` is the match arm of a build
+    /// without any section, when the enum has no variant of an event.
+    pub(super) fn payload_enum_impls(
+        &self,
+        ty: TokenStream,
+        none_compiled: TokenStream,
+    ) -> TokenStream {
+        let (cfgs, names) = (&self.cfgs, &self.names);
+        quote! {
+            impl #ty {
+                /// The event's type.
+                pub fn event_type(&self) -> EventType {
+                    match self {
+                        #(#cfgs Self::#names(_) => EventType::#names,)*
+                        #none_compiled
+                    }
+                }
+
+                /// The payload version.
+                pub fn version(&self) -> &'static str {
+                    match self {
+                        #(#cfgs Self::#names(e) => e.version(),)*
+                        #none_compiled
+                    }
+                }
+            }
+
+            /// Serializes as the payload alone, exactly as the platform sends it.
+            impl ::serde::Serialize for #ty {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    match self {
+                        #(#cfgs Self::#names(e) => e.serialize(serializer),)*
+                        #none_compiled
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub(super) fn mod_rs(model: &Model) -> TokenStream {
     let modules = model.sections.iter().map(|s| {
         let module = format_ident!("{}", s.module);
@@ -341,17 +422,13 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         }
     });
     let events: Vec<(&Section, &EventType)> = model.events().collect();
-    let cfgs: Vec<TokenStream> = events
-        .iter()
-        .map(|(s, _)| {
-            let f = &s.feature;
-            quote!(#[cfg(feature = #f)])
-        })
-        .collect();
-    let names: Vec<_> = events
-        .iter()
-        .map(|(_, e)| format_ident!("{}", e.rust_name))
-        .collect();
+    let variants = EventVariants::of(model);
+    let (cfgs, names, variant_docs, any_feature) = (
+        &variants.cfgs,
+        &variants.names,
+        &variants.docs,
+        &variants.any_feature,
+    );
     let paths: Vec<TokenStream> = events
         .iter()
         .map(|(s, e)| {
@@ -387,14 +464,11 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             }
         });
     let features: Vec<&str> = events.iter().map(|(s, _)| s.feature.as_str()).collect();
-    let variant_docs: Vec<String> = events
-        .iter()
-        .map(|(_, e)| format!(" `{}`.", e.name))
-        .collect();
     // With every section's feature off `Event` has no variant, and a `match` on `&Event` needs an arm.
-    let all_features = model.sections.iter().map(|s| s.feature.as_str());
-    let any_feature: Vec<TokenStream> = all_features.map(|f| quote!(feature = #f)).collect();
-    let none_compiled = quote!(#[cfg(not(any(#(#any_feature),*)))] _ => match *self {},);
+    let event_impls = variants.payload_enum_impls(
+        quote!(Event),
+        quote!(#[cfg(not(any(#(#any_feature),*)))] _ => match *self {},),
+    );
     quote! {
         #![doc = " Event payloads: a module per catalogue section (each behind a cargo feature of the same name), and"]
         #![doc = " [`Event`], [`EventType`] and [`EventKind`] to decode any payload by (event type, version)."]
@@ -477,32 +551,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             #(#cfgs #[doc = #variant_docs] #names(#paths),)*
         }
 
-        impl Event {
-            /// The event's type.
-            pub fn event_type(&self) -> EventType {
-                match self {
-                    #(#cfgs Self::#names(_) => EventType::#names,)*
-                    #none_compiled
-                }
-            }
-
-            /// The payload version.
-            pub fn version(&self) -> &'static str {
-                match self {
-                    #(#cfgs Self::#names(e) => e.version(),)*
-                    #none_compiled
-                }
-            }
-        }
-
-        impl ::serde::Serialize for Event {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                match self {
-                    #(#cfgs Self::#names(e) => e.serialize(serializer),)*
-                    #none_compiled
-                }
-            }
-        }
+        #event_impls
 
         impl EventKind {
             /// The shape of this kind's payload.
