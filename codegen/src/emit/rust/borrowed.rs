@@ -278,23 +278,9 @@ impl Borrowing {
             .collect();
         let labels: Vec<&str> = e.versions.iter().map(|v| v.label.as_str()).collect();
         let variant_docs = labels.iter().map(|l| format!(" Payload version `{l}`."));
-        let last = variants.len() - 1;
-        let (init, last_variant, last_payload) =
-            (&variants[..last], &variants[last], &payloads[last]);
-        let init_payloads = &payloads[..last];
-        let indices = (0..last).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
-        let decode_last = quote!(<#last_payload as ::serde::Deserialize>::deserialize(deserializer).map(Self::#last_variant));
-        // `index` is always valid (an `EventKind` is only made for a known version).
-        let dispatch = if last == 0 {
-            quote! { let _ = index; #decode_last }
-        } else {
-            quote! {
-                match index {
-                    #(#indices => <#init_payloads as ::serde::Deserialize>::deserialize(deserializer).map(Self::#init),)*
-                    _ => #decode_last,
-                }
-            }
-        };
+        let dispatch = super::events::by_version_index(&super::events::decode_each_version(
+            &variants, &payloads,
+        ));
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq)]

@@ -91,6 +91,40 @@ pub(super) fn section_rs(
     }
 }
 
+/// A `match` on `index`, a payload version's index, with the given expression for each version in order.
+/// `index` is always valid (an `EventKind` is only made for a known version): the last arm takes the rest,
+/// and an event type with one version needs no `match`. (Every event type of a model has a version: the
+/// reader refuses one without.)
+pub(super) fn by_version_index(each: &[TokenStream]) -> TokenStream {
+    let Some((last, init)) = each.split_last() else {
+        return quote!(match index {});
+    };
+    if init.is_empty() {
+        return quote! { let _ = index; #last };
+    }
+    let indices = (0..init.len()).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
+    quote! {
+        match index {
+            #(#indices => #init,)*
+            _ => #last,
+        }
+    }
+}
+
+/// For each version, deserializing its payload type (`payloads`) into its variant (`variants`).
+pub(super) fn decode_each_version(
+    variants: &[proc_macro2::Ident],
+    payloads: &[TokenStream],
+) -> Vec<TokenStream> {
+    variants
+        .iter()
+        .zip(payloads)
+        .map(|(variant, payload)| {
+            quote!(<#payload as ::serde::Deserialize>::deserialize(deserializer).map(Self::#variant))
+        })
+        .collect()
+}
+
 fn version_enum(section: &Section, e: &EventType) -> TokenStream {
     let name = format_ident!("{}", e.rust_name);
     let event_type = &e.name;
@@ -109,19 +143,18 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", v.variant))
         .collect();
-    let payloads: Vec<_> = e
+    let payloads: Vec<TokenStream> = e
         .versions
         .iter()
-        .map(|v| format_ident!("{}", v.payload.rust_name))
+        .map(|v| {
+            let payload = format_ident!("{}", v.payload.rust_name);
+            quote!(#payload)
+        })
         .collect();
     let variant_docs = e
         .versions
         .iter()
         .map(|v| format!(" Payload version `{}`.", v.label));
-    let indices = (0..e.versions.len()).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
-    let last = variants.len() - 1;
-    let (init, last_variant, last_payload) = (&variants[..last], &variants[last], &payloads[last]);
-    let init_payloads = &payloads[..last];
     let shapes: Vec<TokenStream> = e
         .versions
         .iter()
@@ -135,30 +168,8 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
             quote!(&crate::shapes::#shape)
         })
         .collect();
-    let shape_indices = (0..e.versions.len()).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
-    let (init_shapes, last_shape) = (&shapes[..shapes.len() - 1], &shapes[shapes.len() - 1]);
-    let shape_dispatch = if shapes.len() == 1 {
-        quote! { let _ = index; #last_shape }
-    } else {
-        quote! {
-            match index {
-                #(#shape_indices => #init_shapes,)*
-                _ => #last_shape,
-            }
-        }
-    };
-    let decode_last = quote!(<#last_payload as ::serde::Deserialize>::deserialize(deserializer).map(Self::#last_variant));
-    // `index` is always valid (an `EventKind` is only made for a known version); the last arm takes the rest.
-    let dispatch = if last == 0 {
-        quote! { let _ = index; #decode_last }
-    } else {
-        quote! {
-            match index {
-                #(#indices => <#init_payloads as ::serde::Deserialize>::deserialize(deserializer).map(Self::#init),)*
-                _ => #decode_last,
-            }
-        }
-    };
+    let shape_dispatch = by_version_index(&shapes);
+    let dispatch = by_version_index(&decode_each_version(&variants, &payloads));
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
