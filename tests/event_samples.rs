@@ -3,6 +3,7 @@
 //! version in the YAML is tested without writing a test.
 
 use energy_api::{DecodeError, Event, EventRef, EventType};
+use energy_api_core::read::Reader;
 use energy_codegen::samples::{Optionals, event_payload};
 
 #[test]
@@ -38,6 +39,31 @@ fn every_event_version_round_trips() {
                         }
                     }
                     Err(e) => failures.push(format!("{} ({optionals:?}): {e}", version.id)),
+                }
+                // The fast reader reads every sample (otherwise decoding silently takes the slower serde
+                // path), both ways, to the value serde gives.
+                let text = std::str::from_utf8(&bytes).expect("samples are UTF-8");
+                let serde_owned = serde::de::DeserializeSeed::deserialize(
+                    kind,
+                    &mut serde_json::Deserializer::from_str(text),
+                );
+                match (Reader::whole(text, |r| kind.read(r)), serde_owned) {
+                    (Ok(fast), Ok(serde)) if fast == serde => {}
+                    (fast, serde) => failures.push(format!(
+                        "{} ({optionals:?}) fast reader {fast:?}, serde {serde:?}",
+                        version.id
+                    )),
+                }
+                let serde_view = serde::de::DeserializeSeed::deserialize(
+                    kind.borrowed(),
+                    &mut serde_json::Deserializer::from_str(text),
+                );
+                match (Reader::whole(text, |r| kind.read_borrowed(r)), serde_view) {
+                    (Ok(fast), Ok(serde)) if fast == serde => {}
+                    (fast, serde) => failures.push(format!(
+                        "{} ({optionals:?}) fast reader (borrowed) {fast:?}, serde {serde:?}",
+                        version.id
+                    )),
                 }
                 // The borrowed view decodes the same payload to the same JSON, its plain strings
                 // pointing into the payload.

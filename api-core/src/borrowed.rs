@@ -132,7 +132,7 @@ impl<'de> Visitor<'de> for CowStrVisitor {
 }
 
 /// A free-form JSON object of the input, kept as its text: what `serde_json::Map<String, Value>` accepts
-/// (an object, or `null`, which that reads as an empty object), checked without building it.
+/// (an object: `null` is not one), checked without building it.
 ///
 /// ```
 /// use energy_api_core::RawObject;
@@ -146,6 +146,11 @@ impl<'de> Visitor<'de> for CowStrVisitor {
 pub struct RawObject<'a>(&'a RawValue);
 
 impl<'a> RawObject<'a> {
+    /// The object whose text `raw` is (already checked to be what a `Map` accepts).
+    pub(crate) fn from_raw(raw: &'a RawValue) -> Self {
+        Self(raw)
+    }
+
     /// The JSON text of the object (or `null`), exactly as in the input.
     pub fn get(&self) -> &'a str {
         self.0.get()

@@ -39,23 +39,7 @@ pub struct Key<'h> {
 impl Key<'_> {
     #[inline]
     fn find(self, name: &[u8]) -> Option<usize> {
-        let found = match self.fields.get(*self.next) {
-            Some(expected) if expected.as_bytes() == name => Some(*self.next),
-            _ => self
-                .fields
-                .iter()
-                .position(|known| known.as_bytes() == name)
-                .or_else(|| {
-                    self.aliases
-                        .iter()
-                        .find(|(alias, _)| alias.as_bytes() == name)
-                        .map(|&(_, i)| i)
-                }),
-        };
-        if let Some(i) = found {
-            *self.next = i + 1;
-        }
-        found
+        crate::read::find_field(self.fields, self.aliases, self.next, name)
     }
 
     fn key(self, name: &str) -> FieldKey {
@@ -149,6 +133,26 @@ macro_rules! deserialize_struct {
     ) => {
         $crate::deserialize_struct!(@impl
             impl [<'de: $lt, $lt>] for [$name<$lt>] visitor [<$lt>] [&$lt ()],
+            read [<$lt>] [$lt],
+            $name, $expecting,
+            [$(($index, $mode, $field, $json)),*],
+            [$($(($alias, $alias_index)),*)?],
+            [$($additional)?]
+        );
+    };
+    // A struct without the fast reader's `ReadJson` (one read only through serde).
+    (
+        serde_only $name:ident $(<$param:ident>)?,
+        $expecting:literal,
+        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
+        $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
+        $(, keep_unlisted_in $additional:ident)? $(,)?
+    ) => {
+        $crate::deserialize_struct!(@impl
+            impl [<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>]
+            for [$name $(<$param>)?]
+            visitor [$(<$param>)?] [fn() -> ($($param,)?)],
+            read [] [],
             $name, $expecting,
             [$(($index, $mode, $field, $json)),*],
             [$($(($alias, $alias_index)),*)?],
@@ -166,6 +170,7 @@ macro_rules! deserialize_struct {
             impl [<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>]
             for [$name $(<$param>)?]
             visitor [$(<$param>)?] [fn() -> ($($param,)?)],
+            read [<'r $(, $param: $crate::read::ReadJson<'r>)?>] ['r],
             $name, $expecting,
             [$(($index, $mode, $field, $json)),*],
             [$($(($alias, $alias_index)),*)?],
@@ -175,6 +180,7 @@ macro_rules! deserialize_struct {
     (@impl
         impl [$($impl_generics:tt)*] for [$($self_ty:tt)*]
         visitor [$($visitor_generics:tt)*] [$($phantom:tt)*],
+        read [$($read_generics:tt)*] [$($read_lt:lifetime)?],
         $name:ident, $expecting:literal,
         [$(($index:literal, $mode:ident, $field:ident, $json:literal)),*],
         [$(($alias:literal, $alias_index:literal)),*],
@@ -230,6 +236,52 @@ macro_rules! deserialize_struct {
                 deserializer.deserialize_struct($expecting, FIELDS, Visitor(::std::marker::PhantomData))
             }
         }
+
+        $crate::deserialize_struct!(@read
+            [$($read_generics)*] [$($read_lt)?] [$($self_ty)*],
+            $name,
+            [$(($index, $mode, $field, $json)),*],
+            [$(($alias, $alias_index)),*],
+            [$($additional)?]
+        );
+    };
+    (@read [$($read_generics:tt)*] [] [$($self_ty:tt)*], $($rest:tt)*) => {};
+    (@read
+        [$($read_generics:tt)*] [$read_lt:lifetime] [$($self_ty:tt)*],
+        $name:ident,
+        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),*],
+        [$(($alias:literal, $alias_index:literal)),*],
+        [$($additional:ident)?]
+    ) => {
+        impl $($read_generics)* $crate::read::ReadJson<$read_lt> for $($self_ty)* {
+            fn read(
+                reader: &mut $crate::read::Reader<$read_lt>,
+            ) -> ::std::result::Result<Self, $crate::read::Stop> {
+                const FIELDS: &[&str] = &[$($json),*];
+                const ALIASES: &[(&str, usize)] = &[$(($alias, $alias_index)),*];
+                $(let mut $field = ::std::option::Option::None;)*
+                $(let mut $additional = $crate::Unlisted::new();)?
+                let mut next = 0;
+                let mut members = reader.object()?;
+                while let ::std::option::Option::Some(key) = members.next_key(reader)? {
+                    match $crate::read::find_field(FIELDS, ALIASES, &mut next, key.as_bytes()) {
+                        $(::std::option::Option::Some($index) => $crate::read::set(&mut $field, reader)?,)*
+                        _ => $crate::deserialize_struct!(@skip reader, key $(, $additional)?),
+                    }
+                }
+                ::std::result::Result::Ok($name {
+                    $($field: $crate::read::$mode($field)?,)*
+                    $($additional,)?
+                })
+            }
+        }
+    };
+    (@skip $reader:ident, $key:ident) => {{
+        let _ = $key;
+        $reader.skip()?;
+    }};
+    (@skip $reader:ident, $key:ident, $additional:ident) => {
+        $crate::read::keep_unlisted(&mut $additional, $key, $reader)?
     };
     (@keeps) => { false };
     (@keeps $additional:ident) => { true };

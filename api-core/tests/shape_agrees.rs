@@ -2,9 +2,11 @@
 //! are run on every mutation of valid payloads (each value replaced by values of every JSON type and by
 //! numbers at the edges of `i64`/`f64`, each member removed, repeated, or joined by an unknown one), and
 //! on arbitrary JSON, and must give the same verdict. The borrowed views' decoding (strings and free-form
-//! objects pointing into the input) must give it too.
+//! objects pointing into the input) must give it too. The fast reader (`energy_api_core::read`) may stop
+//! where these decode, but must never read what they refuse, and reads every valid sample.
 
 use energy_api_core::deserialize_struct;
+use energy_api_core::read::{ReadJson, Reader};
 use energy_api_core::shape::{Shape, StructShape, check_struct};
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -263,7 +265,84 @@ fn verdicts<T: DeserializeOwned>(shape: &'static StructShape, json: &str) -> (bo
     (decoded, checked)
 }
 
+/// Whether the fast reader reads `json` as `T`.
+fn fast_reads<'a, T: ReadJson<'a>>(json: &'a str) -> bool {
+    Reader::read_all::<T>(json).is_ok()
+}
+
+/// The verdicts of the fast reader on `json` for every struct, owned and borrowed, with serde's.
+fn fast_verdicts(json: &str) -> Vec<(&'static str, bool, bool)> {
+    vec![
+        (
+            "Account",
+            verdicts::<Account>(&ACCOUNT, json).0,
+            fast_reads::<Account>(json),
+        ),
+        (
+            "Ledger",
+            verdicts::<Ledger>(&LEDGER, json).0,
+            fast_reads::<Ledger>(json),
+        ),
+        (
+            "Entry",
+            verdicts::<Entry>(&ENTRY, json).0,
+            fast_reads::<Entry>(json),
+        ),
+        (
+            "Kept",
+            verdicts::<Kept>(&KEPT, json).0,
+            fast_reads::<Kept>(json),
+        ),
+        (
+            "Priced",
+            verdicts::<Priced>(&PRICED, json).0,
+            fast_reads::<Priced>(json),
+        ),
+        (
+            "Renamed",
+            verdicts::<Renamed>(&RENAMED, json).0,
+            fast_reads::<Renamed>(json),
+        ),
+        (
+            "borrowed Account",
+            borrowed_decodes::<borrowed::Account<'_>>(json),
+            fast_reads::<borrowed::Account<'_>>(json),
+        ),
+        (
+            "borrowed Ledger",
+            borrowed_decodes::<borrowed::Ledger<'_>>(json),
+            fast_reads::<borrowed::Ledger<'_>>(json),
+        ),
+        (
+            "borrowed Entry",
+            borrowed_decodes::<borrowed::Entry<'_>>(json),
+            fast_reads::<borrowed::Entry<'_>>(json),
+        ),
+        (
+            "borrowed Kept",
+            borrowed_decodes::<borrowed::Kept<'_>>(json),
+            fast_reads::<borrowed::Kept<'_>>(json),
+        ),
+        (
+            "borrowed Priced",
+            borrowed_decodes::<borrowed::Priced<'_>>(json),
+            fast_reads::<borrowed::Priced<'_>>(json),
+        ),
+        (
+            "borrowed Renamed",
+            borrowed_decodes::<borrowed::Renamed<'_>>(json),
+            fast_reads::<borrowed::Renamed<'_>>(json),
+        ),
+    ]
+}
+
 fn assert_agree(json: &str) {
+    for (name, decoded, fast) in fast_verdicts(json) {
+        assert!(
+            decoded || !fast,
+            "{name}: the fast reader read what serde refuses: {json}"
+        );
+    }
     for (name, (decoded, checked)) in [
         ("Account", verdicts::<Account>(&ACCOUNT, json)),
         ("Ledger", verdicts::<Ledger>(&LEDGER, json)),
@@ -444,6 +523,16 @@ fn every_mutation_gets_the_same_verdict() {
     }
     // Each case is judged for every struct.
     assert!(cases > 700, "{cases} cases");
+}
+
+#[test]
+fn the_fast_reader_reads_every_valid_sample() {
+    for sample in valid_samples() {
+        let json = sample.to_string();
+        for (name, decoded, fast) in fast_verdicts(&json) {
+            assert_eq!(fast, decoded, "{name}: {json}");
+        }
+    }
 }
 
 #[test]

@@ -204,6 +204,32 @@ impl EventKind {
     }
 }
 
+impl EventKind {
+    pub fn read(
+        self,
+        reader: &mut energy_api_core::read::Reader<'_>,
+    ) -> Result<Event, energy_api_core::read::Stop> {
+        use energy_api_core::read::ReadJson;
+        let versions = match self.version {
+            0 => MeterReadV1::read(reader).map(MeterRead::V1),
+            _ => MeterReadV2::read(reader).map(MeterRead::V2),
+        };
+        versions.map(Event::MeterRead)
+    }
+
+    pub fn read_borrowed<'a>(
+        self,
+        reader: &mut energy_api_core::read::Reader<'a>,
+    ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
+        use energy_api_core::read::ReadJson;
+        let versions = match self.version {
+            0 => views::MeterReadV1::read(reader).map(views::MeterRead::V1),
+            _ => views::MeterReadV2::read(reader).map(views::MeterRead::V2),
+        };
+        versions.map(EventRef::MeterRead)
+    }
+}
+
 impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {

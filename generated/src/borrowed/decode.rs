@@ -34,6 +34,12 @@ impl EventKind {
     /// so the error is the same too.
     pub fn decode_borrowed(self, payload: &[u8]) -> Result<EventRef<'_>, DecodeError> {
         let text = self.utf8(payload).map_err(DecodeError::Payload)?;
+        // The fast reader first; where it stops, serde decides (the value or the error).
+        if let Ok(event) =
+            energy_api_core::read::Reader::whole(text, |reader| self.read_borrowed(reader))
+        {
+            return Ok(event);
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         let decoded = serde::de::DeserializeSeed::deserialize(self.borrowed(), &mut de)
             .and_then(|event| de.end().map(|()| event));

@@ -3951,6 +3951,2475 @@ impl ::serde::Serialize for EventRef<'_> {
     }
 }
 
+impl crate::EventKind {
+    /// Reads the view of a payload of this kind with the fast reader
+    /// ([`energy_api_core::read`]): it stops where it is not sure, and
+    /// [`crate::EventKind::decode_borrowed`] then decodes the same text with serde.
+    pub fn read_borrowed<'a>(
+        self,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
+        match self.event_type {
+            #[cfg(feature = "accounts")]
+            EventType::AccountCommunicationsPreferencesUpdated => {
+                events::accounts::AccountCommunicationsPreferencesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountCommunicationsPreferencesUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountCreated => {
+                events::accounts::AccountCreated::read_version(self.version, reader)
+                    .map(EventRef::AccountCreated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountOccupied => {
+                events::accounts::AccountOccupied::read_version(self.version, reader)
+                    .map(EventRef::AccountOccupied)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountReactivated => {
+                events::accounts::AccountReactivated::read_version(self.version, reader)
+                    .map(EventRef::AccountReactivated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountSmartMeterReadPermissionChanged => {
+                events::accounts::AccountSmartMeterReadPermissionChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountSmartMeterReadPermissionChanged)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountUpdated => {
+                events::accounts::AccountUpdated::read_version(self.version, reader)
+                    .map(EventRef::AccountUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataCreated => {
+                events::accounts::AccountMetadataCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountMetadataCreated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataRemoved => {
+                events::accounts::AccountMetadataRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountMetadataRemoved)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataUpdated => {
+                events::accounts::AccountMetadataUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountMetadataUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
+                events::accounts::AccountPropertyEffectivePeriodMetadataCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountPropertyEffectivePeriodMetadataCreated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
+                events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountPropertyEffectivePeriodMetadataRemoved)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
+                events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountPropertyEffectivePeriodMetadataUpdated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserCreated => {
+                events::account_users::AccountUserCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserCreated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPasswordChanged => {
+                events::account_users::AccountUserPasswordChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserPasswordChanged)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPasswordResetRequested => {
+                events::account_users::AccountUserPasswordResetRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserPasswordResetRequested)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPsrRecordsUpdated => {
+                events::account_users::AccountUserPsrRecordsUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserPsrRecordsUpdated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserRemoved => {
+                events::account_users::AccountUserRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserRemoved)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserUpdated => {
+                events::account_users::AccountUserUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserUpdated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserVerificationCompleted => {
+                events::account_users::AccountUserVerificationCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserVerificationCompleted)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserVerificationStarted => {
+                events::account_users::AccountUserVerificationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserVerificationStarted)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataCreated => {
+                events::account_users::AccountUserMetadataCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserMetadataCreated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataRemoved => {
+                events::account_users::AccountUserMetadataRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserMetadataRemoved)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataUpdated => {
+                events::account_users::AccountUserMetadataUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AccountUserMetadataUpdated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ActualIntervalsReceived => {
+                events::agreements_and_approvals::ActualIntervalsReceived::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ActualIntervalsReceived)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AffiliatesAffiliateAccountContractCreated => {
+                events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AffiliatesAffiliateAccountContractCreated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementCreated => {
+                events::agreements_and_approvals::AgreementCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AgreementCreated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementRevoked => {
+                events::agreements_and_approvals::AgreementRevoked::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AgreementRevoked)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementRolloverCompleted => {
+                events::agreements_and_approvals::AgreementRolloverCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AgreementRolloverCompleted)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementTerminated => {
+                events::agreements_and_approvals::AgreementTerminated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AgreementTerminated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementUpdated => {
+                events::agreements_and_approvals::AgreementUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AgreementUpdated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalApproved => {
+                events::agreements_and_approvals::ApprovalsApprovalApproved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ApprovalsApprovalApproved)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalCreated => {
+                events::agreements_and_approvals::ApprovalsApprovalCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ApprovalsApprovalCreated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRejected => {
+                events::agreements_and_approvals::ApprovalsApprovalRejected::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ApprovalsApprovalRejected)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestApproved => {
+                events::agreements_and_approvals::ApprovalsApprovalRequestApproved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ApprovalsApprovalRequestApproved)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestAssigned => {
+                events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ApprovalsApprovalRequestAssigned)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestRejected => {
+                events::agreements_and_approvals::ApprovalsApprovalRequestRejected::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ApprovalsApprovalRequestRejected)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccessTokenIssued => {
+                events::authentication_server::AuthServerAccessTokenIssued::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AuthServerAccessTokenIssued)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
+                events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AuthServerAccountUserGenerateMfaChallengeError)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoggedIn => {
+                events::authentication_server::AuthServerAccountUserLoggedIn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AuthServerAccountUserLoggedIn)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginDenied => {
+                events::authentication_server::AuthServerAccountUserLoginDenied::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AuthServerAccountUserLoginDenied)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginFailed => {
+                events::authentication_server::AuthServerAccountUserLoginFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AuthServerAccountUserLoginFailed)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginStepCompleted => {
+                events::authentication_server::AuthServerAccountUserLoginStepCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::AuthServerAccountUserLoginStepCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentHeld => {
+                events::billing::BillingBillingDocumentHeld::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingBillingDocumentHeld)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentIssued => {
+                events::billing::BillingBillingDocumentIssued::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingBillingDocumentIssued)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentRepresentationDispatched => {
+                events::billing::BillingBillingDocumentRepresentationDispatched::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingBillingDocumentRepresentationDispatched)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingOptionsUpdated => {
+                events::billing::BillingBillingOptionsUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingBillingOptionsUpdated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingChargingLedgerAssignedToAgreement => {
+                events::billing::BillingChargingLedgerAssignedToAgreement::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingChargingLedgerAssignedToAgreement)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingChargingSupplyPointTriggered => {
+                events::billing::BillingChargingSupplyPointTriggered::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingChargingSupplyPointTriggered)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceCancel => {
+                events::billing::BillingDuosInvoiceCancel::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingDuosInvoiceCancel)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceNew => {
+                events::billing::BillingDuosInvoiceNew::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingDuosInvoiceNew)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceReplace => {
+                events::billing::BillingDuosInvoiceReplace::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingDuosInvoiceReplace)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingFinalBill => {
+                events::billing::BillingFinalBill::read_version(self.version, reader)
+                    .map(EventRef::BillingFinalBill)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingIssuanceExternalStatusCreated => {
+                events::billing::BillingIssuanceExternalStatusCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingIssuanceExternalStatusCreated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingIssuedBill => {
+                events::billing::BillingIssuedBill::read_version(self.version, reader)
+                    .map(EventRef::BillingIssuedBill)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingLedgerEntryPosted => {
+                events::billing::BillingLedgerEntryPosted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingLedgerEntryPosted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingLedgerEntryRemoved => {
+                events::billing::BillingLedgerEntryRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingLedgerEntryRemoved)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingPathwayTraversalFailed => {
+                events::billing::BillingPathwayTraversalFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingPathwayTraversalFailed)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingPathwayTraversalSucceeded => {
+                events::billing::BillingPathwayTraversalSucceeded::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingPathwayTraversalSucceeded)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingPortfolioInvoiceSummaryCompleted => {
+                events::billing::BillingPortfolioInvoiceSummaryCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingPortfolioInvoiceSummaryCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateAccepted => {
+                events::billing::BillingRebateAccepted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingRebateAccepted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateCreated => {
+                events::billing::BillingRebateCreated::read_version(self.version, reader)
+                    .map(EventRef::BillingRebateCreated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateDeclined => {
+                events::billing::BillingRebateDeclined::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BillingRebateDeclined)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateUpdated => {
+                events::billing::BillingRebateUpdated::read_version(self.version, reader)
+                    .map(EventRef::BillingRebateUpdated)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::BusinessCreated => {
+                events::businesses::BusinessCreated::read_version(self.version, reader)
+                    .map(EventRef::BusinessCreated)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::BusinessUpdated => {
+                events::businesses::BusinessUpdated::read_version(self.version, reader)
+                    .map(EventRef::BusinessUpdated)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::BusinessOperationsTeamUpdated => {
+                events::businesses::BusinessOperationsTeamUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::BusinessOperationsTeamUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountAdded => {
+                events::accounts::CampaignAccountAdded::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CampaignAccountAdded)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountRemoved => {
+                events::accounts::CampaignAccountRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CampaignAccountRemoved)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountUpdated => {
+                events::accounts::CampaignAccountUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CampaignAccountUpdated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::ChargingPrimingErrored => {
+                events::billing::ChargingPrimingErrored::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ChargingPrimingErrored)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollateralAgreementFulfilled => {
+                events::collections::CollateralAgreementFulfilled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollateralAgreementFulfilled)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProceedingCreated => {
+                events::collections::CollectionProceedingCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProceedingCreated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessCommStepResolved => {
+                events::collections::CollectionProcessCommStepResolved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessCommStepResolved)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessLeaveSupplierInstigated => {
+                events::collections::CollectionProcessLeaveSupplierInstigated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessLeaveSupplierInstigated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessPaused => {
+                events::collections::CollectionProcessPaused::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessPaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessRaised => {
+                events::collections::CollectionProcessRaised::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessRaised)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessReactivated => {
+                events::collections::CollectionProcessReactivated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessReactivated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessRunTerminationRequested => {
+                events::collections::CollectionProcessRunTerminationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessRunTerminationRequested)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessUnpaused => {
+                events::collections::CollectionProcessUnpaused::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessUnpaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessWithdrawn => {
+                events::collections::CollectionProcessWithdrawn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CollectionProcessWithdrawn)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsAccountCallUpdated => {
+                events::communications::CommsAccountCallUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CommsAccountCallUpdated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsCustomerEmailBounced => {
+                events::communications::CommsCustomerEmailBounced::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CommsCustomerEmailBounced)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
+                events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+                    )
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsTranscriptionCreated => {
+                events::communications::CommsTranscriptionCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CommsTranscriptionCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsComplaintNewContact => {
+                events::communications::ComplaintsComplaintNewContact::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ComplaintsComplaintNewContact)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsComplaintOpened => {
+                events::communications::ComplaintsComplaintOpened::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ComplaintsComplaintOpened)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsDrpFinished => {
+                events::communications::ComplaintsDrpFinished::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ComplaintsDrpFinished)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsDrpStarted => {
+                events::communications::ComplaintsDrpStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ComplaintsDrpStarted)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplexQuotingCostCalculationFinished => {
+                events::communications::ComplexQuotingCostCalculationFinished::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ComplexQuotingCostCalculationFinished)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ConsentsConsentCreated => {
+                events::communications::ConsentsConsentCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ConsentsConsentCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ConsentsConsentUpdated => {
+                events::communications::ConsentsConsentUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ConsentsConsentUpdated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsCreated => {
+                events::contracts::ContractGroupsCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractGroupsCreated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsMembershipsChanged => {
+                events::contracts::ContractGroupsMembershipsChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractGroupsMembershipsChanged)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsVersionCreated => {
+                events::contracts::ContractGroupsVersionCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractGroupsVersionCreated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsActualized => {
+                events::contracts::ContractsActualized::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsActualized)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsCreated => {
+                events::contracts::ContractsCreated::read_version(self.version, reader)
+                    .map(EventRef::ContractsCreated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsExpired => {
+                events::contracts::ContractsExpired::read_version(self.version, reader)
+                    .map(EventRef::ContractsExpired)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsExpiryApproaching => {
+                events::contracts::ContractsExpiryApproaching::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsExpiryApproaching)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysCreationStarted => {
+                events::contracts::ContractsJourneysCreationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsJourneysCreationStarted)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysTerminationStarted => {
+                events::contracts::ContractsJourneysTerminationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsJourneysTerminationStarted)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysVariationStarted => {
+                events::contracts::ContractsJourneysVariationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsJourneysVariationStarted)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsNovated => {
+                events::contracts::ContractsNovated::read_version(self.version, reader)
+                    .map(EventRef::ContractsNovated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsRescinded => {
+                events::contracts::ContractsRescinded::read_version(self.version, reader)
+                    .map(EventRef::ContractsRescinded)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsRevoked => {
+                events::contracts::ContractsRevoked::read_version(self.version, reader)
+                    .map(EventRef::ContractsRevoked)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsSubjectAmended => {
+                events::contracts::ContractsSubjectAmended::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsSubjectAmended)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsTerminated => {
+                events::contracts::ContractsTerminated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsTerminated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsTermsVaried => {
+                events::contracts::ContractsTermsVaried::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ContractsTermsVaried)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CreditCheckCreated => {
+                events::collections::CreditCheckCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CreditCheckCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerRolesCreated => {
+                events::customer_access::CustomerAccessPartnerRolesCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CustomerAccessPartnerRolesCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerRolesUpdated => {
+                events::customer_access::CustomerAccessPartnerRolesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CustomerAccessPartnerRolesUpdated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerUserRolesCreated => {
+                events::customer_access::CustomerAccessPartnerUserRolesCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CustomerAccessPartnerUserRolesCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerUserRolesUpdated => {
+                events::customer_access::CustomerAccessPartnerUserRolesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CustomerAccessPartnerUserRolesUpdated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessUserRolesCreated => {
+                events::customer_access::CustomerAccessUserRolesCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CustomerAccessUserRolesCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessUserRolesUpdated => {
+                events::customer_access::CustomerAccessUserRolesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::CustomerAccessUserRolesUpdated)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessCancelled => {
+                events::data_import::DataImportImportProcessCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessCancelled)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessComplete => {
+                events::data_import::DataImportImportProcessComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessComplete)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessDryRunComplete => {
+                events::data_import::DataImportImportProcessDryRunComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessDryRunComplete)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessDryRunError => {
+                events::data_import::DataImportImportProcessDryRunError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessDryRunError)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessError => {
+                events::data_import::DataImportImportProcessError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessError)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessPostImportCompleted => {
+                events::data_import::DataImportImportProcessPostImportCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessPostImportCompleted)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessPostImportError => {
+                events::data_import::DataImportImportProcessPostImportError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportImportProcessPostImportError)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessCancelled => {
+                events::data_import::DataImportOrderProcessCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportOrderProcessCancelled)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessComplete => {
+                events::data_import::DataImportOrderProcessComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportOrderProcessComplete)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessError => {
+                events::data_import::DataImportOrderProcessError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DataImportOrderProcessError)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
+                events::collections::DebtActioningAutomatedDebtWriteBackCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DebtActioningAutomatedDebtWriteBackCompleted)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
+                events::collections::DebtActioningAutomatedDebtWriteBackFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DebtActioningAutomatedDebtWriteBackFailed)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
+                events::collections::DebtActioningAutomatedDebtWriteBackSkipped::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DebtActioningAutomatedDebtWriteBackSkipped)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DelinquentDebtAllocationCreated => {
+                events::collections::DelinquentDebtAllocationCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DelinquentDebtAllocationCreated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DelinquentDebtPositionChanged => {
+                events::collections::DelinquentDebtPositionChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DelinquentDebtPositionChanged)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementAccepted => {
+                events::collections::DepositAgreementAccepted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DepositAgreementAccepted)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementFulfilled => {
+                events::collections::DepositAgreementFulfilled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DepositAgreementFulfilled)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementInstalmentReturned => {
+                events::collections::DepositAgreementInstalmentReturned::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DepositAgreementInstalmentReturned)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementReturned => {
+                events::collections::DepositAgreementReturned::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DepositAgreementReturned)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementWithdrawn => {
+                events::collections::DepositAgreementWithdrawn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DepositAgreementWithdrawn)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathPaused => {
+                events::collections::DunningPathPaused::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DunningPathPaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathStarted => {
+                events::collections::DunningPathStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DunningPathStarted)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathUnpaused => {
+                events::collections::DunningPathUnpaused::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DunningPathUnpaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathWithdrawn => {
+                events::collections::DunningPathWithdrawn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::DunningPathWithdrawn)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
+                events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ElectricityFlowFileCancellationInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
+                events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ElectricityFlowFileComplementaryInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
+                events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ElectricityFlowFileRectificationInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
+                events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ElectricityFlowFileRegularizerInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
+                events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
+                events::market_files::ElectricityFlowFileRegularInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ElectricityFlowFileRegularInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::EspSupplyPointsEnrichmentDataSent => {
+                events::market_files::EspSupplyPointsEnrichmentDataSent::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::EspSupplyPointsEnrichmentDataSent)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::EspSupplyPointsAtrSnapshotSent => {
+                events::market_files::EspSupplyPointsAtrSnapshotSent::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::EspSupplyPointsAtrSnapshotSent)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileProcessed => {
+                events::data_import::ExternalMessagingUploadedFileProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ExternalMessagingUploadedFileProcessed)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileProcessingFailed => {
+                events::data_import::ExternalMessagingUploadedFileProcessingFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ExternalMessagingUploadedFileProcessingFailed)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileSafe => {
+                events::data_import::ExternalMessagingUploadedFileSafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ExternalMessagingUploadedFileSafe)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileUnsafe => {
+                events::data_import::ExternalMessagingUploadedFileUnsafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::ExternalMessagingUploadedFileUnsafe)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceDeauthenticated => {
+                events::flexible_devices::FlexDeviceDeauthenticated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::FlexDeviceDeauthenticated)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceDisconnected => {
+                events::flexible_devices::FlexDeviceDisconnected::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::FlexDeviceDisconnected)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceOptimisationCreated => {
+                events::flexible_devices::FlexDeviceOptimisationCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::FlexDeviceOptimisationCreated)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceRegistered => {
+                events::flexible_devices::FlexDeviceRegistered::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::FlexDeviceRegistered)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
+                events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+                    )
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
+                events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasBillFlowDetailsCancellationInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
+                events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasBillFlowDetailsComplementaryInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
+                events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasBillFlowDetailsRectificationInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
+                events::market_files::GasBillFlowDetailsRegularInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasBillFlowDetailsRegularInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
+                events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
+                events::market_files::GasFlowFileB7033RegularInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasFlowFileB7033RegularInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasSupplyPointInspectionResultsReceived => {
+                events::market_files::GasSupplyPointInspectionResultsReceived::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GasSupplyPointInspectionResultsReceived)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::GoodsPurchaseCreated => {
+                events::communications::GoodsPurchaseCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GoodsPurchaseCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::GoodsQuoteCreatedForAccount => {
+                events::communications::GoodsQuoteCreatedForAccount::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GoodsQuoteCreatedForAccount)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::GoodsQuoteCreatedWithoutAccount => {
+                events::communications::GoodsQuoteCreatedWithoutAccount::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::GoodsQuoteCreatedWithoutAccount)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
+                events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+                    )
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
+                events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::IndustryElectricityChangeOfServiceMeterDeactivated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
+                events::industry::IndustryElectricityChangeOfSupplyGainInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::IndustryElectricityChangeOfSupplyGainInitiated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
+                events::industry::IndustryElectricityChangeOfSupplyLossComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::IndustryElectricityChangeOfSupplyLossComplete)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityExportInstallationValidated => {
+                events::industry::IndustryElectricityExportInstallationValidated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::IndustryElectricityExportInstallationValidated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryGasChangeOfSupplyGainInitiated => {
+                events::industry::IndustryGasChangeOfSupplyGainInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::IndustryGasChangeOfSupplyGainInitiated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryGasChangeOfSupplyLossComplete => {
+                events::industry::IndustryGasChangeOfSupplyLossComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::IndustryGasChangeOfSupplyLossComplete)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkActionsRun => {
+                events::conversations::InkActionsRun::read_version(self.version, reader)
+                    .map(EventRef::InkActionsRun)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkContentInboundMessageTagged => {
+                events::conversations::InkContentInboundMessageTagged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkContentInboundMessageTagged)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAssignedToBucket => {
+                events::conversations::InkConversationAssignedToBucket::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationAssignedToBucket)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAssignedToTimeline => {
+                events::conversations::InkConversationAssignedToTimeline::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationAssignedToTimeline)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAwaitCustomerReply => {
+                events::conversations::InkConversationAwaitCustomerReply::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationAwaitCustomerReply)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationClosed => {
+                events::conversations::InkConversationClosed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationClosed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationOpenStatusChanged => {
+                events::conversations::InkConversationOpenStatusChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationOpenStatusChanged)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationOpened => {
+                events::conversations::InkConversationOpened::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationOpened)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationPriorityChanged => {
+                events::conversations::InkConversationPriorityChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationPriorityChanged)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationSnoozed => {
+                events::conversations::InkConversationSnoozed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationSnoozed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationUnassignedFromBucket => {
+                events::conversations::InkConversationUnassignedFromBucket::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationUnassignedFromBucket)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationUnassignedFromTimeline => {
+                events::conversations::InkConversationUnassignedFromTimeline::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkConversationUnassignedFromTimeline)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatClosed => {
+                events::conversations::InkLiveChatClosed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkLiveChatClosed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatInitiated => {
+                events::conversations::InkLiveChatInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkLiveChatInitiated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatMessagesOutboundMessageCreated => {
+                events::conversations::InkLiveChatMessagesOutboundMessageCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkLiveChatMessagesOutboundMessageCreated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessageAttachmentSafe => {
+                events::conversations::InkMessageAttachmentSafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessageAttachmentSafe)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessageAttachmentUnsafe => {
+                events::conversations::InkMessageAttachmentUnsafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessageAttachmentUnsafe)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundEmailMigration => {
+                events::conversations::InkMessagesInboundEmailMigration::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesInboundEmailMigration)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundMessageCreated => {
+                events::conversations::InkMessagesInboundMessageCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesInboundMessageCreated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundMessageIngested => {
+                events::conversations::InkMessagesInboundMessageIngested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesInboundMessageIngested)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesOutboundMessageCreated => {
+                events::conversations::InkMessagesOutboundMessageCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesOutboundMessageCreated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesOutboundMessageFailed => {
+                events::conversations::InkMessagesOutboundMessageFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesOutboundMessageFailed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesPhishingReportDismissed => {
+                events::conversations::InkMessagesPhishingReportDismissed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesPhishingReportDismissed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesReportedPhishing => {
+                events::conversations::InkMessagesReportedPhishing::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesReportedPhishing)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesReportedSpam => {
+                events::conversations::InkMessagesReportedSpam::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesReportedSpam)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesSpamReportDismissed => {
+                events::conversations::InkMessagesSpamReportDismissed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InkMessagesSpamReportDismissed)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::InternalCompanyCreated => {
+                events::businesses::InternalCompanyCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::InternalCompanyCreated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceCompleted => {
+                events::billing::LatePaymentFeeApplicationServiceCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeApplicationServiceCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
+                events::billing::LatePaymentFeeApplicationServiceFeeApplied::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeApplicationServiceFeeApplied)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceStarted => {
+                events::billing::LatePaymentFeeApplicationServiceStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeApplicationServiceStarted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculationServiceCompleted => {
+                events::billing::LatePaymentFeeCalculationServiceCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeCalculationServiceCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculationServiceStarted => {
+                events::billing::LatePaymentFeeCalculationServiceStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeCalculationServiceStarted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorCompleted => {
+                events::billing::LatePaymentFeeCalculatorCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeCalculatorCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorFeeApplied => {
+                events::billing::LatePaymentFeeCalculatorFeeApplied::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeCalculatorFeeApplied)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorStarted => {
+                events::billing::LatePaymentFeeCalculatorStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LatePaymentFeeCalculatorStarted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeWaived => {
+                events::billing::LatePaymentFeeWaived::read_version(self.version, reader)
+                    .map(EventRef::LatePaymentFeeWaived)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsLeadStageUpdated => {
+                events::communications::LeadsLeadStageUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LeadsLeadStageUpdated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
+                events::communications::LeadsOpportunityDocumentAttachedToOpportunity::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LeadsOpportunityDocumentAttachedToOpportunity)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityOfferGroupCreated => {
+                events::communications::LeadsOpportunityOfferGroupCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LeadsOpportunityOfferGroupCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityStageUpdated => {
+                events::communications::LeadsOpportunityStageUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LeadsOpportunityStageUpdated)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
+                events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
+                events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierActivationCompleted => {
+                events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierActivationCompleted)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierActivationInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierActivationInitiated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAgreementCreated => {
+                events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierAgreementCreated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCancellationRequested => {
+                events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierCancellationRequested)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCancelled => {
+                events::lifecycle_join::LifecycleJoinSupplierCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierCancelled)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCompleted => {
+                events::lifecycle_join::LifecycleJoinSupplierCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierCompleted)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierRequested => {
+                events::lifecycle_join::LifecycleJoinSupplierRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierRequested)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierReversalRequested => {
+                events::lifecycle_join::LifecycleJoinSupplierReversalRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierReversalRequested)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierReversed => {
+                events::lifecycle_join::LifecycleJoinSupplierReversed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierReversed)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
+                events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierSupplyPeriodCreated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
+                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
+                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
+                events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierSecurityDepositsCreated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
+                events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCancellationRequested => {
+                events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierCancellationRequested)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCancelled => {
+                events::lifecycle_leave::LifecycleLeaveSupplierCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierCancelled)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCompleted => {
+                events::lifecycle_leave::LifecycleLeaveSupplierCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierCompleted)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierRequested => {
+                events::lifecycle_leave::LifecycleLeaveSupplierRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierRequested)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierReversalRequested => {
+                events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierReversalRequested)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
+                events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierTerminationConfirmed)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierTerminationInitiated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierTerminationInitiated)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierUpdated => {
+                events::lifecycle_leave::LifecycleLeaveSupplierUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleLeaveSupplierUpdated)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleStatusChanged => {
+                events::lifecycle_status::LifecycleStatusChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleStatusChanged)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleSupportSiteSale => {
+                events::lifecycle_status::LifecycleSupportSiteSale::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LifecycleSupportSiteSale)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::LoyaltyPointsUserRoleRemoval => {
+                events::customer_access::LoyaltyPointsUserRoleRemoval::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::LoyaltyPointsUserRoleRemoval)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspBillFlowFileProcessed => {
+                events::market_files::MarketsEspBillFlowFileProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MarketsEspBillFlowFileProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspFlowFileProcessed => {
+                events::market_files::MarketsEspFlowFileProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MarketsEspFlowFileProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
+                events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+                    )
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsGasSupplyPointCreated => {
+                events::market_files::MarketsGasSupplyPointCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MarketsGasSupplyPointCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsNetworkOperatorCreated => {
+                events::market_files::MarketsNetworkOperatorCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MarketsNetworkOperatorCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::MessagingPushNotificationTokenUnregistered => {
+                events::communications::MessagingPushNotificationTokenUnregistered::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MessagingPushNotificationTokenUnregistered)
+            }
+
+            #[cfg(feature = "meter-data-quality")]
+            EventType::MeterDataQualityResolutionCancelled => {
+                events::meter_data_quality::MeterDataQualityResolutionCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterDataQualityResolutionCancelled)
+            }
+
+            #[cfg(feature = "meter-data-quality")]
+            EventType::MeterDataQualityResolutionRequested => {
+                events::meter_data_quality::MeterDataQualityResolutionRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterDataQualityResolutionRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointElecCosGainRegistrationRequested => {
+                events::meter_points::MeterpointElecCosGainRegistrationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointElecCosGainRegistrationRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasApiBackfill => {
+                events::meter_points::MeterpointGasApiBackfill::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasApiBackfill)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasAppointMamRequested => {
+                events::meter_points::MeterpointGasAppointMamRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasAppointMamRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasBackfill => {
+                events::meter_points::MeterpointGasBackfill::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasBackfill)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasChangeOfCohortRequested => {
+                events::meter_points::MeterpointGasChangeOfCohortRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasChangeOfCohortRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasChangeOfMamRequested => {
+                events::meter_points::MeterpointGasChangeOfMamRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasChangeOfMamRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainMtdReceived => {
+                events::meter_points::MeterpointGasCosGainMtdReceived::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasCosGainMtdReceived)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainRegistrationConfirmed => {
+                events::meter_points::MeterpointGasCosGainRegistrationConfirmed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasCosGainRegistrationConfirmed)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainRegistrationRequested => {
+                events::meter_points::MeterpointGasCosGainRegistrationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasCosGainRegistrationRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosLossConfirmed => {
+                events::meter_points::MeterpointGasCosLossConfirmed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasCosLossConfirmed)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDeappointMamRequested => {
+                events::meter_points::MeterpointGasDeappointMamRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasDeappointMamRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
+                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
+                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+                    )
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
+                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+                    )
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
+                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+                    )
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
+                events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(EventRef::MeterpointGasDisputedClosingReadingQueriedByUs)
+            }
+        }
+    }
+}
+
 impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
     type Value = EventRef<'de>;
 

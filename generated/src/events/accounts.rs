@@ -60,6 +60,18 @@ impl AccountCommunicationsPreferencesUpdated {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountCommunicationsPreferencesUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AccountCommunicationsPreferencesUpdated {
@@ -173,6 +185,16 @@ impl AccountCreated {
         <AccountCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AccountCreated {
@@ -272,6 +294,16 @@ impl AccountOccupied {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountOccupiedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountOccupiedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -379,6 +411,16 @@ impl AccountReactivated {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountReactivatedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountReactivatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -499,6 +541,18 @@ impl AccountSmartMeterReadPermissionChanged {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountSmartMeterReadPermissionChangedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AccountSmartMeterReadPermissionChanged {
@@ -615,6 +669,16 @@ impl AccountUpdated {
         <AccountUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AccountUpdated {
@@ -720,6 +784,16 @@ impl AccountMetadataCreated {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountMetadataCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountMetadataCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -831,6 +905,16 @@ impl AccountMetadataRemoved {
         <AccountMetadataRemovedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountMetadataRemovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AccountMetadataRemoved {
@@ -935,6 +1019,16 @@ impl AccountMetadataUpdated {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountMetadataUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountMetadataUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1045,6 +1139,18 @@ impl AccountPropertyEffectivePeriodMetadataCreated {
         let _ = index;
         <AccountPropertyEffectivePeriodMetadataCreatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountPropertyEffectivePeriodMetadataCreatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1162,6 +1268,18 @@ impl AccountPropertyEffectivePeriodMetadataRemoved {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountPropertyEffectivePeriodMetadataRemovedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataRemoved {
@@ -1270,6 +1388,18 @@ impl AccountPropertyEffectivePeriodMetadataUpdated {
         let _ = index;
         <AccountPropertyEffectivePeriodMetadataUpdatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountPropertyEffectivePeriodMetadataUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1394,6 +1524,16 @@ impl CampaignAccountAdded {
         <CampaignAccountAddedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CampaignAccountAddedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for CampaignAccountAdded {
@@ -1500,6 +1640,16 @@ impl CampaignAccountRemoved {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <CampaignAccountRemovedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CampaignAccountRemovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1613,6 +1763,16 @@ impl CampaignAccountUpdated {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <CampaignAccountUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CampaignAccountUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

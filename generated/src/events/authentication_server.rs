@@ -63,6 +63,18 @@ impl AuthServerAccessTokenIssued {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccessTokenIssuedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AuthServerAccessTokenIssued {
@@ -173,6 +185,18 @@ impl AuthServerAccountUserGenerateMfaChallengeError {
         let _ = index;
         <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -293,6 +317,18 @@ impl AuthServerAccountUserLoggedIn {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoggedInV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AuthServerAccountUserLoggedIn {
@@ -403,6 +439,18 @@ impl AuthServerAccountUserLoginDenied {
         let _ = index;
         <AuthServerAccountUserLoginDeniedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoginDeniedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -528,6 +576,18 @@ impl AuthServerAccountUserLoginFailed {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoginFailedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for AuthServerAccountUserLoginFailed {
@@ -641,6 +701,18 @@ impl AuthServerAccountUserLoginStepCompleted {
         let _ = index;
         <AuthServerAccountUserLoginStepCompletedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoginStepCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }

@@ -79,6 +79,16 @@ impl BillingBillingDocumentHeld {
         <BillingBillingDocumentHeldV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingBillingDocumentHeldV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingBillingDocumentHeld {
@@ -228,6 +238,27 @@ impl BillingBillingDocumentIssued {
             _ => {
                 <BillingBillingDocumentIssuedV2 as ::serde::Deserialize>::deserialize(
                         deserializer,
+                    )
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingBillingDocumentIssuedV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <BillingBillingDocumentIssuedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
                     )
                     .map(Self::V2)
             }
@@ -488,6 +519,33 @@ impl BillingBillingDocumentRepresentationDispatched {
             }
         }
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingBillingDocumentRepresentationDispatchedV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            1u8 => {
+                <BillingBillingDocumentRepresentationDispatchedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V2)
+            }
+            _ => {
+                <BillingBillingDocumentRepresentationDispatchedV3 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V3)
+            }
+        }
+    }
 }
 
 impl ::serde::Serialize for BillingBillingDocumentRepresentationDispatched {
@@ -727,6 +785,18 @@ impl BillingBillingOptionsUpdated {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingBillingOptionsUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingBillingOptionsUpdated {
@@ -837,6 +907,18 @@ impl BillingChargingLedgerAssignedToAgreement {
         let _ = index;
         <BillingChargingLedgerAssignedToAgreementV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingChargingLedgerAssignedToAgreementV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -951,6 +1033,18 @@ impl BillingChargingSupplyPointTriggered {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingChargingSupplyPointTriggeredV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingChargingSupplyPointTriggered {
@@ -1054,6 +1148,16 @@ impl BillingDuosInvoiceCancel {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingDuosInvoiceCancelV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingDuosInvoiceCancelV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1160,6 +1264,16 @@ impl BillingDuosInvoiceNew {
         <BillingDuosInvoiceNewV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingDuosInvoiceNewV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingDuosInvoiceNew {
@@ -1261,6 +1375,16 @@ impl BillingDuosInvoiceReplace {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingDuosInvoiceReplaceV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingDuosInvoiceReplaceV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1371,6 +1495,16 @@ impl BillingFinalBill {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingFinalBillV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingFinalBillV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1485,6 +1619,18 @@ impl BillingIssuanceExternalStatusCreated {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingIssuanceExternalStatusCreatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingIssuanceExternalStatusCreated {
@@ -1592,6 +1738,16 @@ impl BillingIssuedBill {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingIssuedBillV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingIssuedBillV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1728,6 +1884,27 @@ impl BillingLedgerEntryPosted {
             _ => {
                 <BillingLedgerEntryPostedV2 as ::serde::Deserialize>::deserialize(
                         deserializer,
+                    )
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingLedgerEntryPostedV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <BillingLedgerEntryPostedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
                     )
                     .map(Self::V2)
             }
@@ -1916,6 +2093,27 @@ impl BillingLedgerEntryRemoved {
             }
         }
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingLedgerEntryRemovedV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <BillingLedgerEntryRemovedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 impl ::serde::Serialize for BillingLedgerEntryRemoved {
@@ -2084,6 +2282,18 @@ impl BillingPathwayTraversalFailed {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingPathwayTraversalFailedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingPathwayTraversalFailed {
@@ -2197,6 +2407,18 @@ impl BillingPathwayTraversalSucceeded {
         let _ = index;
         <BillingPathwayTraversalSucceededV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingPathwayTraversalSucceededV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -2316,6 +2538,18 @@ impl BillingPortfolioInvoiceSummaryCompleted {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingPortfolioInvoiceSummaryCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingPortfolioInvoiceSummaryCompleted {
@@ -2432,6 +2666,16 @@ impl BillingRebateAccepted {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingRebateAcceptedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateAcceptedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -2556,6 +2800,16 @@ impl BillingRebateCreated {
         <BillingRebateCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingRebateCreated {
@@ -2674,6 +2928,16 @@ impl BillingRebateDeclined {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingRebateDeclinedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateDeclinedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -2798,6 +3062,16 @@ impl BillingRebateUpdated {
         <BillingRebateUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for BillingRebateUpdated {
@@ -2906,6 +3180,16 @@ impl ChargingPrimingErrored {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <ChargingPrimingErroredV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ChargingPrimingErroredV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -3019,6 +3303,18 @@ impl LatePaymentFeeApplicationServiceCompleted {
         let _ = index;
         <LatePaymentFeeApplicationServiceCompletedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeApplicationServiceCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -3146,6 +3442,18 @@ impl LatePaymentFeeApplicationServiceFeeApplied {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LatePaymentFeeApplicationServiceFeeApplied {
@@ -3254,6 +3562,18 @@ impl LatePaymentFeeApplicationServiceStarted {
         let _ = index;
         <LatePaymentFeeApplicationServiceStartedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeApplicationServiceStartedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -3371,6 +3691,18 @@ impl LatePaymentFeeCalculationServiceCompleted {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculationServiceCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LatePaymentFeeCalculationServiceCompleted {
@@ -3479,6 +3811,18 @@ impl LatePaymentFeeCalculationServiceStarted {
         let _ = index;
         <LatePaymentFeeCalculationServiceStartedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculationServiceStartedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -3599,6 +3943,18 @@ impl LatePaymentFeeCalculatorCompleted {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculatorCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LatePaymentFeeCalculatorCompleted {
@@ -3712,6 +4068,18 @@ impl LatePaymentFeeCalculatorFeeApplied {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculatorFeeAppliedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LatePaymentFeeCalculatorFeeApplied {
@@ -3819,6 +4187,18 @@ impl LatePaymentFeeCalculatorStarted {
         let _ = index;
         <LatePaymentFeeCalculatorStartedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculatorStartedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -3931,6 +4311,16 @@ impl LatePaymentFeeWaived {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <LatePaymentFeeWaivedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeWaivedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

@@ -63,6 +63,18 @@ impl CollateralAgreementFulfilled {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollateralAgreementFulfilledV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for CollateralAgreementFulfilled {
@@ -184,6 +196,18 @@ impl CollectionProceedingCreated {
         let _ = index;
         <CollectionProceedingCreatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProceedingCreatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -316,6 +340,18 @@ impl CollectionProcessCommStepResolved {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessCommStepResolvedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for CollectionProcessCommStepResolved {
@@ -426,6 +462,18 @@ impl CollectionProcessLeaveSupplierInstigated {
         let _ = index;
         <CollectionProcessLeaveSupplierInstigatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessLeaveSupplierInstigatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -542,6 +590,16 @@ impl CollectionProcessPaused {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <CollectionProcessPausedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessPausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -662,6 +720,16 @@ impl CollectionProcessRaised {
         <CollectionProcessRaisedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessRaisedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for CollectionProcessRaised {
@@ -765,6 +833,18 @@ impl CollectionProcessReactivated {
         let _ = index;
         <CollectionProcessReactivatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessReactivatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -872,6 +952,18 @@ impl CollectionProcessRunTerminationRequested {
         let _ = index;
         <CollectionProcessRunTerminationRequestedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessRunTerminationRequestedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -985,6 +1077,16 @@ impl CollectionProcessUnpaused {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <CollectionProcessUnpausedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CollectionProcessUnpausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1133,6 +1235,27 @@ impl CollectionProcessWithdrawn {
             }
         }
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <CollectionProcessWithdrawnV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <CollectionProcessWithdrawnV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 impl ::serde::Serialize for CollectionProcessWithdrawn {
@@ -1266,6 +1389,16 @@ impl CreditCheckCreated {
         <CreditCheckCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CreditCheckCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for CreditCheckCreated {
@@ -1372,6 +1505,18 @@ impl DebtActioningAutomatedDebtWriteBackCompleted {
         let _ = index;
         <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1492,6 +1637,18 @@ impl DebtActioningAutomatedDebtWriteBackFailed {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DebtActioningAutomatedDebtWriteBackFailedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackFailed {
@@ -1603,6 +1760,18 @@ impl DebtActioningAutomatedDebtWriteBackSkipped {
         let _ = index;
         <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1735,6 +1904,18 @@ impl DelinquentDebtAllocationCreated {
         let _ = index;
         <DelinquentDebtAllocationCreatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DelinquentDebtAllocationCreatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1894,6 +2075,27 @@ impl DelinquentDebtPositionChanged {
             _ => {
                 <DelinquentDebtPositionChangedV2 as ::serde::Deserialize>::deserialize(
                         deserializer,
+                    )
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <DelinquentDebtPositionChangedV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <DelinquentDebtPositionChangedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
                     )
                     .map(Self::V2)
             }
@@ -2075,6 +2277,16 @@ impl DepositAgreementAccepted {
         <DepositAgreementAcceptedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DepositAgreementAcceptedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DepositAgreementAccepted {
@@ -2194,6 +2406,16 @@ impl DepositAgreementFulfilled {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <DepositAgreementFulfilledV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DepositAgreementFulfilledV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -2322,6 +2544,18 @@ impl DepositAgreementInstalmentReturned {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DepositAgreementInstalmentReturnedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DepositAgreementInstalmentReturned {
@@ -2442,6 +2676,16 @@ impl DepositAgreementReturned {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <DepositAgreementReturnedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DepositAgreementReturnedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -2565,6 +2809,16 @@ impl DepositAgreementWithdrawn {
         <DepositAgreementWithdrawnV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DepositAgreementWithdrawnV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DepositAgreementWithdrawn {
@@ -2684,6 +2938,16 @@ impl DunningPathPaused {
         <DunningPathPausedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DunningPathPausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DunningPathPaused {
@@ -2797,6 +3061,16 @@ impl DunningPathStarted {
         <DunningPathStartedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DunningPathStartedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DunningPathStarted {
@@ -2902,6 +3176,16 @@ impl DunningPathUnpaused {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <DunningPathUnpausedV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DunningPathUnpausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -3015,6 +3299,16 @@ impl DunningPathWithdrawn {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <DunningPathWithdrawnV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DunningPathWithdrawnV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

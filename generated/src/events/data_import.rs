@@ -63,6 +63,18 @@ impl DataImportImportProcessCancelled {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessCancelledV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportImportProcessCancelled {
@@ -176,6 +188,18 @@ impl DataImportImportProcessComplete {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessCompleteV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportImportProcessComplete {
@@ -283,6 +307,18 @@ impl DataImportImportProcessDryRunComplete {
         let _ = index;
         <DataImportImportProcessDryRunCompleteV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessDryRunCompleteV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -403,6 +439,18 @@ impl DataImportImportProcessDryRunError {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessDryRunErrorV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportImportProcessDryRunError {
@@ -519,6 +567,18 @@ impl DataImportImportProcessError {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessErrorV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportImportProcessError {
@@ -632,6 +692,18 @@ impl DataImportImportProcessPostImportCompleted {
         let _ = index;
         <DataImportImportProcessPostImportCompletedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessPostImportCompletedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -755,6 +827,18 @@ impl DataImportImportProcessPostImportError {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportImportProcessPostImportErrorV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportImportProcessPostImportError {
@@ -866,6 +950,18 @@ impl DataImportOrderProcessCancelled {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportOrderProcessCancelledV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportOrderProcessCancelled {
@@ -973,6 +1069,18 @@ impl DataImportOrderProcessComplete {
         let _ = index;
         <DataImportOrderProcessCompleteV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportOrderProcessCompleteV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1089,6 +1197,18 @@ impl DataImportOrderProcessError {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <DataImportOrderProcessErrorV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for DataImportOrderProcessError {
@@ -1193,6 +1313,18 @@ impl ExternalMessagingUploadedFileProcessed {
         let _ = index;
         <ExternalMessagingUploadedFileProcessedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ExternalMessagingUploadedFileProcessedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1304,6 +1436,18 @@ impl ExternalMessagingUploadedFileProcessingFailed {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ExternalMessagingUploadedFileProcessingFailedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for ExternalMessagingUploadedFileProcessingFailed {
@@ -1412,6 +1556,18 @@ impl ExternalMessagingUploadedFileSafe {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ExternalMessagingUploadedFileSafeV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for ExternalMessagingUploadedFileSafe {
@@ -1516,6 +1672,18 @@ impl ExternalMessagingUploadedFileUnsafe {
         let _ = index;
         <ExternalMessagingUploadedFileUnsafeV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ExternalMessagingUploadedFileUnsafeV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }

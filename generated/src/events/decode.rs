@@ -74,6 +74,10 @@ impl EventKind {
     /// Decodes a JSON payload of this type and version.
     pub fn decode(self, payload: &[u8]) -> Result<Event, DecodeError> {
         let text = self.utf8(payload).map_err(DecodeError::Payload)?;
+        // The fast reader first; where it stops, serde decides (the value or the error).
+        if let Ok(event) = energy_api_core::read::Reader::whole(text, |reader| self.read(reader)) {
+            return Ok(event);
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         let decoded = serde::de::DeserializeSeed::deserialize(self, &mut de)
             .and_then(|event| de.end().map(|()| event));

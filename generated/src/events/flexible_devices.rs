@@ -75,6 +75,16 @@ impl FlexDeviceDeauthenticated {
         <FlexDeviceDeauthenticatedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceDeauthenticatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for FlexDeviceDeauthenticated {
@@ -196,6 +206,16 @@ impl FlexDeviceDisconnected {
         <FlexDeviceDisconnectedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceDisconnectedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for FlexDeviceDisconnected {
@@ -315,6 +335,18 @@ impl FlexDeviceOptimisationCreated {
         let _ = index;
         <FlexDeviceOptimisationCreatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceOptimisationCreatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -441,6 +473,16 @@ impl FlexDeviceRegistered {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <FlexDeviceRegisteredV1 as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceRegisteredV1 as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

@@ -63,6 +63,18 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize
@@ -187,6 +199,18 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
@@ -305,6 +329,18 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
         let _ = index;
         <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -434,6 +470,18 @@ impl LifecycleLeaveSupplierCancellationRequested {
             )
             .map(Self::V2)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierCancellationRequestedV2 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V2)
+    }
 }
 
 impl ::serde::Serialize for LifecycleLeaveSupplierCancellationRequested {
@@ -550,6 +598,18 @@ impl LifecycleLeaveSupplierCancelled {
         let _ = index;
         <LifecycleLeaveSupplierCancelledV2 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V2)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierCancelledV2 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V2)
     }
@@ -671,6 +731,18 @@ impl LifecycleLeaveSupplierCompleted {
         let _ = index;
         <LifecycleLeaveSupplierCompletedV3 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V3)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierCompletedV3 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V3)
     }
@@ -869,6 +941,27 @@ impl LifecycleLeaveSupplierRequested {
             }
         }
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <LifecycleLeaveSupplierRequestedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V2)
+            }
+            _ => {
+                <LifecycleLeaveSupplierRequestedV3 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V3)
+            }
+        }
+    }
 }
 
 impl ::serde::Serialize for LifecycleLeaveSupplierRequested {
@@ -1047,6 +1140,18 @@ impl LifecycleLeaveSupplierReversalRequested {
             )
             .map(Self::V2)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierReversalRequestedV2 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V2)
+    }
 }
 
 impl ::serde::Serialize for LifecycleLeaveSupplierReversalRequested {
@@ -1161,6 +1266,18 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
         let _ = index;
         <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1299,6 +1416,18 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize
@@ -1431,6 +1560,18 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
         let _ = index;
         <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1572,6 +1713,18 @@ impl LifecycleLeaveSupplierTerminationConfirmed {
             )
             .map(Self::V2)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierTerminationConfirmedV2 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V2)
+    }
 }
 
 impl ::serde::Serialize for LifecycleLeaveSupplierTerminationConfirmed {
@@ -1686,6 +1839,18 @@ impl LifecycleLeaveSupplierTerminationInitiated {
         let _ = index;
         <LifecycleLeaveSupplierTerminationInitiatedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierTerminationInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }
@@ -1880,6 +2045,27 @@ impl LifecycleLeaveSupplierUpdated {
             _ => {
                 <LifecycleLeaveSupplierUpdatedV3 as ::serde::Deserialize>::deserialize(
                         deserializer,
+                    )
+                    .map(Self::V3)
+            }
+        }
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <LifecycleLeaveSupplierUpdatedV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V2)
+            }
+            _ => {
+                <LifecycleLeaveSupplierUpdatedV3 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
                     )
                     .map(Self::V3)
             }

@@ -68,6 +68,18 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversed {
             )
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
+            )
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
@@ -191,6 +203,18 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
         let _ = index;
         <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V2)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V2)
     }
@@ -322,6 +346,16 @@ impl LifecycleStatusChanged {
         <LifecycleStatusChangedV1 as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleStatusChangedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 impl ::serde::Serialize for LifecycleStatusChanged {
@@ -432,6 +466,18 @@ impl LifecycleSupportSiteSale {
         let _ = index;
         <LifecycleSupportSiteSaleV1_0_0 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1_0_0)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleSupportSiteSaleV1_0_0 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1_0_0)
     }

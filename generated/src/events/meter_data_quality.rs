@@ -149,6 +149,27 @@ impl MeterDataQualityResolutionCancelled {
             }
         }
     }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <MeterDataQualityResolutionCancelledV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <MeterDataQualityResolutionCancelledV2 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 impl ::serde::Serialize for MeterDataQualityResolutionCancelled {
@@ -342,6 +363,18 @@ impl MeterDataQualityResolutionRequested {
         let _ = index;
         <MeterDataQualityResolutionRequestedV1 as ::serde::Deserialize>::deserialize(
                 deserializer,
+            )
+            .map(Self::V1)
+    }
+
+    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MeterDataQualityResolutionRequestedV1 as ::energy_api_core::read::ReadJson>::read(
+                reader,
             )
             .map(Self::V1)
     }

@@ -10980,6 +10980,2324 @@ impl EventKind {
     }
 }
 
+impl EventKind {
+    /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
+    /// where it is not sure, and [`EventKind::decode`] then decodes the same text with serde.
+    pub fn read(
+        self,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
+        match self.event_type {
+            #[cfg(feature = "accounts")]
+            EventType::AccountCommunicationsPreferencesUpdated => {
+                accounts::AccountCommunicationsPreferencesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountCommunicationsPreferencesUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountCreated => {
+                accounts::AccountCreated::read_version(self.version, reader)
+                    .map(Event::AccountCreated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountOccupied => {
+                accounts::AccountOccupied::read_version(self.version, reader)
+                    .map(Event::AccountOccupied)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountReactivated => {
+                accounts::AccountReactivated::read_version(self.version, reader)
+                    .map(Event::AccountReactivated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountSmartMeterReadPermissionChanged => {
+                accounts::AccountSmartMeterReadPermissionChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountSmartMeterReadPermissionChanged)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountUpdated => {
+                accounts::AccountUpdated::read_version(self.version, reader)
+                    .map(Event::AccountUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataCreated => {
+                accounts::AccountMetadataCreated::read_version(self.version, reader)
+                    .map(Event::AccountMetadataCreated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataRemoved => {
+                accounts::AccountMetadataRemoved::read_version(self.version, reader)
+                    .map(Event::AccountMetadataRemoved)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountMetadataUpdated => {
+                accounts::AccountMetadataUpdated::read_version(self.version, reader)
+                    .map(Event::AccountMetadataUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
+                accounts::AccountPropertyEffectivePeriodMetadataCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountPropertyEffectivePeriodMetadataCreated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
+                accounts::AccountPropertyEffectivePeriodMetadataRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountPropertyEffectivePeriodMetadataRemoved)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
+                accounts::AccountPropertyEffectivePeriodMetadataUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountPropertyEffectivePeriodMetadataUpdated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserCreated => {
+                account_users::AccountUserCreated::read_version(self.version, reader)
+                    .map(Event::AccountUserCreated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPasswordChanged => {
+                account_users::AccountUserPasswordChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserPasswordChanged)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPasswordResetRequested => {
+                account_users::AccountUserPasswordResetRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserPasswordResetRequested)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserPsrRecordsUpdated => {
+                account_users::AccountUserPsrRecordsUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserPsrRecordsUpdated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserRemoved => {
+                account_users::AccountUserRemoved::read_version(self.version, reader)
+                    .map(Event::AccountUserRemoved)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserUpdated => {
+                account_users::AccountUserUpdated::read_version(self.version, reader)
+                    .map(Event::AccountUserUpdated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserVerificationCompleted => {
+                account_users::AccountUserVerificationCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserVerificationCompleted)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserVerificationStarted => {
+                account_users::AccountUserVerificationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserVerificationStarted)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataCreated => {
+                account_users::AccountUserMetadataCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserMetadataCreated)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataRemoved => {
+                account_users::AccountUserMetadataRemoved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserMetadataRemoved)
+            }
+
+            #[cfg(feature = "account-users")]
+            EventType::AccountUserMetadataUpdated => {
+                account_users::AccountUserMetadataUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AccountUserMetadataUpdated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ActualIntervalsReceived => {
+                agreements_and_approvals::ActualIntervalsReceived::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ActualIntervalsReceived)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AffiliatesAffiliateAccountContractCreated => {
+                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AffiliatesAffiliateAccountContractCreated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementCreated => {
+                agreements_and_approvals::AgreementCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AgreementCreated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementRevoked => {
+                agreements_and_approvals::AgreementRevoked::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AgreementRevoked)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementRolloverCompleted => {
+                agreements_and_approvals::AgreementRolloverCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AgreementRolloverCompleted)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementTerminated => {
+                agreements_and_approvals::AgreementTerminated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AgreementTerminated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::AgreementUpdated => {
+                agreements_and_approvals::AgreementUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AgreementUpdated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalApproved => {
+                agreements_and_approvals::ApprovalsApprovalApproved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ApprovalsApprovalApproved)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalCreated => {
+                agreements_and_approvals::ApprovalsApprovalCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ApprovalsApprovalCreated)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRejected => {
+                agreements_and_approvals::ApprovalsApprovalRejected::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ApprovalsApprovalRejected)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestApproved => {
+                agreements_and_approvals::ApprovalsApprovalRequestApproved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ApprovalsApprovalRequestApproved)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestAssigned => {
+                agreements_and_approvals::ApprovalsApprovalRequestAssigned::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ApprovalsApprovalRequestAssigned)
+            }
+
+            #[cfg(feature = "agreements-and-approvals")]
+            EventType::ApprovalsApprovalRequestRejected => {
+                agreements_and_approvals::ApprovalsApprovalRequestRejected::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ApprovalsApprovalRequestRejected)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccessTokenIssued => {
+                authentication_server::AuthServerAccessTokenIssued::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AuthServerAccessTokenIssued)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
+                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AuthServerAccountUserGenerateMfaChallengeError)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoggedIn => {
+                authentication_server::AuthServerAccountUserLoggedIn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AuthServerAccountUserLoggedIn)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginDenied => {
+                authentication_server::AuthServerAccountUserLoginDenied::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AuthServerAccountUserLoginDenied)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginFailed => {
+                authentication_server::AuthServerAccountUserLoginFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AuthServerAccountUserLoginFailed)
+            }
+
+            #[cfg(feature = "authentication-server")]
+            EventType::AuthServerAccountUserLoginStepCompleted => {
+                authentication_server::AuthServerAccountUserLoginStepCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::AuthServerAccountUserLoginStepCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentHeld => {
+                billing::BillingBillingDocumentHeld::read_version(self.version, reader)
+                    .map(Event::BillingBillingDocumentHeld)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentIssued => {
+                billing::BillingBillingDocumentIssued::read_version(self.version, reader)
+                    .map(Event::BillingBillingDocumentIssued)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingDocumentRepresentationDispatched => {
+                billing::BillingBillingDocumentRepresentationDispatched::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingBillingDocumentRepresentationDispatched)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingBillingOptionsUpdated => {
+                billing::BillingBillingOptionsUpdated::read_version(self.version, reader)
+                    .map(Event::BillingBillingOptionsUpdated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingChargingLedgerAssignedToAgreement => {
+                billing::BillingChargingLedgerAssignedToAgreement::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingChargingLedgerAssignedToAgreement)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingChargingSupplyPointTriggered => {
+                billing::BillingChargingSupplyPointTriggered::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingChargingSupplyPointTriggered)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceCancel => {
+                billing::BillingDuosInvoiceCancel::read_version(self.version, reader)
+                    .map(Event::BillingDuosInvoiceCancel)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceNew => {
+                billing::BillingDuosInvoiceNew::read_version(self.version, reader)
+                    .map(Event::BillingDuosInvoiceNew)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingDuosInvoiceReplace => {
+                billing::BillingDuosInvoiceReplace::read_version(self.version, reader)
+                    .map(Event::BillingDuosInvoiceReplace)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingFinalBill => {
+                billing::BillingFinalBill::read_version(self.version, reader)
+                    .map(Event::BillingFinalBill)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingIssuanceExternalStatusCreated => {
+                billing::BillingIssuanceExternalStatusCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingIssuanceExternalStatusCreated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingIssuedBill => {
+                billing::BillingIssuedBill::read_version(self.version, reader)
+                    .map(Event::BillingIssuedBill)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingLedgerEntryPosted => {
+                billing::BillingLedgerEntryPosted::read_version(self.version, reader)
+                    .map(Event::BillingLedgerEntryPosted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingLedgerEntryRemoved => {
+                billing::BillingLedgerEntryRemoved::read_version(self.version, reader)
+                    .map(Event::BillingLedgerEntryRemoved)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingPathwayTraversalFailed => {
+                billing::BillingPathwayTraversalFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingPathwayTraversalFailed)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingPathwayTraversalSucceeded => {
+                billing::BillingPathwayTraversalSucceeded::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingPathwayTraversalSucceeded)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingPortfolioInvoiceSummaryCompleted => {
+                billing::BillingPortfolioInvoiceSummaryCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BillingPortfolioInvoiceSummaryCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateAccepted => {
+                billing::BillingRebateAccepted::read_version(self.version, reader)
+                    .map(Event::BillingRebateAccepted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateCreated => {
+                billing::BillingRebateCreated::read_version(self.version, reader)
+                    .map(Event::BillingRebateCreated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateDeclined => {
+                billing::BillingRebateDeclined::read_version(self.version, reader)
+                    .map(Event::BillingRebateDeclined)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::BillingRebateUpdated => {
+                billing::BillingRebateUpdated::read_version(self.version, reader)
+                    .map(Event::BillingRebateUpdated)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::BusinessCreated => {
+                businesses::BusinessCreated::read_version(self.version, reader)
+                    .map(Event::BusinessCreated)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::BusinessUpdated => {
+                businesses::BusinessUpdated::read_version(self.version, reader)
+                    .map(Event::BusinessUpdated)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::BusinessOperationsTeamUpdated => {
+                businesses::BusinessOperationsTeamUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::BusinessOperationsTeamUpdated)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountAdded => {
+                accounts::CampaignAccountAdded::read_version(self.version, reader)
+                    .map(Event::CampaignAccountAdded)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountRemoved => {
+                accounts::CampaignAccountRemoved::read_version(self.version, reader)
+                    .map(Event::CampaignAccountRemoved)
+            }
+
+            #[cfg(feature = "accounts")]
+            EventType::CampaignAccountUpdated => {
+                accounts::CampaignAccountUpdated::read_version(self.version, reader)
+                    .map(Event::CampaignAccountUpdated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::ChargingPrimingErrored => {
+                billing::ChargingPrimingErrored::read_version(self.version, reader)
+                    .map(Event::ChargingPrimingErrored)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollateralAgreementFulfilled => {
+                collections::CollateralAgreementFulfilled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollateralAgreementFulfilled)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProceedingCreated => {
+                collections::CollectionProceedingCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProceedingCreated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessCommStepResolved => {
+                collections::CollectionProcessCommStepResolved::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProcessCommStepResolved)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessLeaveSupplierInstigated => {
+                collections::CollectionProcessLeaveSupplierInstigated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProcessLeaveSupplierInstigated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessPaused => {
+                collections::CollectionProcessPaused::read_version(self.version, reader)
+                    .map(Event::CollectionProcessPaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessRaised => {
+                collections::CollectionProcessRaised::read_version(self.version, reader)
+                    .map(Event::CollectionProcessRaised)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessReactivated => {
+                collections::CollectionProcessReactivated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProcessReactivated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessRunTerminationRequested => {
+                collections::CollectionProcessRunTerminationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProcessRunTerminationRequested)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessUnpaused => {
+                collections::CollectionProcessUnpaused::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProcessUnpaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CollectionProcessWithdrawn => {
+                collections::CollectionProcessWithdrawn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CollectionProcessWithdrawn)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsAccountCallUpdated => {
+                communications::CommsAccountCallUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CommsAccountCallUpdated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsCustomerEmailBounced => {
+                communications::CommsCustomerEmailBounced::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CommsCustomerEmailBounced)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
+                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::CommsTranscriptionCreated => {
+                communications::CommsTranscriptionCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CommsTranscriptionCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsComplaintNewContact => {
+                communications::ComplaintsComplaintNewContact::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ComplaintsComplaintNewContact)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsComplaintOpened => {
+                communications::ComplaintsComplaintOpened::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ComplaintsComplaintOpened)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsDrpFinished => {
+                communications::ComplaintsDrpFinished::read_version(self.version, reader)
+                    .map(Event::ComplaintsDrpFinished)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplaintsDrpStarted => {
+                communications::ComplaintsDrpStarted::read_version(self.version, reader)
+                    .map(Event::ComplaintsDrpStarted)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ComplexQuotingCostCalculationFinished => {
+                communications::ComplexQuotingCostCalculationFinished::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ComplexQuotingCostCalculationFinished)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ConsentsConsentCreated => {
+                communications::ConsentsConsentCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ConsentsConsentCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::ConsentsConsentUpdated => {
+                communications::ConsentsConsentUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ConsentsConsentUpdated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsCreated => {
+                contracts::ContractGroupsCreated::read_version(self.version, reader)
+                    .map(Event::ContractGroupsCreated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsMembershipsChanged => {
+                contracts::ContractGroupsMembershipsChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ContractGroupsMembershipsChanged)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractGroupsVersionCreated => {
+                contracts::ContractGroupsVersionCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ContractGroupsVersionCreated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsActualized => {
+                contracts::ContractsActualized::read_version(self.version, reader)
+                    .map(Event::ContractsActualized)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsCreated => {
+                contracts::ContractsCreated::read_version(self.version, reader)
+                    .map(Event::ContractsCreated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsExpired => {
+                contracts::ContractsExpired::read_version(self.version, reader)
+                    .map(Event::ContractsExpired)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsExpiryApproaching => {
+                contracts::ContractsExpiryApproaching::read_version(self.version, reader)
+                    .map(Event::ContractsExpiryApproaching)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysCreationStarted => {
+                contracts::ContractsJourneysCreationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ContractsJourneysCreationStarted)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysTerminationStarted => {
+                contracts::ContractsJourneysTerminationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ContractsJourneysTerminationStarted)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsJourneysVariationStarted => {
+                contracts::ContractsJourneysVariationStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ContractsJourneysVariationStarted)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsNovated => {
+                contracts::ContractsNovated::read_version(self.version, reader)
+                    .map(Event::ContractsNovated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsRescinded => {
+                contracts::ContractsRescinded::read_version(self.version, reader)
+                    .map(Event::ContractsRescinded)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsRevoked => {
+                contracts::ContractsRevoked::read_version(self.version, reader)
+                    .map(Event::ContractsRevoked)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsSubjectAmended => {
+                contracts::ContractsSubjectAmended::read_version(self.version, reader)
+                    .map(Event::ContractsSubjectAmended)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsTerminated => {
+                contracts::ContractsTerminated::read_version(self.version, reader)
+                    .map(Event::ContractsTerminated)
+            }
+
+            #[cfg(feature = "contracts")]
+            EventType::ContractsTermsVaried => {
+                contracts::ContractsTermsVaried::read_version(self.version, reader)
+                    .map(Event::ContractsTermsVaried)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::CreditCheckCreated => {
+                collections::CreditCheckCreated::read_version(self.version, reader)
+                    .map(Event::CreditCheckCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerRolesCreated => {
+                customer_access::CustomerAccessPartnerRolesCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CustomerAccessPartnerRolesCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerRolesUpdated => {
+                customer_access::CustomerAccessPartnerRolesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CustomerAccessPartnerRolesUpdated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerUserRolesCreated => {
+                customer_access::CustomerAccessPartnerUserRolesCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CustomerAccessPartnerUserRolesCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessPartnerUserRolesUpdated => {
+                customer_access::CustomerAccessPartnerUserRolesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CustomerAccessPartnerUserRolesUpdated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessUserRolesCreated => {
+                customer_access::CustomerAccessUserRolesCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CustomerAccessUserRolesCreated)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::CustomerAccessUserRolesUpdated => {
+                customer_access::CustomerAccessUserRolesUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::CustomerAccessUserRolesUpdated)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessCancelled => {
+                data_import::DataImportImportProcessCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessCancelled)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessComplete => {
+                data_import::DataImportImportProcessComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessComplete)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessDryRunComplete => {
+                data_import::DataImportImportProcessDryRunComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessDryRunComplete)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessDryRunError => {
+                data_import::DataImportImportProcessDryRunError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessDryRunError)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessError => {
+                data_import::DataImportImportProcessError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessError)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessPostImportCompleted => {
+                data_import::DataImportImportProcessPostImportCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessPostImportCompleted)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportImportProcessPostImportError => {
+                data_import::DataImportImportProcessPostImportError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportImportProcessPostImportError)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessCancelled => {
+                data_import::DataImportOrderProcessCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportOrderProcessCancelled)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessComplete => {
+                data_import::DataImportOrderProcessComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportOrderProcessComplete)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::DataImportOrderProcessError => {
+                data_import::DataImportOrderProcessError::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DataImportOrderProcessError)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
+                collections::DebtActioningAutomatedDebtWriteBackCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DebtActioningAutomatedDebtWriteBackCompleted)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
+                collections::DebtActioningAutomatedDebtWriteBackFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DebtActioningAutomatedDebtWriteBackFailed)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
+                collections::DebtActioningAutomatedDebtWriteBackSkipped::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DebtActioningAutomatedDebtWriteBackSkipped)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DelinquentDebtAllocationCreated => {
+                collections::DelinquentDebtAllocationCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DelinquentDebtAllocationCreated)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DelinquentDebtPositionChanged => {
+                collections::DelinquentDebtPositionChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DelinquentDebtPositionChanged)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementAccepted => {
+                collections::DepositAgreementAccepted::read_version(self.version, reader)
+                    .map(Event::DepositAgreementAccepted)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementFulfilled => {
+                collections::DepositAgreementFulfilled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DepositAgreementFulfilled)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementInstalmentReturned => {
+                collections::DepositAgreementInstalmentReturned::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DepositAgreementInstalmentReturned)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementReturned => {
+                collections::DepositAgreementReturned::read_version(self.version, reader)
+                    .map(Event::DepositAgreementReturned)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DepositAgreementWithdrawn => {
+                collections::DepositAgreementWithdrawn::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::DepositAgreementWithdrawn)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathPaused => {
+                collections::DunningPathPaused::read_version(self.version, reader)
+                    .map(Event::DunningPathPaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathStarted => {
+                collections::DunningPathStarted::read_version(self.version, reader)
+                    .map(Event::DunningPathStarted)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathUnpaused => {
+                collections::DunningPathUnpaused::read_version(self.version, reader)
+                    .map(Event::DunningPathUnpaused)
+            }
+
+            #[cfg(feature = "collections")]
+            EventType::DunningPathWithdrawn => {
+                collections::DunningPathWithdrawn::read_version(self.version, reader)
+                    .map(Event::DunningPathWithdrawn)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
+                market_files::ElectricityFlowFileCancellationInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ElectricityFlowFileCancellationInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
+                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ElectricityFlowFileComplementaryInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
+                market_files::ElectricityFlowFileRectificationInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ElectricityFlowFileRectificationInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
+                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ElectricityFlowFileRegularizerInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
+                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ElectricityFlowFileBillableConceptsInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
+                market_files::ElectricityFlowFileRegularInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ElectricityFlowFileRegularInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::EspSupplyPointsEnrichmentDataSent => {
+                market_files::EspSupplyPointsEnrichmentDataSent::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::EspSupplyPointsEnrichmentDataSent)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::EspSupplyPointsAtrSnapshotSent => {
+                market_files::EspSupplyPointsAtrSnapshotSent::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::EspSupplyPointsAtrSnapshotSent)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileProcessed => {
+                data_import::ExternalMessagingUploadedFileProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ExternalMessagingUploadedFileProcessed)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileProcessingFailed => {
+                data_import::ExternalMessagingUploadedFileProcessingFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ExternalMessagingUploadedFileProcessingFailed)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileSafe => {
+                data_import::ExternalMessagingUploadedFileSafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ExternalMessagingUploadedFileSafe)
+            }
+
+            #[cfg(feature = "data-import")]
+            EventType::ExternalMessagingUploadedFileUnsafe => {
+                data_import::ExternalMessagingUploadedFileUnsafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::ExternalMessagingUploadedFileUnsafe)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceDeauthenticated => {
+                flexible_devices::FlexDeviceDeauthenticated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::FlexDeviceDeauthenticated)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceDisconnected => {
+                flexible_devices::FlexDeviceDisconnected::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::FlexDeviceDisconnected)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceOptimisationCreated => {
+                flexible_devices::FlexDeviceOptimisationCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::FlexDeviceOptimisationCreated)
+            }
+
+            #[cfg(feature = "flexible-devices")]
+            EventType::FlexDeviceRegistered => {
+                flexible_devices::FlexDeviceRegistered::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::FlexDeviceRegistered)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
+                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
+                market_files::GasBillFlowDetailsCancellationInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasBillFlowDetailsCancellationInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
+                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasBillFlowDetailsComplementaryInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
+                market_files::GasBillFlowDetailsRectificationInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasBillFlowDetailsRectificationInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
+                market_files::GasBillFlowDetailsRegularInvoiceCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasBillFlowDetailsRegularInvoiceCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
+                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasFlowFileB7033ComplementaryInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
+                market_files::GasFlowFileB7033RegularInvoiceProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasFlowFileB7033RegularInvoiceProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::GasSupplyPointInspectionResultsReceived => {
+                market_files::GasSupplyPointInspectionResultsReceived::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GasSupplyPointInspectionResultsReceived)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::GoodsPurchaseCreated => {
+                communications::GoodsPurchaseCreated::read_version(self.version, reader)
+                    .map(Event::GoodsPurchaseCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::GoodsQuoteCreatedForAccount => {
+                communications::GoodsQuoteCreatedForAccount::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GoodsQuoteCreatedForAccount)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::GoodsQuoteCreatedWithoutAccount => {
+                communications::GoodsQuoteCreatedWithoutAccount::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::GoodsQuoteCreatedWithoutAccount)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
+                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+                    )
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
+                industry::IndustryElectricityChangeOfServiceMeterDeactivated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::IndustryElectricityChangeOfServiceMeterDeactivated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
+                industry::IndustryElectricityChangeOfSupplyGainInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::IndustryElectricityChangeOfSupplyGainInitiated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
+                industry::IndustryElectricityChangeOfSupplyLossComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::IndustryElectricityChangeOfSupplyLossComplete)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryElectricityExportInstallationValidated => {
+                industry::IndustryElectricityExportInstallationValidated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::IndustryElectricityExportInstallationValidated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryGasChangeOfSupplyGainInitiated => {
+                industry::IndustryGasChangeOfSupplyGainInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::IndustryGasChangeOfSupplyGainInitiated)
+            }
+
+            #[cfg(feature = "industry")]
+            EventType::IndustryGasChangeOfSupplyLossComplete => {
+                industry::IndustryGasChangeOfSupplyLossComplete::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::IndustryGasChangeOfSupplyLossComplete)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkActionsRun => {
+                conversations::InkActionsRun::read_version(self.version, reader)
+                    .map(Event::InkActionsRun)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkContentInboundMessageTagged => {
+                conversations::InkContentInboundMessageTagged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkContentInboundMessageTagged)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAssignedToBucket => {
+                conversations::InkConversationAssignedToBucket::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationAssignedToBucket)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAssignedToTimeline => {
+                conversations::InkConversationAssignedToTimeline::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationAssignedToTimeline)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationAwaitCustomerReply => {
+                conversations::InkConversationAwaitCustomerReply::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationAwaitCustomerReply)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationClosed => {
+                conversations::InkConversationClosed::read_version(self.version, reader)
+                    .map(Event::InkConversationClosed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationOpenStatusChanged => {
+                conversations::InkConversationOpenStatusChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationOpenStatusChanged)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationOpened => {
+                conversations::InkConversationOpened::read_version(self.version, reader)
+                    .map(Event::InkConversationOpened)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationPriorityChanged => {
+                conversations::InkConversationPriorityChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationPriorityChanged)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationSnoozed => {
+                conversations::InkConversationSnoozed::read_version(self.version, reader)
+                    .map(Event::InkConversationSnoozed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationUnassignedFromBucket => {
+                conversations::InkConversationUnassignedFromBucket::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationUnassignedFromBucket)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkConversationUnassignedFromTimeline => {
+                conversations::InkConversationUnassignedFromTimeline::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkConversationUnassignedFromTimeline)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatClosed => {
+                conversations::InkLiveChatClosed::read_version(self.version, reader)
+                    .map(Event::InkLiveChatClosed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatInitiated => {
+                conversations::InkLiveChatInitiated::read_version(self.version, reader)
+                    .map(Event::InkLiveChatInitiated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkLiveChatMessagesOutboundMessageCreated => {
+                conversations::InkLiveChatMessagesOutboundMessageCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkLiveChatMessagesOutboundMessageCreated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessageAttachmentSafe => {
+                conversations::InkMessageAttachmentSafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessageAttachmentSafe)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessageAttachmentUnsafe => {
+                conversations::InkMessageAttachmentUnsafe::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessageAttachmentUnsafe)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundEmailMigration => {
+                conversations::InkMessagesInboundEmailMigration::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesInboundEmailMigration)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundMessageCreated => {
+                conversations::InkMessagesInboundMessageCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesInboundMessageCreated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesInboundMessageIngested => {
+                conversations::InkMessagesInboundMessageIngested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesInboundMessageIngested)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesOutboundMessageCreated => {
+                conversations::InkMessagesOutboundMessageCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesOutboundMessageCreated)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesOutboundMessageFailed => {
+                conversations::InkMessagesOutboundMessageFailed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesOutboundMessageFailed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesPhishingReportDismissed => {
+                conversations::InkMessagesPhishingReportDismissed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesPhishingReportDismissed)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesReportedPhishing => {
+                conversations::InkMessagesReportedPhishing::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesReportedPhishing)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesReportedSpam => {
+                conversations::InkMessagesReportedSpam::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesReportedSpam)
+            }
+
+            #[cfg(feature = "conversations")]
+            EventType::InkMessagesSpamReportDismissed => {
+                conversations::InkMessagesSpamReportDismissed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::InkMessagesSpamReportDismissed)
+            }
+
+            #[cfg(feature = "businesses")]
+            EventType::InternalCompanyCreated => {
+                businesses::InternalCompanyCreated::read_version(self.version, reader)
+                    .map(Event::InternalCompanyCreated)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceCompleted => {
+                billing::LatePaymentFeeApplicationServiceCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeApplicationServiceCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
+                billing::LatePaymentFeeApplicationServiceFeeApplied::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeApplicationServiceFeeApplied)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeApplicationServiceStarted => {
+                billing::LatePaymentFeeApplicationServiceStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeApplicationServiceStarted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculationServiceCompleted => {
+                billing::LatePaymentFeeCalculationServiceCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeCalculationServiceCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculationServiceStarted => {
+                billing::LatePaymentFeeCalculationServiceStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeCalculationServiceStarted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorCompleted => {
+                billing::LatePaymentFeeCalculatorCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeCalculatorCompleted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorFeeApplied => {
+                billing::LatePaymentFeeCalculatorFeeApplied::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeCalculatorFeeApplied)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeCalculatorStarted => {
+                billing::LatePaymentFeeCalculatorStarted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LatePaymentFeeCalculatorStarted)
+            }
+
+            #[cfg(feature = "billing")]
+            EventType::LatePaymentFeeWaived => {
+                billing::LatePaymentFeeWaived::read_version(self.version, reader)
+                    .map(Event::LatePaymentFeeWaived)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsLeadStageUpdated => {
+                communications::LeadsLeadStageUpdated::read_version(self.version, reader)
+                    .map(Event::LeadsLeadStageUpdated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
+                communications::LeadsOpportunityDocumentAttachedToOpportunity::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LeadsOpportunityDocumentAttachedToOpportunity)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityOfferGroupCreated => {
+                communications::LeadsOpportunityOfferGroupCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LeadsOpportunityOfferGroupCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::LeadsOpportunityStageUpdated => {
+                communications::LeadsOpportunityStageUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LeadsOpportunityStageUpdated)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
+                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
+                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierActivationCompleted => {
+                lifecycle_join::LifecycleJoinSupplierActivationCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierActivationCompleted)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierActivationInitiated => {
+                lifecycle_join::LifecycleJoinSupplierActivationInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierActivationInitiated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAgreementCreated => {
+                lifecycle_join::LifecycleJoinSupplierAgreementCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierAgreementCreated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCancellationRequested => {
+                lifecycle_join::LifecycleJoinSupplierCancellationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierCancellationRequested)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCancelled => {
+                lifecycle_join::LifecycleJoinSupplierCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierCancelled)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierCompleted => {
+                lifecycle_join::LifecycleJoinSupplierCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierCompleted)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierRequested => {
+                lifecycle_join::LifecycleJoinSupplierRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierRequested)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierReversalRequested => {
+                lifecycle_join::LifecycleJoinSupplierReversalRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierReversalRequested)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierReversed => {
+                lifecycle_join::LifecycleJoinSupplierReversed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierReversed)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
+                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierSupplyPeriodCreated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
+                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
+                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
+                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierSecurityDepositsCreated)
+            }
+
+            #[cfg(feature = "lifecycle-join")]
+            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
+                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleJoinSupplierTermsAndConditionsAccepted)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCancellationRequested => {
+                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierCancellationRequested)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCancelled => {
+                lifecycle_leave::LifecycleLeaveSupplierCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierCancelled)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierCompleted => {
+                lifecycle_leave::LifecycleLeaveSupplierCompleted::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierCompleted)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierRequested => {
+                lifecycle_leave::LifecycleLeaveSupplierRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierRequested)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierReversalRequested => {
+                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierReversalRequested)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+                    )
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
+                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierTerminationConfirmed)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierTerminationInitiated => {
+                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierTerminationInitiated)
+            }
+
+            #[cfg(feature = "lifecycle-leave")]
+            EventType::LifecycleLeaveSupplierUpdated => {
+                lifecycle_leave::LifecycleLeaveSupplierUpdated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleLeaveSupplierUpdated)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleStatusChanged => {
+                lifecycle_status::LifecycleStatusChanged::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleStatusChanged)
+            }
+
+            #[cfg(feature = "lifecycle-status")]
+            EventType::LifecycleSupportSiteSale => {
+                lifecycle_status::LifecycleSupportSiteSale::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LifecycleSupportSiteSale)
+            }
+
+            #[cfg(feature = "customer-access")]
+            EventType::LoyaltyPointsUserRoleRemoval => {
+                customer_access::LoyaltyPointsUserRoleRemoval::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::LoyaltyPointsUserRoleRemoval)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspBillFlowFileProcessed => {
+                market_files::MarketsEspBillFlowFileProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MarketsEspBillFlowFileProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspFlowFileProcessed => {
+                market_files::MarketsEspFlowFileProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MarketsEspFlowFileProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
+                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsGasSupplyPointCreated => {
+                market_files::MarketsGasSupplyPointCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MarketsGasSupplyPointCreated)
+            }
+
+            #[cfg(feature = "market-files")]
+            EventType::MarketsNetworkOperatorCreated => {
+                market_files::MarketsNetworkOperatorCreated::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MarketsNetworkOperatorCreated)
+            }
+
+            #[cfg(feature = "communications")]
+            EventType::MessagingPushNotificationTokenUnregistered => {
+                communications::MessagingPushNotificationTokenUnregistered::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MessagingPushNotificationTokenUnregistered)
+            }
+
+            #[cfg(feature = "meter-data-quality")]
+            EventType::MeterDataQualityResolutionCancelled => {
+                meter_data_quality::MeterDataQualityResolutionCancelled::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterDataQualityResolutionCancelled)
+            }
+
+            #[cfg(feature = "meter-data-quality")]
+            EventType::MeterDataQualityResolutionRequested => {
+                meter_data_quality::MeterDataQualityResolutionRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterDataQualityResolutionRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointElecCosGainRegistrationRequested => {
+                meter_points::MeterpointElecCosGainRegistrationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointElecCosGainRegistrationRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasApiBackfill => {
+                meter_points::MeterpointGasApiBackfill::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasApiBackfill)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasAppointMamRequested => {
+                meter_points::MeterpointGasAppointMamRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasAppointMamRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasBackfill => {
+                meter_points::MeterpointGasBackfill::read_version(self.version, reader)
+                    .map(Event::MeterpointGasBackfill)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasChangeOfCohortRequested => {
+                meter_points::MeterpointGasChangeOfCohortRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasChangeOfCohortRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasChangeOfMamRequested => {
+                meter_points::MeterpointGasChangeOfMamRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasChangeOfMamRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainMtdReceived => {
+                meter_points::MeterpointGasCosGainMtdReceived::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasCosGainMtdReceived)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainRegistrationConfirmed => {
+                meter_points::MeterpointGasCosGainRegistrationConfirmed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasCosGainRegistrationConfirmed)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosGainRegistrationRequested => {
+                meter_points::MeterpointGasCosGainRegistrationRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasCosGainRegistrationRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasCosLossConfirmed => {
+                meter_points::MeterpointGasCosLossConfirmed::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasCosLossConfirmed)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDeappointMamRequested => {
+                meter_points::MeterpointGasDeappointMamRequested::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasDeappointMamRequested)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
+                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasDisputedClosingReadingAcceptedByUs)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
+                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier)
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
+                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+                    )
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
+                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(
+                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+                    )
+            }
+
+            #[cfg(feature = "meter-points")]
+            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
+                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::read_version(
+                        self.version,
+                        reader,
+                    )
+                    .map(Event::MeterpointGasDisputedClosingReadingQueriedByUs)
+            }
+        }
+    }
+}
+
 impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
 

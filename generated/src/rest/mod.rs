@@ -28,7 +28,7 @@ pub struct Account {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Account,
+    serde_only Account,
     "struct Account",
     [
         (0, required, number, "number"),
@@ -55,7 +55,7 @@ pub struct Agreement {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Agreement,
+    serde_only Agreement,
     "struct Agreement",
     [
         (0, required, tariff_code, "tariff_code"),
@@ -81,7 +81,7 @@ pub struct AnnualCost {
 }
 
 ::energy_api_core::deserialize_struct!(
-    AnnualCost,
+    serde_only AnnualCost,
     "struct AnnualCost",
     [
         (0, required, annual_cost_inc_vat, "annual_cost_inc_vat"),
@@ -113,7 +113,7 @@ pub struct DualFuelDualRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    DualFuelDualRateConsumption,
+    serde_only DualFuelDualRateConsumption,
     "struct DualFuelDualRateConsumption",
     [
         (0, required, electricity_day, "electricity_day"),
@@ -139,7 +139,7 @@ pub struct DualFuelSingleRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    DualFuelSingleRateConsumption,
+    serde_only DualFuelSingleRateConsumption,
     "struct DualFuelSingleRateConsumption",
     [
         (0, required, electricity_standard, "electricity_standard"),
@@ -164,7 +164,7 @@ pub struct DualRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    DualRateConsumption,
+    serde_only DualRateConsumption,
     "struct DualRateConsumption",
     [
         (0, required, electricity_day, "electricity_day"),
@@ -216,7 +216,7 @@ pub struct DualRegisterTariff {
 }
 
 ::energy_api_core::deserialize_struct!(
-    DualRegisterTariff,
+    serde_only DualRegisterTariff,
     "struct DualRegisterTariff",
     [
         (0, required, code, "code"),
@@ -254,7 +254,7 @@ pub struct ElectricityMeter {
 }
 
 ::energy_api_core::deserialize_struct!(
-    ElectricityMeter,
+    serde_only ElectricityMeter,
     "struct ElectricityMeter",
     [
         (0, required, serial_number, "serial_number"),
@@ -287,7 +287,7 @@ pub struct ElectricityMeterPoint {
 }
 
 ::energy_api_core::deserialize_struct!(
-    ElectricityMeterPoint,
+    serde_only ElectricityMeterPoint,
     "struct ElectricityMeterPoint",
     [
         (0, required, mpan, "mpan"),
@@ -314,7 +314,7 @@ pub struct GasMeter {
 }
 
 ::energy_api_core::deserialize_struct!(
-    GasMeter,
+    serde_only GasMeter,
     "struct GasMeter",
     [
         (0, required, serial_number, "serial_number"),
@@ -342,7 +342,7 @@ pub struct GasMeterPoint {
 }
 
 ::energy_api_core::deserialize_struct!(
-    GasMeterPoint,
+    serde_only GasMeterPoint,
     "struct GasMeterPoint",
     [
         (0, required, mprn, "mprn"),
@@ -365,7 +365,7 @@ pub struct Link {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Link,
+    serde_only Link,
     "struct Link",
     [
         (0, required, href, "href"),
@@ -388,7 +388,7 @@ pub struct Page<T> {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Page<T>,
+    serde_only Page<T>,
     "struct Page",
     [
         (0, required, count, "count"),
@@ -436,7 +436,7 @@ pub struct Product {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Product,
+    serde_only Product,
     "struct Product",
     [
         (0, required, code, "code"),
@@ -536,7 +536,7 @@ pub struct ProductDetail {
 }
 
 ::energy_api_core::deserialize_struct!(
-    ProductDetail,
+    serde_only ProductDetail,
     "struct ProductDetail",
     [
         (0, required, code, "code"),
@@ -599,7 +599,7 @@ pub struct Property {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Property,
+    serde_only Property,
     "struct Property",
     [
         (0, required, id, "id"),
@@ -635,7 +635,7 @@ pub struct Register {
 }
 
 ::energy_api_core::deserialize_struct!(
-    Register,
+    serde_only Register,
     "struct Register",
     [
         (0, required, identifier, "identifier"),
@@ -665,7 +665,7 @@ pub struct SampleConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    SampleConsumption,
+    serde_only SampleConsumption,
     "struct SampleConsumption",
     [
         (0, required, electricity_single_rate, "electricity_single_rate"),
@@ -699,7 +699,7 @@ pub struct SampleQuote {
 }
 
 ::energy_api_core::deserialize_struct!(
-    SampleQuote,
+    serde_only SampleQuote,
     "struct SampleQuote",
     [
         (0, required, electricity_single_rate, "electricity_single_rate"),
@@ -724,7 +724,7 @@ pub struct SingleRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    SingleRateConsumption,
+    serde_only SingleRateConsumption,
     "struct SingleRateConsumption",
     [
         (0, required, electricity_standard, "electricity_standard"),
@@ -771,7 +771,7 @@ pub struct SingleRegisterTariff {
 }
 
 ::energy_api_core::deserialize_struct!(
-    SingleRegisterTariff,
+    serde_only SingleRegisterTariff,
     "struct SingleRegisterTariff",
     [
         (0, required, code, "code"),
@@ -808,7 +808,7 @@ pub struct StandardUnitRate {
 }
 
 ::energy_api_core::deserialize_struct!(
-    StandardUnitRate,
+    serde_only StandardUnitRate,
     "struct StandardUnitRate",
     [
         (0, required, value_exc_vat, "value_exc_vat"),

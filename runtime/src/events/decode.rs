@@ -2,9 +2,11 @@
 
 use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
 use super::error::{ErrorKind, EventError};
+use super::fast;
 use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
 use energy_api::{EventKind, EventType};
 use energy_api_core::json::{byte_offset, json_path_at, message_of};
+use energy_api_core::read::Reader;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -218,12 +220,20 @@ impl Decoder {
         // it again, which is the largest single cost of reading short strings.
         let text =
             std::str::from_utf8(input).map_err(|e| self.invalid_utf8(input, e.valid_up_to()))?;
-        let mut trace = Trace::default();
-        let body =
-            match visit::read_envelope::<K>(text, &self.fields, self.strict, true, &mut trace) {
-                Ok(body) => body,
-                Err(error) => return Err(self.explain(text, &error)),
-            };
+        // The fast reader first; where it stops, the serde reader reads the line again and decides.
+        let fast = (K::FAST && !self.strict)
+            .then(|| fast::read_envelope::<K>(text, &self.fields).ok())
+            .flatten();
+        let body = match fast {
+            Some(body) => body,
+            None => {
+                let mut trace = Trace::default();
+                match visit::read_envelope::<K>(text, &self.fields, self.strict, true, &mut trace) {
+                    Ok(body) => body,
+                    Err(error) => return Err(self.explain(text, &error)),
+                }
+            }
+        };
         let Body {
             event_type,
             version,
@@ -272,6 +282,12 @@ impl Decoder {
         text: &'a str,
         base_offset: usize,
     ) -> Result<K::Kept<'a>, EventError> {
+        if K::FAST
+            && !self.strict
+            && let Ok(kept) = Reader::whole(text, |reader| K::read_fast(kind, reader))
+        {
+            return Ok(kept);
+        }
         match visit::decode_payload::<K>(kind, text, self.strict) {
             Ok((kept, ignored)) => {
                 self.check_ignored(kind.event_type().as_str(), kind.version(), ignored)?;

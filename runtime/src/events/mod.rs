@@ -17,6 +17,7 @@ mod borrowed;
 mod decode;
 mod envelope;
 mod error;
+mod fast;
 mod lines;
 mod router;
 mod visit;

@@ -11,6 +11,7 @@
 use super::envelope::EnvelopeFields;
 use super::error::ErrorKind;
 use energy_api::{Event, EventKind, EventType};
+use energy_api_core::read::{Reader, Stop};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -69,6 +70,13 @@ pub(crate) trait Keep {
         seed: PayloadSeed<'_>,
         deserializer: D,
     ) -> Result<Self::Kept<'de>, D::Error>;
+    /// Whether [`Keep::read_fast`] reads anything (otherwise the fast reader is not tried).
+    const FAST: bool = false;
+    /// Reads a payload of `kind` with the fast reader (see `super::fast`), or stops.
+    fn read_fast<'de>(kind: EventKind, reader: &mut Reader<'de>) -> Result<Self::Kept<'de>, Stop> {
+        let _ = (kind, reader);
+        Err(Stop)
+    }
 }
 
 /// Keeps the event, boxed: an `Event` is large, and it moves through several layers on its way out.
@@ -81,6 +89,10 @@ impl Keep for KeepEvent {
         deserializer: D,
     ) -> Result<Box<Event>, D::Error> {
         seed.deserialize(deserializer).map(Box::new)
+    }
+    const FAST: bool = true;
+    fn read_fast<'de>(kind: EventKind, reader: &mut Reader<'de>) -> Result<Box<Event>, Stop> {
+        kind.read(reader).map(Box::new)
     }
 }
 
@@ -117,6 +129,13 @@ impl Keep for KeepView {
     ) -> Result<Box<energy_api::EventRef<'de>>, D::Error> {
         let view = seed.kind.borrowed();
         seed.read_with(view, deserializer).map(Box::new)
+    }
+    const FAST: bool = true;
+    fn read_fast<'de>(
+        kind: EventKind,
+        reader: &mut Reader<'de>,
+    ) -> Result<Box<energy_api::EventRef<'de>>, Stop> {
+        kind.read_borrowed(reader).map(Box::new)
     }
 }
 
@@ -288,7 +307,7 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
 }
 
 /// A key that appears twice among the metadata, if any.
-fn repeated_key(metadata: &[(Cow<'_, str>, &RawValue)]) -> Option<String> {
+pub(crate) fn repeated_key(metadata: &[(Cow<'_, str>, &RawValue)]) -> Option<String> {
     // A few keys (the usual id and timestamp) are compared pairwise, without allocating; many are sorted,
     // so that a line of thousands of keys stays fast.
     if metadata.len() <= 8 {

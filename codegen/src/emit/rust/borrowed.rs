@@ -281,6 +281,9 @@ impl Borrowing {
         let dispatch = super::events::by_version_index(&super::events::decode_each_version(
             &variants, &payloads,
         ));
+        let read_dispatch = super::events::by_version_index(&super::events::read_each_version(
+            &variants, &payloads,
+        ));
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq)]
@@ -312,6 +315,15 @@ impl Borrowing {
                     deserializer: D,
                 ) -> ::std::result::Result<Self, D::Error> {
                     #dispatch
+                }
+
+                /// Reads the view of the payload of the version at `index` in the owned enum's
+                /// `VERSIONS` with the fast reader.
+                pub(crate) fn read_version(
+                    index: u8,
+                    reader: &mut ::energy_api_core::read::Reader<'a>,
+                ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+                    #read_dispatch
                 }
             }
         }
@@ -399,6 +411,20 @@ impl Borrowing {
             }
 
             #event_ref_impls
+
+            impl crate::EventKind {
+                /// Reads the view of a payload of this kind with the fast reader
+                /// ([`energy_api_core::read`]): it stops where it is not sure, and
+                /// [`crate::EventKind::decode_borrowed`] then decodes the same text with serde.
+                pub fn read_borrowed<'a>(
+                    self,
+                    reader: &mut ::energy_api_core::read::Reader<'a>,
+                ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
+                    match self.event_type {
+                        #(#cfgs EventType::#names => #paths::read_version(self.version, reader).map(EventRef::#names),)*
+                    }
+                }
+            }
 
             impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
                 type Value = EventRef<'de>;

@@ -125,6 +125,21 @@ pub(super) fn decode_each_version(
         .collect()
 }
 
+/// For each version, reading its payload type (`payloads`) into its variant (`variants`) with the fast
+/// reader.
+pub(super) fn read_each_version(
+    variants: &[proc_macro2::Ident],
+    payloads: &[TokenStream],
+) -> Vec<TokenStream> {
+    variants
+        .iter()
+        .zip(payloads)
+        .map(|(variant, payload)| {
+            quote!(<#payload as ::energy_api_core::read::ReadJson>::read(reader).map(Self::#variant))
+        })
+        .collect()
+}
+
 fn version_enum(section: &Section, e: &EventType) -> TokenStream {
     let name = format_ident!("{}", e.rust_name);
     let event_type = &e.name;
@@ -170,6 +185,7 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
         .collect();
     let shape_dispatch = by_version_index(&shapes);
     let dispatch = by_version_index(&decode_each_version(&variants, &payloads));
+    let read_dispatch = by_version_index(&read_each_version(&variants, &payloads));
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
@@ -202,6 +218,14 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
                 #dispatch
+            }
+
+            /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
+            pub(crate) fn read_version(
+                index: u8,
+                reader: &mut ::energy_api_core::read::Reader<'_>,
+            ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+                #read_dispatch
             }
         }
 
@@ -569,6 +593,19 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             pub(crate) fn shape(self) -> &'static ::energy_api_core::shape::StructShape {
                 match self.event_type {
                     #(#cfgs EventType::#names => #paths::shape(self.version),)*
+                }
+            }
+        }
+
+        impl EventKind {
+            /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
+            /// where it is not sure, and [`EventKind::decode`] then decodes the same text with serde.
+            pub fn read(
+                self,
+                reader: &mut ::energy_api_core::read::Reader<'_>,
+            ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
+                match self.event_type {
+                    #(#cfgs EventType::#names => #paths::read_version(self.version, reader).map(Event::#names),)*
                 }
             }
         }

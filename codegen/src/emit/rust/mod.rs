@@ -524,7 +524,25 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenS
             #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
             #[serde(transparent)]
             pub struct #name(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
-        };
+        }
+        .into_iter()
+        .chain(
+            matches!(home, Home::Types)
+                .then(|| {
+                    quote! {
+                        #cfg
+                        impl<'r> ::energy_api_core::read::ReadJson<'r> for #name {
+                            fn read(
+                                reader: &mut ::energy_api_core::read::Reader<'r>,
+                            ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+                                ::energy_api_core::read::ReadJson::read(reader).map(Self)
+                            }
+                        }
+                    }
+                })
+                .unwrap_or_default(),
+        )
+        .collect();
     }
     let fields = s.fields.iter().map(|f| {
         let doc = doc_attrs(&field_doc(f));
@@ -559,7 +577,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenS
             pub additional_fields: ::energy_api_core::Unlisted,
         }
     });
-    let deserialize = deserialize_impl(s);
+    let deserialize = deserialize_impl(s, home);
     quote! {
         #doc
         #cfg
@@ -660,13 +678,19 @@ fn shape_expr(ty: &Type) -> TokenStream {
 /// `Deserialize` for a struct: an invocation of `energy_api_core::deserialize_struct!`, which writes one
 /// map visitor sharing one field-name lookup, instead of serde_derive's field enum and visitors per
 /// struct (see that crate's `de` module).
-fn deserialize_impl(s: &Struct) -> TokenStream {
+///
+/// Event payloads and shared types also get the fast reader's `ReadJson` from it; REST resources, read
+/// only by the client, do not (`serde_only`).
+fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
-    deserialize_impl_named(s, quote!(#name #generics))
+    match home {
+        Home::Types => deserialize_impl_named(s, quote!(#name #generics)),
+        Home::Rest => deserialize_impl_named(s, quote!(serde_only #name #generics)),
+    }
 }
 
 /// [`deserialize_impl`] for the struct named (with its generics) `name`: a borrowed view's `Name<'a>`.

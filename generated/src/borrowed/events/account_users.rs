@@ -74,6 +74,17 @@ impl<'a> AccountUserCreated<'a> {
         <AccountUserCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 pub use crate::events::account_users::AccountUserPasswordChangedV1;
@@ -134,6 +145,19 @@ impl<'a> AccountUserPasswordResetRequested<'a> {
         <AccountUserPasswordResetRequestedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserPasswordResetRequestedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -199,6 +223,19 @@ impl<'a> AccountUserPsrRecordsUpdated<'a> {
         <AccountUserPsrRecordsUpdatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserPsrRecordsUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -274,6 +311,17 @@ impl<'a> AccountUserRemoved<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountUserRemovedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserRemovedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -358,6 +406,17 @@ impl<'a> AccountUserUpdated<'a> {
         <AccountUserUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountUserVerificationCompletedV1`](crate::events::account_users::AccountUserVerificationCompletedV1): its strings and free-form objects point into the input.
@@ -418,6 +477,19 @@ impl<'a> AccountUserVerificationCompleted<'a> {
         <AccountUserVerificationCompletedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserVerificationCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -482,6 +554,19 @@ impl<'a> AccountUserVerificationStarted<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserVerificationStartedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountUserMetadataCreatedV1`](crate::events::account_users::AccountUserMetadataCreatedV1): its strings and free-form objects point into the input.
@@ -542,6 +627,19 @@ impl<'a> AccountUserMetadataCreated<'a> {
         <AccountUserMetadataCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserMetadataCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -606,6 +704,19 @@ impl<'a> AccountUserMetadataRemoved<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserMetadataRemovedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountUserMetadataUpdatedV1`](crate::events::account_users::AccountUserMetadataUpdatedV1): its strings and free-form objects point into the input.
@@ -663,6 +774,19 @@ impl<'a> AccountUserMetadataUpdated<'a> {
         <AccountUserMetadataUpdatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUserMetadataUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

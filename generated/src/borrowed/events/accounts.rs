@@ -58,6 +58,19 @@ impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountCommunicationsPreferencesUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountCreatedV1`](crate::events::accounts::AccountCreatedV1): its strings and free-form objects point into the input.
@@ -119,6 +132,17 @@ impl<'a> AccountCreated<'a> {
         <AccountCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountOccupiedV1`](crate::events::accounts::AccountOccupiedV1): its strings and free-form objects point into the input.
@@ -171,6 +195,17 @@ impl<'a> AccountOccupied<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountOccupiedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountOccupiedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -231,6 +266,17 @@ impl<'a> AccountReactivated<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountReactivatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountReactivatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -304,6 +350,19 @@ impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountSmartMeterReadPermissionChangedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountUpdatedV1`](crate::events::accounts::AccountUpdatedV1): its strings and free-form objects point into the input.
@@ -368,6 +427,17 @@ impl<'a> AccountUpdated<'a> {
         <AccountUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountMetadataCreatedV1`](crate::events::accounts::AccountMetadataCreatedV1): its strings and free-form objects point into the input.
@@ -426,6 +496,17 @@ impl<'a> AccountMetadataCreated<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountMetadataCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountMetadataCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -488,6 +569,17 @@ impl<'a> AccountMetadataRemoved<'a> {
         <AccountMetadataRemovedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountMetadataRemovedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountMetadataUpdatedV1`](crate::events::accounts::AccountMetadataUpdatedV1): its strings and free-form objects point into the input.
@@ -543,6 +635,17 @@ impl<'a> AccountMetadataUpdated<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <AccountMetadataUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountMetadataUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -607,6 +710,19 @@ impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountPropertyEffectivePeriodMetadataCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemovedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1): its strings and free-form objects point into the input.
@@ -669,6 +785,19 @@ impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountPropertyEffectivePeriodMetadataRemovedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1): its strings and free-form objects point into the input.
@@ -726,6 +855,19 @@ impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
         <AccountPropertyEffectivePeriodMetadataUpdatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AccountPropertyEffectivePeriodMetadataUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -799,6 +941,17 @@ impl<'a> CampaignAccountAdded<'a> {
         <CampaignAccountAddedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CampaignAccountAddedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`CampaignAccountRemovedV1`](crate::events::accounts::CampaignAccountRemovedV1): its strings and free-form objects point into the input.
@@ -858,6 +1011,17 @@ impl<'a> CampaignAccountRemoved<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <CampaignAccountRemovedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CampaignAccountRemovedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -922,6 +1086,17 @@ impl<'a> CampaignAccountUpdated<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <CampaignAccountUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CampaignAccountUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

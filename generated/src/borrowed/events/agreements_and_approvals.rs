@@ -58,6 +58,19 @@ impl<'a> ActualIntervalsReceived<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ActualIntervalsReceivedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AffiliatesAffiliateAccountContractCreatedV1`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1): its strings and free-form objects point into the input.
@@ -121,6 +134,19 @@ impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
         <AffiliatesAffiliateAccountContractCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AffiliatesAffiliateAccountContractCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -198,6 +224,17 @@ impl<'a> AgreementCreated<'a> {
         <AgreementCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AgreementCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 pub use crate::events::agreements_and_approvals::AgreementRevokedV1;
@@ -266,6 +303,26 @@ impl<'a> AgreementRevoked<'a> {
                 <AgreementRevokedV2<
                     'a,
                 > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <AgreementRevokedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <AgreementRevokedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
                     .map(Self::V2)
             }
         }
@@ -344,6 +401,19 @@ impl<'a> AgreementRolloverCompleted<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AgreementRolloverCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 pub use crate::events::agreements_and_approvals::AgreementTerminatedV1;
@@ -414,6 +484,28 @@ impl<'a> AgreementTerminated<'a> {
                 <AgreementTerminatedV2<
                     'a,
                 > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <AgreementTerminatedV1 as ::energy_api_core::read::ReadJson>::read(
+                        reader,
+                    )
+                    .map(Self::V1)
+            }
+            _ => {
+                <AgreementTerminatedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
                     .map(Self::V2)
             }
         }
@@ -519,6 +611,28 @@ impl<'a> AgreementUpdated<'a> {
             }
         }
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <AgreementUpdatedV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <AgreementUpdatedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 /// The borrowed view of [`ApprovalsApprovalApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1): its strings and free-form objects point into the input.
@@ -582,6 +696,19 @@ impl<'a> ApprovalsApprovalApproved<'a> {
         <ApprovalsApprovalApprovedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ApprovalsApprovalApprovedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -652,6 +779,19 @@ impl<'a> ApprovalsApprovalCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ApprovalsApprovalCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`ApprovalsApprovalRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1): its strings and free-form objects point into the input.
@@ -715,6 +855,19 @@ impl<'a> ApprovalsApprovalRejected<'a> {
         <ApprovalsApprovalRejectedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ApprovalsApprovalRejectedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -788,6 +941,19 @@ impl<'a> ApprovalsApprovalRequestApproved<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ApprovalsApprovalRequestApprovedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestAssignedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1): its strings and free-form objects point into the input.
@@ -854,6 +1020,19 @@ impl<'a> ApprovalsApprovalRequestAssigned<'a> {
         <ApprovalsApprovalRequestAssignedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ApprovalsApprovalRequestAssignedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -925,6 +1104,19 @@ impl<'a> ApprovalsApprovalRequestRejected<'a> {
         <ApprovalsApprovalRequestRejectedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ApprovalsApprovalRequestRejectedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

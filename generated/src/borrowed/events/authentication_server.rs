@@ -61,6 +61,19 @@ impl<'a> AuthServerAccessTokenIssued<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccessTokenIssuedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeErrorV1`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeErrorV1): its strings and free-form objects point into the input.
@@ -121,6 +134,19 @@ impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
         <AuthServerAccountUserGenerateMfaChallengeErrorV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserGenerateMfaChallengeErrorV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -188,6 +214,19 @@ impl<'a> AuthServerAccountUserLoggedIn<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoggedInV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginDeniedV1`](crate::events::authentication_server::AuthServerAccountUserLoginDeniedV1): its strings and free-form objects point into the input.
@@ -248,6 +287,19 @@ impl<'a> AuthServerAccountUserLoginDenied<'a> {
         <AuthServerAccountUserLoginDeniedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoginDeniedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -321,6 +373,19 @@ impl<'a> AuthServerAccountUserLoginFailed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoginFailedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginStepCompletedV1`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompletedV1): its strings and free-form objects point into the input.
@@ -384,6 +449,19 @@ impl<'a> AuthServerAccountUserLoginStepCompleted<'a> {
         <AuthServerAccountUserLoginStepCompletedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <AuthServerAccountUserLoginStepCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

@@ -79,6 +79,19 @@ impl<'a> BillingBillingDocumentHeld<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingBillingDocumentHeldV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV1`](crate::events::billing::BillingBillingDocumentIssuedV1): its strings and free-form objects point into the input.
@@ -174,6 +187,28 @@ impl<'a> BillingBillingDocumentIssued<'a> {
                 <BillingBillingDocumentIssuedV2<
                     'a,
                 > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingBillingDocumentIssuedV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <BillingBillingDocumentIssuedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
                     .map(Self::V2)
             }
         }
@@ -320,6 +355,34 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
             }
         }
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingBillingDocumentRepresentationDispatchedV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            1u8 => {
+                <BillingBillingDocumentRepresentationDispatchedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+            _ => {
+                <BillingBillingDocumentRepresentationDispatchedV3<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V3)
+            }
+        }
+    }
 }
 
 /// The borrowed view of [`BillingBillingOptionsUpdatedV1`](crate::events::billing::BillingBillingOptionsUpdatedV1): its strings and free-form objects point into the input.
@@ -385,6 +448,19 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingBillingOptionsUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingChargingLedgerAssignedToAgreementV1`](crate::events::billing::BillingChargingLedgerAssignedToAgreementV1): its strings and free-form objects point into the input.
@@ -447,6 +523,19 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingChargingLedgerAssignedToAgreementV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingChargingSupplyPointTriggeredV1`](crate::events::billing::BillingChargingSupplyPointTriggeredV1): its strings and free-form objects point into the input.
@@ -504,6 +593,19 @@ impl<'a> BillingChargingSupplyPointTriggered<'a> {
         <BillingChargingSupplyPointTriggeredV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingChargingSupplyPointTriggeredV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -573,6 +675,17 @@ impl<'a> BillingFinalBill<'a> {
         <BillingFinalBillV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingFinalBillV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingIssuanceExternalStatusCreatedV1`](crate::events::billing::BillingIssuanceExternalStatusCreatedV1): its strings and free-form objects point into the input.
@@ -638,6 +751,19 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingIssuanceExternalStatusCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingIssuedBillV1`](crate::events::billing::BillingIssuedBillV1): its strings and free-form objects point into the input.
@@ -693,6 +819,17 @@ impl<'a> BillingIssuedBill<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingIssuedBillV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingIssuedBillV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -778,6 +915,28 @@ impl<'a> BillingLedgerEntryPosted<'a> {
                 <BillingLedgerEntryPostedV2<
                     'a,
                 > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(Self::V2)
+            }
+        }
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingLedgerEntryPostedV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <BillingLedgerEntryPostedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
                     .map(Self::V2)
             }
         }
@@ -869,6 +1028,28 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
             }
         }
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <BillingLedgerEntryRemovedV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <BillingLedgerEntryRemovedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 /// The borrowed view of [`BillingPathwayTraversalFailedV1`](crate::events::billing::BillingPathwayTraversalFailedV1): its strings and free-form objects point into the input.
@@ -943,6 +1124,19 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingPathwayTraversalFailedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingPathwayTraversalSucceededV1`](crate::events::billing::BillingPathwayTraversalSucceededV1): its strings and free-form objects point into the input.
@@ -1006,6 +1200,19 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
         <BillingPathwayTraversalSucceededV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingPathwayTraversalSucceededV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1073,6 +1280,19 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingPortfolioInvoiceSummaryCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingRebateAcceptedV1`](crate::events::billing::BillingRebateAcceptedV1): its strings and free-form objects point into the input.
@@ -1137,6 +1357,17 @@ impl<'a> BillingRebateAccepted<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingRebateAcceptedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateAcceptedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1208,6 +1439,17 @@ impl<'a> BillingRebateCreated<'a> {
         <BillingRebateCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`BillingRebateDeclinedV1`](crate::events::billing::BillingRebateDeclinedV1): its strings and free-form objects point into the input.
@@ -1275,6 +1517,17 @@ impl<'a> BillingRebateDeclined<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <BillingRebateDeclinedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateDeclinedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1346,6 +1599,17 @@ impl<'a> BillingRebateUpdated<'a> {
         <BillingRebateUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <BillingRebateUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`ChargingPrimingErroredV1`](crate::events::billing::ChargingPrimingErroredV1): its strings and free-form objects point into the input.
@@ -1407,6 +1671,17 @@ impl<'a> ChargingPrimingErrored<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <ChargingPrimingErroredV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <ChargingPrimingErroredV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1472,6 +1747,19 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
         <LatePaymentFeeApplicationServiceCompletedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeApplicationServiceCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1546,6 +1834,19 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeApplicationServiceFeeAppliedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceStartedV1`](crate::events::billing::LatePaymentFeeApplicationServiceStartedV1): its strings and free-form objects point into the input.
@@ -1603,6 +1904,19 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
         <LatePaymentFeeApplicationServiceStartedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeApplicationServiceStartedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1667,6 +1981,19 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculationServiceCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceStartedV1`](crate::events::billing::LatePaymentFeeCalculationServiceStartedV1): its strings and free-form objects point into the input.
@@ -1724,6 +2051,19 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
         <LatePaymentFeeCalculationServiceStartedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculationServiceStartedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1791,6 +2131,19 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculatorCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorFeeAppliedV1`](crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1): its strings and free-form objects point into the input.
@@ -1853,6 +2206,19 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculatorFeeAppliedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorStartedV1`](crate::events::billing::LatePaymentFeeCalculatorStartedV1): its strings and free-form objects point into the input.
@@ -1910,6 +2276,19 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
         <LatePaymentFeeCalculatorStartedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeCalculatorStartedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1970,6 +2349,17 @@ impl<'a> LatePaymentFeeWaived<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <LatePaymentFeeWaivedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LatePaymentFeeWaivedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

@@ -58,6 +58,19 @@ impl<'a> CustomerAccessPartnerRolesCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CustomerAccessPartnerRolesCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`CustomerAccessPartnerRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesUpdatedV1): its strings and free-form objects point into the input.
@@ -128,6 +141,19 @@ impl<'a> CustomerAccessPartnerRolesUpdated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CustomerAccessPartnerRolesUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreatedV1): its strings and free-form objects point into the input.
@@ -185,6 +211,19 @@ impl<'a> CustomerAccessPartnerUserRolesCreated<'a> {
         <CustomerAccessPartnerUserRolesCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CustomerAccessPartnerUserRolesCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -257,6 +296,19 @@ impl<'a> CustomerAccessPartnerUserRolesUpdated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CustomerAccessPartnerUserRolesUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`CustomerAccessUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessUserRolesCreatedV1): its strings and free-form objects point into the input.
@@ -317,6 +369,19 @@ impl<'a> CustomerAccessUserRolesCreated<'a> {
         <CustomerAccessUserRolesCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CustomerAccessUserRolesCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -387,6 +452,19 @@ impl<'a> CustomerAccessUserRolesUpdated<'a> {
         <CustomerAccessUserRolesUpdatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <CustomerAccessUserRolesUpdatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

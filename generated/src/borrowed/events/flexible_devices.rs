@@ -71,6 +71,19 @@ impl<'a> FlexDeviceDeauthenticated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceDeauthenticatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`FlexDeviceDisconnectedV1`](crate::events::flexible_devices::FlexDeviceDisconnectedV1): its strings and free-form objects point into the input.
@@ -138,6 +151,17 @@ impl<'a> FlexDeviceDisconnected<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <FlexDeviceDisconnectedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceDisconnectedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -211,6 +235,19 @@ impl<'a> FlexDeviceOptimisationCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceOptimisationCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`FlexDeviceRegisteredV1`](crate::events::flexible_devices::FlexDeviceRegisteredV1): its strings and free-form objects point into the input.
@@ -279,6 +316,17 @@ impl<'a> FlexDeviceRegistered<'a> {
     ) -> ::std::result::Result<Self, D::Error> {
         let _ = index;
         <FlexDeviceRegisteredV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <FlexDeviceRegisteredV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

@@ -62,6 +62,19 @@ impl<'a> IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`IndustryElectricityChangeOfServiceMeterDeactivatedV1`](crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivatedV1): its strings and free-form objects point into the input.
@@ -124,6 +137,19 @@ impl<'a> IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <IndustryElectricityChangeOfServiceMeterDeactivatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyGainInitiatedV1`](crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiatedV1): its strings and free-form objects point into the input.
@@ -178,6 +204,19 @@ impl<'a> IndustryElectricityChangeOfSupplyGainInitiated<'a> {
         <IndustryElectricityChangeOfSupplyGainInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <IndustryElectricityChangeOfSupplyGainInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -243,6 +282,19 @@ impl<'a> IndustryElectricityChangeOfSupplyLossComplete<'a> {
         <IndustryElectricityChangeOfSupplyLossCompleteV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <IndustryElectricityChangeOfSupplyLossCompleteV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -368,6 +420,28 @@ impl<'a> IndustryElectricityExportInstallationValidated<'a> {
             }
         }
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <IndustryElectricityExportInstallationValidatedV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <IndustryElectricityExportInstallationValidatedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyGainInitiatedV1`](crate::events::industry::IndustryGasChangeOfSupplyGainInitiatedV1): its strings and free-form objects point into the input.
@@ -422,6 +496,19 @@ impl<'a> IndustryGasChangeOfSupplyGainInitiated<'a> {
         <IndustryGasChangeOfSupplyGainInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <IndustryGasChangeOfSupplyGainInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -487,6 +574,19 @@ impl<'a> IndustryGasChangeOfSupplyLossComplete<'a> {
         <IndustryGasChangeOfSupplyLossCompleteV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <IndustryGasChangeOfSupplyLossCompleteV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

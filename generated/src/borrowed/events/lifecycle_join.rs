@@ -67,6 +67,19 @@ impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierActivationCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiatedV1): its strings and free-form objects point into the input.
@@ -133,6 +146,19 @@ impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
         <LifecycleJoinSupplierActivationInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierActivationInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -203,6 +229,19 @@ impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierAgreementCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -264,6 +303,19 @@ impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
         <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -329,6 +381,19 @@ impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -389,6 +454,19 @@ impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
         <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -456,6 +534,19 @@ impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierCancellationRequestedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCancelledV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelledV1): its strings and free-form objects point into the input.
@@ -521,6 +612,19 @@ impl<'a> LifecycleJoinSupplierCancelled<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierCancelledV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCompletedV1): its strings and free-form objects point into the input.
@@ -584,6 +688,19 @@ impl<'a> LifecycleJoinSupplierCompleted<'a> {
         <LifecycleJoinSupplierCompletedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierCompletedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -654,6 +771,19 @@ impl<'a> LifecycleJoinSupplierRequested<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierRequestedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierReversalRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequestedV1): its strings and free-form objects point into the input.
@@ -719,6 +849,19 @@ impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierReversalRequestedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierReversedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversedV1): its strings and free-form objects point into the input.
@@ -782,6 +925,19 @@ impl<'a> LifecycleJoinSupplierReversed<'a> {
         <LifecycleJoinSupplierReversedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierReversedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -850,6 +1006,19 @@ impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
         <LifecycleJoinSupplierSupplyPeriodCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierSupplyPeriodCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -926,6 +1095,19 @@ impl<
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -994,6 +1176,19 @@ impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2): its strings and free-form objects point into the input.
@@ -1055,6 +1250,19 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
         <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V2)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V2)
     }
 }
@@ -1120,6 +1328,19 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V2)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V2)
+    }
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreatedV1): its strings and free-form objects point into the input.
@@ -1174,6 +1395,19 @@ impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
         <LifecycleJoinSupplierSecurityDepositsCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierSecurityDepositsCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1233,6 +1467,19 @@ impl<'a> LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
         <LifecycleJoinSupplierTermsAndConditionsAcceptedV2<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V2)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V2)
     }
 }

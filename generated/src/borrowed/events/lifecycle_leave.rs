@@ -62,6 +62,19 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -125,6 +138,19 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -186,6 +212,19 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
         <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -253,6 +292,19 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V2)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierCancellationRequestedV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V2)
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancelledV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2): its strings and free-form objects point into the input.
@@ -316,6 +368,19 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
         <LifecycleLeaveSupplierCancelledV2<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V2)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierCancelledV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V2)
     }
 }
@@ -386,6 +451,19 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
         <LifecycleLeaveSupplierCompletedV3<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V3)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierCompletedV3<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V3)
     }
 }
@@ -525,6 +603,28 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
             }
         }
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <LifecycleLeaveSupplierRequestedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+            _ => {
+                <LifecycleLeaveSupplierRequestedV3<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V3)
+            }
+        }
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierReversalRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2): its strings and free-form objects point into the input.
@@ -588,6 +688,19 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
         <LifecycleLeaveSupplierReversalRequestedV2<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V2)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierReversalRequestedV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V2)
     }
 }
@@ -664,6 +777,19 @@ impl<
         <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -746,6 +872,19 @@ impl<
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -822,6 +961,19 @@ impl<
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2): its strings and free-form objects point into the input.
@@ -890,6 +1042,19 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V2)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierTerminationConfirmedV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V2)
+    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1): its strings and free-form objects point into the input.
@@ -953,6 +1118,19 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
         <LifecycleLeaveSupplierTerminationInitiatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleLeaveSupplierTerminationInitiatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -1088,6 +1266,28 @@ impl<'a> LifecycleLeaveSupplierUpdated<'a> {
                 <LifecycleLeaveSupplierUpdatedV3<
                     'a,
                 > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(Self::V3)
+            }
+        }
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <LifecycleLeaveSupplierUpdatedV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+            _ => {
+                <LifecycleLeaveSupplierUpdatedV3<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
                     .map(Self::V3)
             }
         }

@@ -68,6 +68,19 @@ impl<'a> LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2): its strings and free-form objects point into the input.
@@ -141,6 +154,19 @@ impl<'a> LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V2)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V2)
+    }
 }
 
 /// The borrowed view of [`LifecycleStatusChangedV1`](crate::events::lifecycle_status::LifecycleStatusChangedV1): its strings and free-form objects point into the input.
@@ -204,6 +230,17 @@ impl<'a> LifecycleStatusChanged<'a> {
         <LifecycleStatusChangedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleStatusChangedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`LifecycleSupportSiteSaleV1_0_0`](crate::events::lifecycle_status::LifecycleSupportSiteSaleV1_0_0): its strings and free-form objects point into the input.
@@ -264,6 +301,19 @@ impl<'a> LifecycleSupportSiteSale<'a> {
         <LifecycleSupportSiteSaleV1_0_0<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1_0_0)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <LifecycleSupportSiteSaleV1_0_0<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1_0_0)
     }
 }

@@ -77,6 +77,19 @@ impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <EspSupplyPointsEnrichmentDataSentV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`EspSupplyPointsAtrSnapshotSentV1`](crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1): its strings and free-form objects point into the input.
@@ -145,6 +158,19 @@ impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <EspSupplyPointsAtrSnapshotSentV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1): its strings and free-form objects point into the input.
@@ -203,6 +229,19 @@ impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
         <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -264,6 +303,19 @@ impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasBillFlowDetailsCancellationInvoiceCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreatedV1): its strings and free-form objects point into the input.
@@ -321,6 +373,19 @@ impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
         <GasBillFlowDetailsComplementaryInvoiceCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasBillFlowDetailsComplementaryInvoiceCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -382,6 +447,19 @@ impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasBillFlowDetailsRectificationInvoiceCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreatedV1): its strings and free-form objects point into the input.
@@ -439,6 +517,19 @@ impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
         <GasBillFlowDetailsRegularInvoiceCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasBillFlowDetailsRegularInvoiceCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -500,6 +591,19 @@ impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasFlowFileB7033ComplementaryInvoiceProcessedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1): its strings and free-form objects point into the input.
@@ -557,6 +661,19 @@ impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
         <GasFlowFileB7033RegularInvoiceProcessedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasFlowFileB7033RegularInvoiceProcessedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -633,6 +750,19 @@ impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <GasSupplyPointInspectionResultsReceivedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`MarketsEspBillFlowFileProcessedV1`](crate::events::market_files::MarketsEspBillFlowFileProcessedV1): its strings and free-form objects point into the input.
@@ -704,6 +834,19 @@ impl<'a> MarketsEspBillFlowFileProcessed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MarketsEspBillFlowFileProcessedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`MarketsEspFlowFileProcessedV1`](crate::events::market_files::MarketsEspFlowFileProcessedV1): its strings and free-form objects point into the input.
@@ -769,6 +912,19 @@ impl<'a> MarketsEspFlowFileProcessed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MarketsEspFlowFileProcessedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1): its strings and free-form objects point into the input.
@@ -828,6 +984,19 @@ impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
         > as ::serde::Deserialize>::deserialize(deserializer)
             .map(Self::V1)
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
+            .map(Self::V1)
+    }
 }
 
 /// The borrowed view of [`MarketsGasSupplyPointCreatedV1`](crate::events::market_files::MarketsGasSupplyPointCreatedV1): its strings and free-form objects point into the input.
@@ -885,6 +1054,19 @@ impl<'a> MarketsGasSupplyPointCreated<'a> {
         <MarketsGasSupplyPointCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MarketsGasSupplyPointCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }
@@ -953,6 +1135,19 @@ impl<'a> MarketsNetworkOperatorCreated<'a> {
         <MarketsNetworkOperatorCreatedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MarketsNetworkOperatorCreatedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

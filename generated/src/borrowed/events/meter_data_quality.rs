@@ -140,6 +140,28 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
             }
         }
     }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        match index {
+            0u8 => {
+                <MeterDataQualityResolutionCancelledV1<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V1)
+            }
+            _ => {
+                <MeterDataQualityResolutionCancelledV2<
+                    'a,
+                > as ::energy_api_core::read::ReadJson>::read(reader)
+                    .map(Self::V2)
+            }
+        }
+    }
 }
 
 /// The borrowed view of [`MeterDataQualityResolutionRequestedV1`](crate::events::meter_data_quality::MeterDataQualityResolutionRequestedV1): its strings and free-form objects point into the input.
@@ -221,6 +243,19 @@ impl<'a> MeterDataQualityResolutionRequested<'a> {
         <MeterDataQualityResolutionRequestedV1<
             'a,
         > as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::V1)
+    }
+
+    /// Reads the view of the payload of the version at `index` in the owned enum's
+    /// `VERSIONS` with the fast reader.
+    pub(crate) fn read_version(
+        index: u8,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+        let _ = index;
+        <MeterDataQualityResolutionRequestedV1<
+            'a,
+        > as ::energy_api_core::read::ReadJson>::read(reader)
             .map(Self::V1)
     }
 }

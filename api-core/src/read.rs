@@ -1,0 +1,762 @@
+//! The fast reader: payloads read straight from JSON text into generated structs, without serde's
+//! visitor interface, for the decoding paths that must run near the speed of parsing.
+//!
+//! It accepts a subset of what the `Deserialize` impls accept and never more: anything it is not sure of
+//! (an escaped key, a number with an exponent, a duplicate field, a wrong type, bad JSON, deep nesting)
+//! makes it [`Stop`], and the caller decodes the same bytes again with serde, which gives the value or
+//! the error, with its path, exactly as before. So where it succeeds its value is the one serde would
+//! give, and where it stops nothing changes but the time. The generated crate's tests decode every
+//! sample both ways, and a property test here feeds both arbitrary values of every JSON type.
+//!
+//! Each generated struct gets its [`ReadJson`] impl from the same `deserialize_struct!` invocation as its
+//! `Deserialize` impl, so the two read the same fields under the same names.
+
+use crate::borrowed::{CowStr, RawObject};
+use crate::raw::{RawJson, Unlisted};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// The fast reader gave up on its input: decode it again with serde for the value or the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop;
+
+/// How deeply nested a value the reader reads before it gives up (serde_json's limit is 128), which
+/// also bounds its recursion through recursive types.
+const MAX_DEPTH: usize = 100;
+
+/// A position in a JSON text.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+    /// Objects and arrays open around the position.
+    depth: usize,
+}
+
+/// A value that the fast reader reads: the generated structs, and the field types they use.
+pub trait ReadJson<'a>: Sized {
+    /// Reads one value at the reader's position (after any whitespace), leaving it after the value.
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop>;
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            at: 0,
+            depth: 0,
+        }
+    }
+
+    /// The byte offset of the reader in its text.
+    pub fn offset(&self) -> usize {
+        self.at
+    }
+
+    /// Reads one whole value of `T` from `text`: only whitespace may follow it.
+    pub fn read_all<T: ReadJson<'a>>(text: &'a str) -> Result<T, Stop> {
+        Self::whole(text, T::read)
+    }
+
+    /// Reads one whole value from `text` with `read`: only whitespace may follow it.
+    pub fn whole<T>(
+        text: &'a str,
+        read: impl FnOnce(&mut Reader<'a>) -> Result<T, Stop>,
+    ) -> Result<T, Stop> {
+        let mut reader = Reader::new(text);
+        let value = read(&mut reader)?;
+        reader.end()?;
+        Ok(value)
+    }
+
+    /// Checks that nothing but whitespace is left.
+    pub fn end(&mut self) -> Result<(), Stop> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(Stop),
+        }
+    }
+
+    #[inline]
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// The next byte after whitespace (JSON's four), the reader left on it.
+    #[inline]
+    pub fn peek(&mut self) -> Option<u8> {
+        let bytes = self.bytes();
+        while let Some(&byte) = bytes.get(self.at) {
+            if !matches!(byte, b' ' | b'\n' | b'\r' | b'\t') {
+                return Some(byte);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    /// Consumes `byte` as the next byte after whitespace.
+    #[inline]
+    pub fn eat(&mut self, byte: u8) -> Result<(), Stop> {
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(Stop)
+        }
+    }
+
+    /// Consumes `null` if it is next; `false` (nothing consumed) otherwise.
+    #[inline]
+    pub fn null(&mut self) -> bool {
+        if self.peek() == Some(b'n') && self.literal(b"null") {
+            return true;
+        }
+        false
+    }
+
+    #[inline]
+    fn literal(&mut self, word: &[u8]) -> bool {
+        if self
+            .bytes()
+            .get(self.at..)
+            .is_some_and(|rest| rest.starts_with(word))
+        {
+            self.at += word.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Starts reading an object: consumes `{`.
+    #[inline]
+    pub fn object(&mut self) -> Result<Members, Stop> {
+        self.eat(b'{')?;
+        self.enter()?;
+        Ok(Members { first: true })
+    }
+
+    /// Starts reading an array: consumes `[`.
+    #[inline]
+    pub fn array(&mut self) -> Result<Elements, Stop> {
+        self.eat(b'[')?;
+        self.enter()?;
+        Ok(Elements { first: true })
+    }
+
+    #[inline]
+    fn enter(&mut self) -> Result<(), Stop> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Stop);
+        }
+        Ok(())
+    }
+
+    /// Reads a string, borrowed from the text unless it has escapes.
+    #[inline]
+    pub fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let end = scan_string(self.bytes(), start);
+        match self.bytes().get(end) {
+            Some(b'"') => {
+                self.at = end + 1;
+                self.text.get(start..end).map(Cow::Borrowed).ok_or(Stop)
+            }
+            Some(b'\\') => {
+                // Escapes are decoded by serde_json itself, so that every rule about them is its own.
+                let close = string_end(self.bytes(), end).ok_or(Stop)?;
+                let quoted = self.text.get(start - 1..=close).ok_or(Stop)?;
+                self.at = close + 1;
+                serde_json::from_str::<String>(quoted)
+                    .map(Cow::Owned)
+                    .map_err(|_| Stop)
+            }
+            _ => Err(Stop),
+        }
+    }
+
+    /// Reads an object key written without escapes, and the `:` after it.
+    #[inline]
+    fn key(&mut self) -> Result<&'a str, Stop> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let end = scan_string(self.bytes(), start);
+        if self.bytes().get(end) != Some(&b'"') {
+            return Err(Stop);
+        }
+        self.at = end + 1;
+        let key = self.text.get(start..end).ok_or(Stop)?;
+        self.eat(b':')?;
+        Ok(key)
+    }
+
+    /// Reads an integer that fits in `i64`, written as JSON integers are (no fraction, no exponent).
+    #[inline]
+    pub fn integer(&mut self) -> Result<i64, Stop> {
+        let bytes = self.bytes();
+        let mut at = match self.peek() {
+            Some(b'-') => self.at + 1,
+            Some(b'0'..=b'9') => self.at,
+            _ => return Err(Stop),
+        };
+        let negative = at > self.at;
+        let first = at;
+        let mut value: u64 = 0;
+        while let Some(&digit @ b'0'..=b'9') = bytes.get(at) {
+            value = value * 10 + u64::from(digit - b'0');
+            at += 1;
+            // 18 digits always fit; longer numbers, and the rules of -0 and leading zeros, are serde's.
+            if at - first > 18 {
+                return Err(Stop);
+            }
+        }
+        let digits = at - first;
+        if digits == 0
+            || (digits > 1 && bytes.get(first) == Some(&b'0'))
+            || (negative && value == 0)
+            || matches!(bytes.get(at), Some(b'.' | b'e' | b'E'))
+        {
+            return Err(Stop);
+        }
+        self.at = at;
+        let value = i64::try_from(value).map_err(|_| Stop)?;
+        Ok(if negative { -value } else { value })
+    }
+
+    /// Reads a number as `f64`, with serde_json's own conversion.
+    pub fn float(&mut self) -> Result<f64, Stop> {
+        self.peek();
+        let bytes = self.bytes();
+        let start = self.at;
+        let mut at = start;
+        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = bytes.get(at) {
+            at += 1;
+        }
+        let token = self.text.get(start..at).ok_or(Stop)?;
+        let value = serde_json::from_str::<f64>(token).map_err(|_| Stop)?;
+        self.at = at;
+        Ok(value)
+    }
+
+    /// Reads `true` or `false`.
+    #[inline]
+    pub fn boolean(&mut self) -> Result<bool, Stop> {
+        match self.peek() {
+            Some(b't') if self.literal(b"true") => Ok(true),
+            Some(b'f') if self.literal(b"false") => Ok(false),
+            _ => Err(Stop),
+        }
+    }
+
+    /// Skips one value, checking that it is JSON of the plainest kind (no escapes, no exponents, not
+    /// deeply nested): anything else stops the reader. Returns its text.
+    pub fn skip(&mut self) -> Result<&'a str, Stop> {
+        self.peek();
+        let start = self.at;
+        self.skip_value()?;
+        self.text.get(start..self.at).ok_or(Stop)
+    }
+
+    fn skip_value(&mut self) -> Result<(), Stop> {
+        match self.peek().ok_or(Stop)? {
+            b'{' => {
+                let mut members = self.object()?;
+                while members.next_key(self)?.is_some() {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            b'[' => {
+                let mut elements = self.array()?;
+                while elements.next(self)? {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            b'"' => {
+                self.at += 1;
+                let end = scan_string(self.bytes(), self.at);
+                if self.bytes().get(end) != Some(&b'"') {
+                    return Err(Stop);
+                }
+                self.at = end + 1;
+                Ok(())
+            }
+            b't' | b'f' => self.boolean().map(drop),
+            b'n' => self.null().then_some(()).ok_or(Stop),
+            _ => self.skip_number(),
+        }
+    }
+
+    /// A number of JSON's grammar without an exponent: `-?(0|[1-9][0-9]*)(\.[0-9]+)?`.
+    fn skip_number(&mut self) -> Result<(), Stop> {
+        let bytes = self.bytes();
+        let mut at = self.at;
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        let digits = |at: &mut usize| {
+            let from = *at;
+            while let Some(b'0'..=b'9') = bytes.get(*at) {
+                *at += 1;
+            }
+            *at - from
+        };
+        let first = at;
+        let whole = digits(&mut at);
+        if whole == 0 || (whole > 1 && bytes.get(first) == Some(&b'0')) {
+            return Err(Stop);
+        }
+        if bytes.get(at) == Some(&b'.') {
+            at += 1;
+            if digits(&mut at) == 0 {
+                return Err(Stop);
+            }
+        }
+        if matches!(bytes.get(at), Some(b'e' | b'E')) {
+            return Err(Stop);
+        }
+        self.at = at;
+        Ok(())
+    }
+}
+
+/// The members of an object being read.
+#[derive(Debug)]
+pub struct Members {
+    first: bool,
+}
+
+impl Members {
+    /// The next member's key (its `:` consumed), or `None` at the closing `}` (consumed).
+    #[inline]
+    pub fn next_key<'a>(&mut self, reader: &mut Reader<'a>) -> Result<Option<&'a str>, Stop> {
+        match reader.peek() {
+            Some(b'}') => {
+                reader.at += 1;
+                reader.depth -= 1;
+                return Ok(None);
+            }
+            Some(b',') if !self.first => reader.at += 1,
+            Some(b'"') if self.first => {}
+            _ => return Err(Stop),
+        }
+        self.first = false;
+        reader.key().map(Some)
+    }
+}
+
+/// The elements of an array being read.
+#[derive(Debug)]
+pub struct Elements {
+    first: bool,
+}
+
+impl Elements {
+    /// Whether another element follows (the reader then before it); `false` at the closing `]` (consumed).
+    #[inline]
+    pub fn next(&mut self, reader: &mut Reader<'_>) -> Result<bool, Stop> {
+        match reader.peek() {
+            Some(b']') => {
+                reader.at += 1;
+                reader.depth -= 1;
+                Ok(false)
+            }
+            Some(b',') if !self.first => {
+                reader.at += 1;
+                Ok(true)
+            }
+            Some(_) if self.first => {
+                self.first = false;
+                Ok(true)
+            }
+            _ => Err(Stop),
+        }
+    }
+}
+
+/// The index of the first `"`, `\` or control character at or after `from` (or the length).
+///
+/// Eight bytes at a time: a byte is found where `x - 0x01…` borrows out of a zero byte of `x`, the
+/// word with the sought byte cleared (the first such byte is always exact).
+#[inline]
+fn scan_string(bytes: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let word = u64::from_le_bytes(chunk);
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let found = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (word.wrapping_sub(ONES * 0x20) & !word);
+        let found = found & HIGH;
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            return at;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// The index of the `"` that closes a string with escapes, from its first `\` at `at`.
+fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        match *bytes.get(at)? {
+            b'\\' => at += 2,
+            b'"' => return Some(at),
+            _ => at += 1,
+        }
+    }
+}
+
+/// The index of `name` among `fields` (or of the field one of `aliases` names), trying the one after
+/// the last found first: keys usually come in the schema's order.
+#[inline]
+pub fn find_field(
+    fields: &[&str],
+    aliases: &[(&str, usize)],
+    next: &mut usize,
+    name: &[u8],
+) -> Option<usize> {
+    let found = match fields.get(*next) {
+        Some(expected) if expected.as_bytes() == name => Some(*next),
+        _ => fields
+            .iter()
+            .position(|known| known.as_bytes() == name)
+            .or_else(|| {
+                aliases
+                    .iter()
+                    .find(|(alias, _)| alias.as_bytes() == name)
+                    .map(|&(_, i)| i)
+            }),
+    };
+    if let Some(i) = found {
+        *next = i + 1;
+    }
+    found
+}
+
+/// Reads a field's value into its slot; a field seen twice stops the reader.
+#[inline]
+pub fn set<'a, T: ReadJson<'a>>(slot: &mut Option<T>, reader: &mut Reader<'a>) -> Result<(), Stop> {
+    if slot.is_some() {
+        return Err(Stop);
+    }
+    *slot = Some(T::read(reader)?);
+    Ok(())
+}
+
+/// The value of a required field; a missing one stops the reader.
+#[inline]
+pub fn required<T>(slot: Option<T>) -> Result<T, Stop> {
+    slot.ok_or(Stop)
+}
+
+/// The value of an optional field: absent and `null` are both `None`.
+#[inline]
+pub fn optional<T>(slot: Option<Option<T>>) -> Result<Option<T>, Stop> {
+    Ok(slot.flatten())
+}
+
+/// Keeps a member a struct does not list, as its text.
+pub fn keep_unlisted(
+    unlisted: &mut Unlisted,
+    name: &str,
+    reader: &mut Reader<'_>,
+) -> Result<(), Stop> {
+    let text = reader.skip()?;
+    let raw = RawJson::from_json(text).map_err(|_| Stop)?;
+    unlisted.insert(name.to_owned(), raw);
+    Ok(())
+}
+
+impl<'a> ReadJson<'a> for CowStr<'a> {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        reader.string().map(CowStr)
+    }
+}
+
+impl<'a> ReadJson<'a> for String {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        reader.string().map(Cow::into_owned)
+    }
+}
+
+impl<'a> ReadJson<'a> for i64 {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        reader.integer()
+    }
+}
+
+impl<'a> ReadJson<'a> for f64 {
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        reader.float()
+    }
+}
+
+impl<'a> ReadJson<'a> for bool {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        reader.boolean()
+    }
+}
+
+impl<'a, T: ReadJson<'a>> ReadJson<'a> for Option<T> {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        if reader.null() {
+            Ok(None)
+        } else {
+            T::read(reader).map(Some)
+        }
+    }
+}
+
+impl<'a, T: ReadJson<'a>> ReadJson<'a> for Vec<T> {
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        let mut elements = reader.array()?;
+        let mut values = Vec::new();
+        while elements.next(reader)? {
+            values.push(T::read(reader)?);
+        }
+        Ok(values)
+    }
+}
+
+/// A map of the schema (`map<T>`): a later duplicate key replaces the earlier one, as serde's does.
+impl<'a, K: From<&'a str> + Ord, V: ReadJson<'a>> ReadJson<'a>
+    for std::collections::BTreeMap<K, V>
+{
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        let mut members = reader.object()?;
+        let mut map = Self::new();
+        while let Some(key) = members.next_key(reader)? {
+            map.insert(K::from(key), V::read(reader)?);
+        }
+        Ok(map)
+    }
+}
+
+impl<'a, T: ReadJson<'a>> ReadJson<'a> for Box<T> {
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        T::read(reader).map(Box::new)
+    }
+}
+
+impl<'a> ReadJson<'a> for RawObject<'a> {
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        if reader.peek() != Some(b'{') {
+            return Err(Stop);
+        }
+        let text = reader.skip()?;
+        let raw = serde_json::from_str::<&'a RawValue>(text).map_err(|_| Stop)?;
+        Ok(RawObject::from_raw(raw))
+    }
+}
+
+impl<'a> ReadJson<'a> for serde_json::Map<String, serde_json::Value> {
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        if reader.peek() != Some(b'{') {
+            return Err(Stop);
+        }
+        serde_json::from_str(reader.skip()?).map_err(|_| Stop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn same<T>(json: &str)
+    where
+        T: for<'a> ReadJson<'a> + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        let fast = Reader::read_all::<T>(json);
+        let serde = serde_json::from_str::<T>(json);
+        match (fast, serde) {
+            (Ok(fast), Ok(serde)) => assert_eq!(fast, serde, "{json}"),
+            (Ok(fast), Err(e)) => {
+                panic!("{json}: the fast reader took {fast:?}, serde refused: {e}")
+            }
+            (Err(Stop), _) => {}
+        }
+    }
+
+    #[test]
+    fn reads_plain_values_as_serde_does() {
+        for json in ["0", "7", "-12", "123456789012345678", " 42 "] {
+            assert_eq!(
+                Reader::read_all::<i64>(json).ok(),
+                serde_json::from_str(json).ok(),
+                "{json}"
+            );
+        }
+        for json in [
+            "\"A-1\"",
+            "\"caf\\u00e9\"",
+            "\"tab\\t\"",
+            "\"\"",
+            "\"0123456789abcdef\"",
+        ] {
+            assert_eq!(
+                Reader::read_all::<String>(json).ok(),
+                serde_json::from_str(json).ok(),
+                "{json}"
+            );
+        }
+        assert_eq!(Reader::read_all::<Option<bool>>("null"), Ok(None));
+        assert_eq!(Reader::read_all::<Vec<i64>>("[1, 2 ,3]"), Ok(vec![1, 2, 3]));
+        assert_eq!(Reader::read_all::<Vec<i64>>("[ ]"), Ok(vec![]));
+        assert_eq!(Reader::read_all::<f64>("1.5"), Ok(1.5));
+        let escaped = Reader::read_all::<CowStr<'_>>(r#""a\"b""#).unwrap();
+        assert_eq!((escaped.as_str(), escaped.is_borrowed()), ("a\"b", false));
+        assert!(
+            Reader::read_all::<CowStr<'_>>(r#""plain""#)
+                .unwrap()
+                .is_borrowed()
+        );
+    }
+
+    #[test]
+    fn stops_where_it_is_not_sure() {
+        for json in [
+            "01",
+            "-0",
+            "1.0",
+            "1e3",
+            "9223372036854775807",
+            "-",
+            "+1",
+            "1 2",
+        ] {
+            assert_eq!(Reader::read_all::<i64>(json), Err(Stop), "{json}");
+        }
+        for json in ["\"a\u{1}\"", "\"open", "7", "\"a\" \"b\""] {
+            assert_eq!(Reader::read_all::<String>(json), Err(Stop), "{json:?}");
+        }
+        for json in ["[1,]", "[,1]", "[1 2]", "[", "{}"] {
+            assert_eq!(Reader::read_all::<Vec<i64>>(json), Err(Stop), "{json}");
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let mut reader = Reader::new(&deep);
+        assert_eq!(reader.skip(), Err(Stop));
+        assert_eq!(
+            Reader::read_all::<Vec<Vec<Vec<i64>>>>("[[[]]]"),
+            Ok(vec![vec![vec![]]])
+        );
+        let deep = format!("{}{}", "[".repeat(101), "]".repeat(101));
+        assert!(Reader::read_all::<Nested>(&deep).is_err());
+        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        let Ok(mut nested) = Reader::read_all::<Nested>(&deep) else {
+            panic!("100 levels are read");
+        };
+        let mut levels = 0;
+        while let Some(inner) = nested.0.into_iter().next() {
+            nested = inner;
+            levels += 1;
+        }
+        assert_eq!(levels, 99);
+    }
+
+    /// A recursive type.
+    #[derive(Debug)]
+    struct Nested(Vec<Nested>);
+
+    impl<'a> ReadJson<'a> for Nested {
+        fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+            Vec::read(reader).map(Nested)
+        }
+    }
+
+    #[test]
+    fn free_form_objects_are_what_a_map_accepts() {
+        for json in [
+            r#"{"a": [1, {"b": null}], "c": -0.5}"#,
+            "null",
+            "{}",
+            "[1]",
+            "\"x\"",
+            r#"{"a": 1e400}"#,
+            r#"{"a" 1}"#,
+            r#"{"a": 1,}"#,
+        ] {
+            let fast = Reader::read_all::<RawObject<'_>>(json);
+            let serde = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json);
+            if let Ok(fast) = fast {
+                assert!(serde.is_ok(), "{json}");
+                assert_eq!(fast.get(), json.trim());
+            }
+            same::<serde_json::Map<String, serde_json::Value>>(json);
+        }
+    }
+
+    #[test]
+    fn the_scan_finds_the_first_quote_escape_or_control_byte() {
+        let text = "abcdefghij\"klmnop";
+        assert_eq!(scan_string(text.as_bytes(), 0), 10);
+        assert_eq!(scan_string(b"abcdefgh\\", 0), 8);
+        assert_eq!(scan_string(b"ab\x1fcdefghijk", 0), 2);
+        assert_eq!(scan_string("é\u{80}ab\"".as_bytes(), 0), 6);
+        assert_eq!(scan_string(b"abc", 0), 3);
+    }
+
+    fn json_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<f64>().prop_map(|n| serde_json::to_string(&n).unwrap_or_default()),
+            "[ -~é\\\\\"\\x01]{0,12}".prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+            "[0-9eE.+-]{1,6}",
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..4).prop_map(|m| {
+                    let members: Vec<String> = m
+                        .into_iter()
+                        .map(|(k, v)| format!("\"{k}\": {v}"))
+                        .collect();
+                    format!("{{{}}}", members.join(", "))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Wherever the fast reader gives a value, serde gives the same one.
+        #[test]
+        fn never_accepts_what_serde_refuses(json in json_text()) {
+            same::<i64>(&json);
+            same::<f64>(&json);
+            same::<String>(&json);
+            same::<Option<bool>>(&json);
+            same::<Vec<Option<i64>>>(&json);
+            same::<Vec<String>>(&json);
+            same::<serde_json::Map<String, serde_json::Value>>(&json);
+            let mut reader = Reader::new(&json);
+            if let Ok(text) = reader.skip() && reader.end().is_ok() {
+                prop_assert!(serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(), "{}", json);
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The fast path of reading an envelope, with the fast reader of [`energy_api_core::read`]: for the usual
+//! line (type and version before the payload, a known kind, keys without escapes), read straight into
+//! the event without serde's visitors.
+//!
+//! It stops wherever it is not sure, and never accepts what the serde reader ([`super::visit`]) refuses:
+//! the decoder then reads the line again with that reader, which gives the event or the error as
+//! before. Strict decoding (which collects unlisted fields) always takes the serde reader.
+
+use super::envelope::EnvelopeFields;
+use super::visit::{Body, Keep, Payload, kind_of, repeated_key};
+use energy_api_core::read::{Reader, Stop};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// Reads one envelope from `input` keeping what `K` keeps of its payload, or stops.
+pub(crate) fn read_envelope<'a, K: Keep>(
+    input: &'a str,
+    fields: &EnvelopeFields,
+) -> Result<Body<'a, K::Kept<'a>>, Stop> {
+    let mut reader = Reader::new(input);
+    let mut members = reader.object()?;
+    let mut event_type: Option<Cow<'a, str>> = None;
+    let mut version: Option<Cow<'a, str>> = None;
+    let mut payload = None;
+    let mut metadata: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
+    while let Some(key) = members.next_key(&mut reader)? {
+        if key == fields.event_type {
+            fill(&mut event_type, reader.string()?)?;
+        } else if key == fields.version {
+            fill(&mut version, reader.string()?)?;
+        } else if key == fields.payload {
+            // A payload before its type and version, or of an unknown kind, is the serde reader's.
+            let kind = kind_of(
+                event_type.as_deref().ok_or(Stop)?,
+                version.as_deref().ok_or(Stop)?,
+            )
+            .ok_or(Stop)?;
+            fill(&mut payload, K::read_fast(kind, &mut reader)?)?;
+        } else {
+            let text = reader.skip()?;
+            let raw = serde_json::from_str::<&'a RawValue>(text).map_err(|_| Stop)?;
+            metadata.push((Cow::Borrowed(key), raw));
+        }
+    }
+    reader.end()?;
+    if repeated_key(&metadata).is_some() {
+        return Err(Stop);
+    }
+    Ok(Body {
+        event_type: event_type.ok_or(Stop)?,
+        version: version.ok_or(Stop)?,
+        payload: Payload::Decoded(payload.ok_or(Stop)?),
+        metadata,
+        ignored: Vec::new(),
+    })
+}
+
+/// Fills a field read once; a second one stops the reader.
+fn fill<T>(slot: &mut Option<T>, value: T) -> Result<(), Stop> {
+    if slot.is_some() {
+        return Err(Stop);
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::visit::{KeepEvent, Trace, read_envelope as serde_envelope};
+
+    const LINE: &str = r#"{"event_type": "agreement.revoked", "version": "v2", "id": "evt-91", "trace": {"hops": [1, 2.5, null]}, "payload": {"agreement_id": 88213, "account_number": "A-1B2C3D4E"}}"#;
+
+    #[test]
+    fn reads_the_usual_line_as_the_serde_reader_does() {
+        let fields = EnvelopeFields::default();
+        let Ok(fast) = read_envelope::<KeepEvent>(LINE, &fields) else {
+            panic!("the fast reader stopped on {LINE}");
+        };
+        let serde = serde_envelope::<KeepEvent>(LINE, &fields, false, true, &mut Trace::default())
+            .expect("the line decodes");
+        assert_eq!(
+            (&fast.event_type, &fast.version),
+            (&serde.event_type, &serde.version)
+        );
+        let (Payload::Decoded(fast_event), Payload::Decoded(serde_event)) =
+            (fast.payload, serde.payload)
+        else {
+            panic!("both decode the payload in the same pass");
+        };
+        assert_eq!(fast_event, serde_event);
+        let texts = |metadata: &[(Cow<'_, str>, &RawValue)]| -> Vec<(String, String)> {
+            metadata
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.get().to_owned()))
+                .collect()
+        };
+        assert_eq!(texts(&fast.metadata), texts(&serde.metadata));
+        assert_eq!(texts(&fast.metadata)[1].1, r#"{"hops": [1, 2.5, null]}"#);
+    }
+
+    #[test]
+    fn stops_where_the_serde_reader_must_decide() {
+        let fields = EnvelopeFields::default();
+        for line in [
+            // The payload first, or of an unknown kind.
+            r#"{"payload": {"agreement_id": 1, "account_number": "A"}, "event_type": "agreement.revoked", "version": "v2"}"#,
+            r#"{"event_type": "agreement.exploded", "version": "v1", "payload": {}}"#,
+            // Repeated fields, of the envelope and of the metadata.
+            r#"{"event_type": "agreement.revoked", "event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#,
+            r#"{"id": 1, "id": 2, "event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#,
+            // An escaped key, a missing field, a wrong type, trailing text.
+            r#"{"event_\u0074ype": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#,
+            r#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1}}"#,
+            r#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": "1", "account_number": "A"}}"#,
+            r#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}} x"#,
+            r#"{"event_type": "agreement.revoked", "version": "v2"}"#,
+        ] {
+            assert!(
+                read_envelope::<KeepEvent>(line, &fields).is_err(),
+                "the fast reader read {line}"
+            );
+        }
+    }
+}
