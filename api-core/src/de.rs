@@ -259,14 +259,26 @@ macro_rules! deserialize_struct {
             ) -> ::std::result::Result<Self, $crate::read::Stop> {
                 const FIELDS: &[&str] = &[$($json),*];
                 const ALIASES: &[(&str, usize)] = &[$(($alias, $alias_index)),*];
+                const _: () = assert!(
+                    $crate::read::plain_names(FIELDS),
+                    "field names are plain JSON strings"
+                );
                 $(let mut $field = ::std::option::Option::None;)*
                 $(let mut $additional = $crate::Unlisted::new();)?
                 let mut next = 0;
                 let mut members = reader.object()?;
-                while let ::std::option::Option::Some(key) = members.next_key(reader)? {
-                    match $crate::read::find_field(FIELDS, ALIASES, &mut next, key.as_bytes()) {
-                        $(::std::option::Option::Some($index) => $crate::read::set(&mut $field, reader)?,)*
-                        _ => $crate::deserialize_struct!(@skip reader, key $(, $additional)?),
+                while let ::std::option::Option::Some(member) =
+                    members.next_field(reader, FIELDS, ALIASES, &mut next)?
+                {
+                    match member {
+                        $($crate::read::Member::Field($index) => $crate::read::set(&mut $field, reader)?,)*
+                        // Not found: aliases name indices of FIELDS.
+                        $crate::read::Member::Field(_) => {
+                            reader.skip()?;
+                        }
+                        $crate::read::Member::Other(key) => {
+                            $crate::deserialize_struct!(@skip reader, key $(, $additional)?)
+                        }
                     }
                 }
                 ::std::result::Result::Ok($name {

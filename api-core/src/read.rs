@@ -22,7 +22,7 @@ pub struct Stop;
 
 /// How deeply nested a value the reader reads before it gives up (serde_json's limit is 128), which
 /// also bounds its recursion through recursive types.
-const MAX_DEPTH: usize = 100;
+pub const MAX_DEPTH: usize = 100;
 
 /// A position in a JSON text.
 #[derive(Debug, Clone)]
@@ -87,6 +87,12 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn peek(&mut self) -> Option<u8> {
         let bytes = self.bytes();
+        // Usually the next byte is not whitespace (all four are at most b' ').
+        if let Some(&byte) = bytes.get(self.at)
+            && byte > b' '
+        {
+            return Some(byte);
+        }
         while let Some(&byte) = bytes.get(self.at) {
             if !matches!(byte, b' ' | b'\n' | b'\r' | b'\t') {
                 return Some(byte);
@@ -331,23 +337,96 @@ pub struct Members {
     first: bool,
 }
 
+/// A member of an object read as a field of a struct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member<'a> {
+    /// The field at this index of the struct's field names.
+    Field(usize),
+    /// A name the struct does not list.
+    Other(&'a str),
+}
+
 impl Members {
-    /// The next member's key (its `:` consumed), or `None` at the closing `}` (consumed).
+    /// Moves past the `,` before the next member; `false` at the closing `}` (consumed).
     #[inline]
-    pub fn next_key<'a>(&mut self, reader: &mut Reader<'a>) -> Result<Option<&'a str>, Stop> {
+    fn advance(&mut self, reader: &mut Reader<'_>) -> Result<bool, Stop> {
         match reader.peek() {
             Some(b'}') => {
                 reader.at += 1;
                 reader.depth -= 1;
-                return Ok(None);
+                return Ok(false);
             }
             Some(b',') if !self.first => reader.at += 1,
             Some(b'"') if self.first => {}
             _ => return Err(Stop),
         }
         self.first = false;
+        Ok(true)
+    }
+
+    /// The next member's key (its `:` consumed), or `None` at the closing `}` (consumed).
+    #[inline]
+    pub fn next_key<'a>(&mut self, reader: &mut Reader<'a>) -> Result<Option<&'a str>, Stop> {
+        if !self.advance(reader)? {
+            return Ok(None);
+        }
         reader.key().map(Some)
     }
+
+    /// The next member as a field of a struct whose JSON names are `fields` (former names `aliases`),
+    /// with its `:` consumed; `None` at the closing `}` (consumed). `next` is where the field after the
+    /// last one found is: a key equal to it (the usual case, keys coming in the schema's order) is
+    /// compared in place, without scanning it first. The names must be plain JSON strings (no `"`, `\`
+    /// or control characters), which [`plain_names`] checks where the generated code names them.
+    #[inline]
+    pub fn next_field<'a>(
+        &mut self,
+        reader: &mut Reader<'a>,
+        fields: &[&str],
+        aliases: &[(&str, usize)],
+        next: &mut usize,
+    ) -> Result<Option<Member<'a>>, Stop> {
+        if !self.advance(reader)? {
+            return Ok(None);
+        }
+        if let Some(expected) = fields.get(*next) {
+            let bytes = reader.bytes();
+            let start = reader.at + 1;
+            let end = start + expected.len();
+            if bytes.get(end) == Some(&b'"') && bytes.get(start..end) == Some(expected.as_bytes()) {
+                reader.at = end + 1;
+                reader.eat(b':')?;
+                let index = *next;
+                *next += 1;
+                return Ok(Some(Member::Field(index)));
+            }
+        }
+        let key = reader.key()?;
+        Ok(Some(
+            match find_field(fields, aliases, next, key.as_bytes()) {
+                Some(index) => Member::Field(index),
+                None => Member::Other(key),
+            },
+        ))
+    }
+}
+
+/// Whether every name is a plain JSON string: written as itself between quotes, with no `"`, `\` or
+/// control character (what [`Members::next_field`] compares in place). For a `const` assertion.
+pub const fn plain_names(names: &[&str]) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let bytes = names[i].as_bytes();
+        let mut j = 0;
+        while j < bytes.len() {
+            if bytes[j] == b'"' || bytes[j] == b'\\' || bytes[j] < 0x20 {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The elements of an array being read.
@@ -706,6 +785,44 @@ mod tests {
             }
             same::<serde_json::Map<String, serde_json::Value>>(json);
         }
+    }
+
+    #[test]
+    fn members_are_found_in_place_in_order_and_by_search_out_of_it() {
+        let fields = ["id", "number", "type"];
+        let aliases = [("account_number", 1)];
+        fn members(json: &'static str) -> Result<Vec<Member<'static>>, Stop> {
+            let (fields, aliases) = (["id", "number", "type"], [("account_number", 1)]);
+            let mut reader = Reader::new(json);
+            let mut members = reader.object()?;
+            let (mut next, mut found) = (0, Vec::new());
+            while let Some(member) =
+                members.next_field(&mut reader, &fields, &aliases, &mut next)?
+            {
+                found.push(member);
+                reader.skip()?;
+            }
+            reader.end().map(|()| found)
+        }
+        use Member::{Field, Other};
+        assert_eq!(
+            members(r#"{"id":1,"number":2,"type":3}"#),
+            Ok(vec![Field(0), Field(1), Field(2)])
+        );
+        assert_eq!(
+            members(r#"{ "type" : 3 , "id" : 1 }"#),
+            Ok(vec![Field(2), Field(0)])
+        );
+        assert_eq!(
+            members(r#"{"account_number":2,"idx":1,"i":0}"#),
+            Ok(vec![Field(1), Other("idx"), Other("i")])
+        );
+        // A key that only starts like the expected one is not it; an escaped one stops the reader.
+        assert_eq!(members(r#"{"id\u0041":1}"#), Err(Stop));
+        assert_eq!(members(r#"{"id":1,}"#), Err(Stop));
+        assert_eq!(members(r#"{"id" 1}"#), Err(Stop));
+        assert!(plain_names(&fields) && plain_names(&[]));
+        assert!(!plain_names(&["a\"b"]) && !plain_names(&["a\\b"]) && !plain_names(&["a\nb"]));
     }
 
     #[test]

@@ -221,19 +221,24 @@ impl Decoder {
         let text =
             std::str::from_utf8(input).map_err(|e| self.invalid_utf8(input, e.valid_up_to()))?;
         // The fast reader first; where it stops, the serde reader reads the line again and decides.
-        let fast = (K::FAST && !self.strict)
-            .then(|| fast::read_envelope::<K>(text, &self.fields).ok())
-            .flatten();
-        let body = match fast {
-            Some(body) => body,
-            None => {
-                let mut trace = Trace::default();
-                match visit::read_envelope::<K>(text, &self.fields, self.strict, true, &mut trace) {
-                    Ok(body) => body,
-                    Err(error) => return Err(self.explain(text, &error)),
-                }
-            }
-        };
+        // What the fast reader reads nests less deeply than the limit checked below.
+        if K::FAST
+            && !self.strict
+            && let Ok(body) = fast::read_envelope::<K>(text, &self.fields)
+        {
+            return Ok(Read {
+                event_type: body.event_type,
+                version: body.version,
+                content: Content::Known(body.payload),
+                metadata: body.metadata,
+            });
+        }
+        let mut trace = Trace::default();
+        let body =
+            match visit::read_envelope::<K>(text, &self.fields, self.strict, true, &mut trace) {
+                Ok(body) => body,
+                Err(error) => return Err(self.explain(text, &error)),
+            };
         let Body {
             event_type,
             version,
@@ -426,6 +431,9 @@ impl Decoder {
 
 /// How deep decoding nests at most (serde_json's limit), for raw values too.
 const MAX_DEPTH: usize = 128;
+
+// A line the fast reader reads needs no depth check (see `fast::read_envelope`).
+const _: () = assert!(energy_api_core::read::MAX_DEPTH < MAX_DEPTH);
 
 /// An error if `raw` (a slice of `input`, the value of `field`) nests deeper than decoding allows.
 fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventError> {

@@ -7,16 +7,29 @@
 //! before. Strict decoding (which collects unlisted fields) always takes the serde reader.
 
 use super::envelope::EnvelopeFields;
-use super::visit::{Body, Keep, Payload, kind_of, repeated_key};
+use super::visit::{Keep, kind_of, repeated_key};
 use energy_api_core::read::{Reader, Stop};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
+/// An envelope read by the fast reader.
+pub(crate) struct FastBody<'a, T> {
+    pub event_type: Cow<'a, str>,
+    pub version: Cow<'a, str>,
+    /// What `K` keeps of the payload.
+    pub payload: T,
+    /// The other top-level fields, in order.
+    pub metadata: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
 /// Reads one envelope from `input` keeping what `K` keeps of its payload, or stops.
+///
+/// Everything in a line it reads nests at most [`energy_api_core::read::MAX_DEPTH`] deep, below the
+/// decoder's limit, so such a line needs no depth check.
 pub(crate) fn read_envelope<'a, K: Keep>(
     input: &'a str,
     fields: &EnvelopeFields,
-) -> Result<Body<'a, K::Kept<'a>>, Stop> {
+) -> Result<FastBody<'a, K::Kept<'a>>, Stop> {
     let mut reader = Reader::new(input);
     let mut members = reader.object()?;
     let mut event_type: Option<Cow<'a, str>> = None;
@@ -46,12 +59,11 @@ pub(crate) fn read_envelope<'a, K: Keep>(
     if repeated_key(&metadata).is_some() {
         return Err(Stop);
     }
-    Ok(Body {
+    Ok(FastBody {
         event_type: event_type.ok_or(Stop)?,
         version: version.ok_or(Stop)?,
-        payload: Payload::Decoded(payload.ok_or(Stop)?),
+        payload: payload.ok_or(Stop)?,
         metadata,
-        ignored: Vec::new(),
     })
 }
 
@@ -67,7 +79,7 @@ fn fill<T>(slot: &mut Option<T>, value: T) -> Result<(), Stop> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::visit::{KeepEvent, Trace, read_envelope as serde_envelope};
+    use crate::events::visit::{KeepEvent, Payload, Trace, read_envelope as serde_envelope};
 
     const LINE: &str = r#"{"event_type": "agreement.revoked", "version": "v2", "id": "evt-91", "trace": {"hops": [1, 2.5, null]}, "payload": {"agreement_id": 88213, "account_number": "A-1B2C3D4E"}}"#;
 
