@@ -790,7 +790,6 @@ mod tests {
     #[test]
     fn members_are_found_in_place_in_order_and_by_search_out_of_it() {
         let fields = ["id", "number", "type"];
-        let aliases = [("account_number", 1)];
         fn members(json: &'static str) -> Result<Vec<Member<'static>>, Stop> {
             let (fields, aliases) = (["id", "number", "type"], [("account_number", 1)]);
             let mut reader = Reader::new(json);
