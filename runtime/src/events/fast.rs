@@ -95,12 +95,10 @@ mod tests {
             (&fast.event_type, &fast.version),
             (&serde.event_type, &serde.version)
         );
-        let (Payload::Decoded(fast_event), Payload::Decoded(serde_event)) =
-            (fast.payload, serde.payload)
-        else {
-            panic!("both decode the payload in the same pass");
+        let Payload::Decoded(serde_event) = serde.payload else {
+            panic!("the serde reader decodes the payload in the same pass");
         };
-        assert_eq!(fast_event, serde_event);
+        assert_eq!(fast.payload, serde_event);
         let texts = |metadata: &[(Cow<'_, str>, &RawValue)]| -> Vec<(String, String)> {
             metadata
                 .iter()
