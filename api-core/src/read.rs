@@ -185,9 +185,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Reads an object key written without escapes, and the `:` after it.
+    /// Reads a string written without escapes (anything else stops the reader).
     #[inline]
-    fn key(&mut self) -> Result<&'a str, Stop> {
+    fn plain_string(&mut self) -> Result<&'a str, Stop> {
         self.eat(b'"')?;
         let start = self.at;
         let end = scan_string(self.bytes(), start);
@@ -195,7 +195,13 @@ impl<'a> Reader<'a> {
             return Err(Stop);
         }
         self.at = end + 1;
-        let key = self.text.get(start..end).ok_or(Stop)?;
+        self.text.get(start..end).ok_or(Stop)
+    }
+
+    /// Reads an object key written without escapes, and the `:` after it.
+    #[inline]
+    fn key(&mut self) -> Result<&'a str, Stop> {
+        let key = self.plain_string()?;
         self.eat(b':')?;
         Ok(key)
     }
@@ -283,15 +289,7 @@ impl<'a> Reader<'a> {
                 }
                 Ok(())
             }
-            b'"' => {
-                self.at += 1;
-                let end = scan_string(self.bytes(), self.at);
-                if self.bytes().get(end) != Some(&b'"') {
-                    return Err(Stop);
-                }
-                self.at = end + 1;
-                Ok(())
-            }
+            b'"' => self.plain_string().map(drop),
             b't' | b'f' => self.boolean().map(drop),
             b'n' => self.null().then_some(()).ok_or(Stop),
             _ => self.skip_number(),
