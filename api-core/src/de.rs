@@ -265,36 +265,38 @@ macro_rules! deserialize_struct {
                 );
                 $(let mut $field = ::std::option::Option::None;)*
                 $(let mut $additional = $crate::Unlisted::new();)?
-                let mut next = 0;
-                let mut members = reader.object()?;
-                while let ::std::option::Option::Some(member) =
-                    members.next_field(reader, FIELDS, ALIASES, &mut next)?
+                if $crate::read::read_fields(
+                    reader,
+                    FIELDS,
+                    ALIASES,
+                    $crate::deserialize_struct!(@keeper $($additional)?),
+                    &mut |index, reader| match index {
+                        $($index => $crate::read::set(&mut $field, reader),)*
+                        _ => {
+                            let _ = reader;
+                            ::std::result::Result::Err($crate::read::Stop)
+                        }
+                    },
+                )
+                .is_err()
                 {
-                    match member {
-                        $($crate::read::Member::Field($index) => $crate::read::set(&mut $field, reader)?,)*
-                        // Not found: aliases name indices of FIELDS.
-                        $crate::read::Member::Field(_) => {
-                            reader.skip()?;
-                        }
-                        $crate::read::Member::Other(key) => {
-                            $crate::deserialize_struct!(@skip reader, key $(, $additional)?)
-                        }
-                    }
+                    return ::std::result::Result::Err($crate::read::Stop);
                 }
+                // One branch for the missing fields, not a `?` each: every struct's code is compiled.
+                $(let $field = $crate::read::$mode($field);)*
+                #[allow(irrefutable_let_patterns)]
+                let ($(::std::option::Option::Some($field),)*) = ($($field,)*) else {
+                    return ::std::result::Result::Err($crate::read::Stop);
+                };
                 ::std::result::Result::Ok($name {
-                    $($field: $crate::read::$mode($field)?,)*
+                    $($field,)*
                     $($additional,)?
                 })
             }
         }
     };
-    (@skip $reader:ident, $key:ident) => {{
-        let _ = $key;
-        $reader.skip()?;
-    }};
-    (@skip $reader:ident, $key:ident, $additional:ident) => {
-        $crate::read::keep_unlisted(&mut $additional, $key, $reader)?
-    };
+    (@keeper) => { ::std::option::Option::None };
+    (@keeper $additional:ident) => { ::std::option::Option::Some(&mut $additional) };
     (@keeps) => { false };
     (@keeps $additional:ident) => { true };
     (@unlisted $map:ident, $key:ident) => {{
@@ -404,6 +406,20 @@ mod tests {
                 .starts_with("missing field `account_id`"),
             "{missing}"
         );
+    }
+
+    /// A payload with no field (a schema may declare one): its code compiles without a warning.
+    #[derive(Debug, PartialEq)]
+    struct Empty {}
+    crate::deserialize_struct!(Empty, "struct Empty", []);
+
+    #[test]
+    fn a_struct_without_fields_reads_any_object() {
+        for json in ["{}", r#"{"note": [1, {"a": null}]}"#] {
+            assert_eq!(serde_json::from_str::<Empty>(json).unwrap(), Empty {});
+            assert_eq!(crate::read::Reader::read_all::<Empty>(json), Ok(Empty {}));
+        }
+        assert!(crate::read::Reader::read_all::<Empty>("[]").is_err());
     }
 
     #[derive(Debug, PartialEq)]

@@ -537,24 +537,52 @@ pub fn set<'a, T: ReadJson<'a>>(slot: &mut Option<T>, reader: &mut Reader<'a>) -
     Ok(())
 }
 
-/// The value of a required field; a missing one stops the reader.
+/// The value of a required field, `None` when missing.
 #[inline]
-pub fn required<T>(slot: Option<T>) -> Result<T, Stop> {
-    slot.ok_or(Stop)
+pub fn required<T>(slot: Option<T>) -> Option<T> {
+    slot
 }
 
 /// The value of an optional field: absent and `null` are both `None`.
 #[inline]
-pub fn optional<T>(slot: Option<Option<T>>) -> Result<Option<T>, Stop> {
-    Ok(slot.flatten())
+pub fn optional<T>(slot: Option<Option<T>>) -> Option<Option<T>> {
+    Some(slot.flatten())
+}
+
+/// Reads the members of an object as the fields of a struct named `fields` (former names `aliases`):
+/// `field` reads the value of the field at an index; other members are skipped, or kept in `unlisted`.
+///
+/// The loop is here, once, rather than in each struct's `read`: a struct's code is then only its
+/// `match` on the index, which is what keeps the generated crate's compile time down.
+#[inline]
+pub fn read_fields<'a>(
+    reader: &mut Reader<'a>,
+    fields: &[&str],
+    aliases: &[(&str, usize)],
+    mut unlisted: Option<&mut Unlisted>,
+    field: &mut dyn FnMut(usize, &mut Reader<'a>) -> Result<(), Stop>,
+) -> Result<(), Stop> {
+    let mut next = 0;
+    let mut members = reader.object()?;
+    while let Some(member) = members.next_field(reader, fields, aliases, &mut next)? {
+        match member {
+            Member::Field(index) if index < fields.len() => field(index, reader)?,
+            Member::Field(_) => {
+                reader.skip()?;
+            }
+            Member::Other(key) => match unlisted.as_deref_mut() {
+                Some(unlisted) => keep_unlisted(unlisted, key, reader)?,
+                None => {
+                    reader.skip()?;
+                }
+            },
+        }
+    }
+    Ok(())
 }
 
 /// Keeps a member a struct does not list, as its text.
-pub fn keep_unlisted(
-    unlisted: &mut Unlisted,
-    name: &str,
-    reader: &mut Reader<'_>,
-) -> Result<(), Stop> {
+fn keep_unlisted(unlisted: &mut Unlisted, name: &str, reader: &mut Reader<'_>) -> Result<(), Stop> {
     let text = reader.skip()?;
     let raw = RawJson::from_json(text).map_err(|_| Stop)?;
     unlisted.insert(name.to_owned(), raw);
