@@ -141,25 +141,18 @@ macro_rules! deserialize_struct {
         );
     };
     // A struct without the fast reader's `ReadJson` (one read only through serde).
-    (
-        serde_only $name:ident $(<$param:ident>)?,
-        $expecting:literal,
-        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
-        $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
-        $(, keep_unlisted_in $additional:ident)? $(,)?
-    ) => {
-        $crate::deserialize_struct!(@impl
-            impl [<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>]
-            for [$name $(<$param>)?]
-            visitor [$(<$param>)?] [fn() -> ($($param,)?)],
-            read [] [],
-            $name, $expecting,
-            [$(($index, $mode, $field, $json)),*],
-            [$($(($alias, $alias_index)),*)?],
-            [$($additional)?]
+    (serde_only $name:ident $(<$param:ident>)?, $($rest:tt)*) => {
+        $crate::deserialize_struct!(@owned read [] [], $name $(<$param>)?, $($rest)*);
+    };
+    ($name:ident $(<$param:ident>)?, $($rest:tt)*) => {
+        $crate::deserialize_struct!(@owned
+            read [<'r $(, $param: $crate::read::ReadJson<'r>)?>] ['r],
+            $name $(<$param>)?, $($rest)*
         );
     };
-    (
+    // An owned struct (its type parameter, if any, deserialized too), with or without `ReadJson`.
+    (@owned
+        read [$($read_generics:tt)*] [$($read_lt:lifetime)?],
         $name:ident $(<$param:ident>)?,
         $expecting:literal,
         [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
@@ -170,7 +163,7 @@ macro_rules! deserialize_struct {
             impl [<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>]
             for [$name $(<$param>)?]
             visitor [$(<$param>)?] [fn() -> ($($param,)?)],
-            read [<'r $(, $param: $crate::read::ReadJson<'r>)?>] ['r],
+            read [$($read_generics)*] [$($read_lt)?],
             $name, $expecting,
             [$(($index, $mode, $field, $json)),*],
             [$($(($alias, $alias_index)),*)?],
