@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod borrowed;
+pub mod bus;
 pub mod de;
 pub mod json;
 mod name_hash;

@@ -90,6 +90,8 @@ codes! {
     DuplicateField = "duplicate-field",
     /// An event type defined in two events files.
     EventInTwoSections = "event-in-two-sections",
+    /// An event type whose words begin another's (`a.b`, `a.b.c`): their bus subjects would overlap.
+    SubjectOverlap = "subject-overlap",
     /// A base that is not defined.
     UnknownBase = "unknown-base",
     /// `extends` names an event type that does not exist.

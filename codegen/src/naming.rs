@@ -35,10 +35,12 @@ pub const EVENTS_MODULE_ITEMS: &[&str] = &[
     "Event",
     "EventKind",
     "EventType",
+    "JSON_SCHEMA_ID_BASE",
     "PayloadError",
     "PayloadErrorKind",
     "PayloadValidator",
     "PayloadVersion",
+    "SECTIONS",
     "TypedEvent",
     "UnknownEventType",
     "decode",
@@ -49,6 +51,13 @@ pub const EVENTS_MODULE_ITEMS: &[&str] = &[
 
 /// What the generated `rest` module defines itself, beside the resources and endpoint request types.
 pub const REST_MODULE_ITEMS: &[&str] = &["API_VERSION", "Endpoint", "ErrorResponse", "Method"];
+
+/// The base of every JSON Schema file's `$id`: `<SCHEMA_ID_BASE>events/agreement.updated.v2.json`, also
+/// the CloudEvents `dataschema` of each event on the bus. Decision: the spec gives no URL for the
+/// schemas, so the base is under the reserved `.example` domain (nothing is ever fetched from it);
+/// identifiers only need to be absolute and unique, and a team that publishes the files elsewhere keeps
+/// them as names.
+pub const SCHEMA_ID_BASE: &str = "https://schemas.energy-platform.example/";
 
 /// Cargo feature names a section may not take.
 const RESERVED_FEATURES: &[&str] = &["borrowed", "default", "documents", "rest"];
@@ -169,11 +178,14 @@ pub fn is_type_name(s: &str) -> bool {
         && s != "Self"
 }
 
-/// Whether `s` is a valid event type name: lowercase letters, digits, `.`, `_`, `-`, starting with a letter.
+/// Whether `s` is a valid event type name: words of lowercase letters, digits, `_` and `-` joined by single
+/// dots, starting with a letter.
 pub fn is_event_name(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_lowercase())
         && s.chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+        // Each word is a token of the event's bus subject: none may be empty.
+        && energy_api_core::bus::literal_subject_error(s).is_none()
 }
 
 /// Whether `name` is a valid field name: ASCII letters, digits and `_`, not starting with a digit.

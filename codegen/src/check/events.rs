@@ -54,7 +54,7 @@ impl<'s> Resolver<'s> {
                     }
                     if !naming::is_event_name(&name.text) {
                         let d = Diagnostic::new(Code::InvalidEventName, name.span, format!("invalid event type `{}`", name.text))
-                            .label("event types are lowercase letters, digits, `.`, `_` and `-`, starting with a letter");
+                            .label("event types are words of lowercase letters, digits, `_` and `-` joined by single dots, starting with a letter");
                         self.error(d);
                         continue;
                     }
@@ -116,6 +116,44 @@ impl<'s> Resolver<'s> {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Reports event types (or former names) whose tokens begin another's (`a.b` and `a.b.c`): their
+    /// subjects would share a prefix, and a filter for one (`energy.a.b.>`) would select the other.
+    pub(super) fn check_subject_overlap(&mut self, schema: &'s Schema) {
+        // Every name (current or former) with its place and the entry it belongs to.
+        let mut names: BTreeMap<&str, (Span, usize)> = BTreeMap::new();
+        let entries = schema.sections.iter().flat_map(|s| &s.events).enumerate();
+        for (entry_index, entry) in entries {
+            for name in entry.names.iter().chain(&entry.renamed_from) {
+                if naming::is_event_name(&name.text) {
+                    names.entry(&name.text).or_insert((name.span, entry_index));
+                }
+            }
+        }
+        for (&short, &(short_span, short_entry)) in &names {
+            // Names that continue `short` with a `.` sort between `short.` and `short/`.
+            let (from, to) = (format!("{short}."), format!("{short}/"));
+            for (&long, &(long_span, long_entry)) in names.range::<str, _>((
+                std::ops::Bound::Included(from.as_str()),
+                std::ops::Bound::Excluded(to.as_str()),
+            )) {
+                if long_entry == short_entry {
+                    continue;
+                }
+                let d = Diagnostic::new(
+                    Code::SubjectOverlap,
+                    long_span,
+                    format!("the subjects of event type `{long}` begin with event type `{short}`'s"),
+                )
+                .label(format!("`{short}` followed by more words"))
+                .with_secondary(short_span, "this event type")
+                .with_help(format!(
+                    "on the bus a filter for every version of `{short}` (`energy.{short}.>`) would also select `{long}`: rename one of them"
+                ));
+                self.error(d);
             }
         }
     }

@@ -81,6 +81,7 @@ pub(crate) fn resolve(
     }
     r.register_versions(schema);
     r.check_reserved_events(schema);
+    r.check_subject_overlap(schema);
     let shared_types = r.shared_types();
     let sections = r.sections(schema);
     let rest = schema.rest.as_ref().map(|rest| r.rest(rest));

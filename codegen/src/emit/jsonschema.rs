@@ -25,11 +25,8 @@ pub const TYPES_DIR: &str = "schemas/types";
 /// The dialect every file declares.
 pub const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// The base of every file's `$id`: `<ID_BASE>events/agreement.updated.v2.json`. Decision: the spec
-/// gives no URL for the schemas, so the base is under the reserved `.example` domain (nothing is ever
-/// fetched from it); identifiers only need to be absolute and unique, and a team that publishes the
-/// files elsewhere keeps them as names.
-pub const ID_BASE: &str = "https://schemas.energy-platform.example/";
+/// The base of every file's `$id` (a naming decision: [`crate::naming::SCHEMA_ID_BASE`]).
+pub use crate::naming::SCHEMA_ID_BASE as ID_BASE;
 
 /// References from a payload file to the shared types' folder.
 const FROM_EVENTS: Schemas<'static> = Schemas {

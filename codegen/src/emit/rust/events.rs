@@ -443,6 +443,36 @@ impl EventVariants {
     }
 }
 
+/// `SECTIONS`: every section with its event types, whatever the crate's features, so that a bus can
+/// subscribe to (and a stream capture) a whole section from any build.
+fn sections_const(model: &Model) -> TokenStream {
+    let sections = model.sections.iter().map(|s| {
+        let (name, title) = (&s.feature, &s.title);
+        let mut types: Vec<&str> = s.events.iter().map(|e| e.name.as_str()).collect();
+        let mut former: Vec<&str> = s
+            .events
+            .iter()
+            .flat_map(|e| e.renamed_from.iter().map(String::as_str))
+            .collect();
+        types.sort_unstable();
+        former.sort_unstable();
+        quote! {
+            ::energy_api_core::bus::Section {
+                name: #name,
+                title: #title,
+                event_types: &[#(#types),*],
+                former_event_types: &[#(#former),*],
+            },
+        }
+    });
+    quote! {
+        /// Every catalogue section, by name, with its event types (also those of sections whose
+        /// feature is off): the subject filters of a section are built from these
+        /// (`energy_api_core::bus::type_filter`).
+        pub const SECTIONS: &[::energy_api_core::bus::Section] = &[#(#sections)*];
+    }
+}
+
 pub(super) fn mod_rs(model: &Model) -> TokenStream {
     let modules = model.sections.iter().map(|s| {
         let module = format_ident!("{}", s.module);
@@ -499,6 +529,8 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             }
         });
     let features: Vec<&str> = events.iter().map(|(s, _)| s.feature.as_str()).collect();
+    let sections = sections_const(model);
+    let schema_id_base = crate::naming::SCHEMA_ID_BASE;
     // With every section's feature off `Event` has no variant, and a `match` on `&Event` needs an arm.
     let event_impls = variants.payload_enum_impls(
         quote!(Event),
@@ -516,6 +548,13 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         pub use routing::{PayloadVersion, TypedEvent};
 
         #(#modules)*
+
+        #sections
+
+        /// The base of the `$id` of every version's JSON Schema (`generated/schemas/`): a version's is
+        /// this, then `energy_api_core::bus::event_schema_path` (`events/<type>.<version>.json`). On the
+        /// bus it is the CloudEvents `dataschema` of each event.
+        pub const JSON_SCHEMA_ID_BASE: &str = #schema_id_base;
 
         /// An event type of the catalogue, without a payload.
         ///
