@@ -3,6 +3,8 @@
 
 pub use energy_api;
 
+#[cfg(feature = "bus")]
+pub mod bus;
 pub mod events;
 pub mod rest;
 pub mod text;

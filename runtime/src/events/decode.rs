@@ -183,21 +183,55 @@ impl Decoder {
         payload: &[u8],
         metadata: Metadata,
     ) -> Result<Decoded, EventError> {
+        Ok(
+            match self.parts::<KeepEvent>(event_type, version, payload)? {
+                Content::Known(event) => Decoded::Known(KnownEvent { event, metadata }),
+                Content::Unknown(payload) => Decoded::Unknown(RawEvent {
+                    event_type: event_type.to_owned(),
+                    version: version.to_owned(),
+                    payload: payload.to_owned(),
+                    metadata,
+                }),
+            },
+        )
+    }
+
+    /// Checks an event whose type and version travel outside the payload as [`Decoder::decode_parts`]
+    /// does (the same verdict, the same errors), keeping nothing: what a publisher runs before sending.
+    pub fn validate_parts<'a>(
+        &self,
+        event_type: &'a str,
+        version: &'a str,
+        payload: &[u8],
+    ) -> Result<Checked<'a>, EventError> {
+        Ok(
+            match self.parts::<KeepKind>(event_type, version, payload)? {
+                Content::Known(kind) => Checked::Known(kind),
+                Content::Unknown(_) => Checked::Unknown {
+                    event_type: Cow::Borrowed(event_type),
+                    version: Cow::Borrowed(version),
+                },
+            },
+        )
+    }
+
+    /// A payload given apart from its type and version, read as `K` keeps it.
+    fn parts<'p, K: Keep>(
+        &self,
+        event_type: &str,
+        version: &str,
+        payload: &'p [u8],
+    ) -> Result<Content<'p, K::Kept<'p>>, EventError> {
         let Some(kind) = kind_of(event_type, version) else {
             self.check_unknown(event_type, version)?;
-            let payload = serde_json::from_slice::<Box<RawValue>>(payload)
+            let raw = serde_json::from_slice::<&RawValue>(payload)
                 .map_err(|e| self.json_error(payload, &e))
                 .and_then(|raw| {
-                    check_depth(raw.get().as_bytes(), &raw, &self.fields.payload)?;
+                    check_depth(payload, raw, &self.fields.payload)?;
                     Ok(raw)
                 })
                 .map_err(|e| e.of(Some(event_type), Some(version)))?;
-            return Ok(Decoded::Unknown(RawEvent {
-                event_type: event_type.to_owned(),
-                version: version.to_owned(),
-                payload,
-                metadata,
-            }));
+            return Ok(Content::Unknown(raw));
         };
         let text = std::str::from_utf8(payload).map_err(|e| {
             EventError::new(
@@ -208,10 +242,10 @@ impl Decoder {
             .at_offset(Some(e.valid_up_to()))
             .of(Some(event_type), Some(version))
         })?;
-        let event = self.payload::<KeepEvent>(kind, text, 0)?;
+        let kept = self.payload::<K>(kind, text, 0)?;
         check_nesting(payload, &self.fields.payload)
             .map_err(|e| e.of(Some(event_type), Some(version)))?;
-        Ok(Decoded::Known(KnownEvent { event, metadata }))
+        Ok(Content::Known(kept))
     }
 
     /// Reads an envelope, in one pass when the type and version come before the payload.

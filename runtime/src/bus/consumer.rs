@@ -1,0 +1,646 @@
+//! The consumer's logic, the same on any broker: every pulled message is read as a CloudEvent, decoded
+//! and validated as `energy events validate` does, handed to its handler, and settled exactly once:
+//!
+//! | what happened | settlement | outcome |
+//! |---|---|---|
+//! | the handler returned `Ok` | acknowledged (only then) | `handled` |
+//! | the handler failed, deliveries left | delivered again after the next retry delay (or, with per-subject order, tried again in place) | `retried` |
+//! | the handler failed on the last of `max_deliver` deliveries | dead-lettered (`handler_failed`) | `dead_lettered` |
+//! | the handler rejected it ([`HandlerError::reject`]) | dead-lettered (`handler_rejected`) | `dead_lettered` |
+//! | headers, JSON or payload invalid (poison) | dead-lettered at once, before any handler, with the error's kind and path | `dead_lettered` |
+//! | delivered more than `max_deliver` times without being settled (the consumer stopped each time) | dead-lettered (`not_settled`) without calling the handler again | `dead_lettered` |
+//! | unknown event type or version | per [`UnknownPolicy`]: acknowledged, dead-lettered or handed to the fallback | `unknown`, `dead_lettered`, … |
+//! | a known event no handler takes | acknowledged | `skipped` |
+//! | the dead letter could not be stored | delivered again later: never terminated unless its dead letter is stored | `retried` |
+//!
+//! While a message is being handled (or waits for its turn), its broker timer is restarted every third
+//! of the acknowledgement wait, so a slow handler does not get its message delivered twice.
+
+use super::cloudevents;
+use super::dead_letter::{Fault, dead_letter_of};
+use super::handlers::{Context, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
+use super::publisher::{RetryPolicy, send_with_retry};
+use super::transport::{Delivery, Pulled, Sink, Source, TransportError};
+use crate::events::{Decoded, Decoder, ErrorKind, EventError, Unknown};
+use futures_util::FutureExt;
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as Atomic};
+use std::time::{Duration, Instant};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::task::JoinSet;
+
+/// How the handling of messages is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ordering {
+    /// Up to `concurrency` messages at once, in any order (the fastest); a failed message is delivered
+    /// again after its delay, after later ones.
+    #[default]
+    Concurrent,
+    /// Messages of one subject (one event type and version) one after the other, in the order this
+    /// process received them; subjects in parallel. A failed message is tried again in place, after its
+    /// delay, holding back the ones behind it. (Several processes on one durable consumer each keep
+    /// their own order.)
+    PerSubject,
+}
+
+/// Where a new durable consumer starts in the stream (an existing one goes on where it was).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Start {
+    /// The oldest event still stored.
+    #[default]
+    All,
+    /// Events stored after the consumer is created.
+    New,
+    /// The event at this stream sequence, then on.
+    Sequence(u64),
+    /// The first event stored at or after this time, then on.
+    Time(jiff::Timestamp),
+}
+
+/// A consumer's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerConfig {
+    /// The durable consumer's name: processes using the same name share its work.
+    pub durable: String,
+    /// Subject filters (`energy.billing.final_bill.*`); none means every event of the stream.
+    pub filters: Vec<String>,
+    /// Where dead letters go; `None` means the default, `<prefix>_dead_letters.<durable>`.
+    pub dead_letter_subject: Option<String>,
+    /// Deliveries of one message before a handler failure dead-letters it (at least 1).
+    pub max_deliver: u64,
+    /// The wait before the n-th redelivery after a handler failure (the last one repeats).
+    pub retry_delays: Vec<Duration>,
+    /// How long the broker waits for a settlement before delivering a message again.
+    pub ack_wait: Duration,
+    /// Messages held at once (pulled and not yet settled).
+    pub concurrency: usize,
+    /// How handling is ordered.
+    pub ordering: Ordering,
+    /// Where a new durable consumer starts.
+    pub start: Start,
+    /// Stop once nothing has arrived, and nothing is being handled, for this long.
+    pub idle_exit: Option<Duration>,
+}
+
+impl ConsumerConfig {
+    /// The defaults for a durable consumer: every event, at most 5 deliveries, retried after 1 s, 5 s,
+    /// then 30 s, acknowledgement wait 30 s, 64 at once in any order, from the oldest event.
+    pub fn durable(name: &str) -> Self {
+        ConsumerConfig {
+            durable: name.to_owned(),
+            filters: Vec::new(),
+            dead_letter_subject: None,
+            max_deliver: 5,
+            retry_delays: vec![
+                Duration::from_secs(1),
+                Duration::from_secs(5),
+                Duration::from_secs(30),
+            ],
+            ack_wait: Duration::from_secs(30),
+            concurrency: 64,
+            ordering: Ordering::Concurrent,
+            start: Start::All,
+            idle_exit: None,
+        }
+    }
+
+    /// Only events on these subjects (filters with `*` and `>` allowed).
+    pub fn filters(mut self, filters: impl IntoIterator<Item = String>) -> Self {
+        self.filters = filters.into_iter().collect();
+        self
+    }
+
+    /// Dead letters to this subject (a stream must store it: `energy bus init` stores
+    /// `<prefix>_dead_letters.>`).
+    pub fn dead_letter_subject(mut self, subject: impl Into<String>) -> Self {
+        self.dead_letter_subject = Some(subject.into());
+        self
+    }
+
+    /// At most this many deliveries of a failing message (at least 1).
+    pub fn max_deliver(mut self, max_deliver: u64) -> Self {
+        self.max_deliver = max_deliver.max(1);
+        self
+    }
+
+    /// The waits before redeliveries (the last one repeats).
+    pub fn retry_delays(mut self, delays: impl IntoIterator<Item = Duration>) -> Self {
+        self.retry_delays = delays.into_iter().collect();
+        self
+    }
+
+    /// The broker's acknowledgement wait.
+    pub fn ack_wait(mut self, wait: Duration) -> Self {
+        self.ack_wait = wait;
+        self
+    }
+
+    /// At most this many messages held at once (at least 1).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency.max(1);
+        self
+    }
+
+    /// How handling is ordered.
+    pub fn ordering(mut self, ordering: Ordering) -> Self {
+        self.ordering = ordering;
+        self
+    }
+
+    /// Where a new durable consumer starts.
+    pub fn start(mut self, start: Start) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Stop once idle for this long.
+    pub fn idle_exit(mut self, idle: Duration) -> Self {
+        self.idle_exit = Some(idle);
+        self
+    }
+
+    /// The wait before the delivery after failed `attempt` (1-based).
+    pub fn retry_delay(&self, attempt: u64) -> Duration {
+        let index = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
+        self.retry_delays
+            .get(index)
+            .or(self.retry_delays.last())
+            .copied()
+            .unwrap_or(Duration::from_secs(1))
+    }
+}
+
+/// What became of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Its handler succeeded; acknowledged.
+    Handled,
+    /// Not handled this time; it comes again.
+    Retried,
+    /// Stored as a dead letter, then terminated.
+    DeadLettered,
+    /// Of an unknown type or version; acknowledged (the default policy).
+    Unknown,
+    /// Known, but no handler takes it; acknowledged.
+    Skipped,
+}
+
+impl Outcome {
+    /// The outcome's name in reports: `handled`, `retried`, `dead_lettered`, `unknown`, `skipped`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Handled => "handled",
+            Outcome::Retried => "retried",
+            Outcome::DeadLettered => "dead_lettered",
+            Outcome::Unknown => "unknown",
+            Outcome::Skipped => "skipped",
+        }
+    }
+}
+
+/// One settlement of one delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// The event's `ce-id`, when its headers gave one.
+    pub id: Option<String>,
+    /// Its type, when its headers gave one.
+    pub event_type: Option<String>,
+    /// Its version, when its headers gave one.
+    pub version: Option<String>,
+    /// The subject it came on.
+    pub subject: String,
+    /// Its position in the stream.
+    pub sequence: u64,
+    /// Which delivery (or, tried again in place, which try) this was.
+    pub attempt: u64,
+    /// What became of it.
+    pub outcome: Outcome,
+    /// Why, when it was not handled: the error kind, path and message.
+    pub fault: Option<Fault>,
+}
+
+/// Counts of outcomes since the consumer started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Handled and acknowledged.
+    pub handled: u64,
+    /// Retried (each retry counted).
+    pub retried: u64,
+    /// Dead-lettered.
+    pub dead_lettered: u64,
+    /// Unknown type or version (not dead-lettered).
+    pub unknown: u64,
+    /// Known, with no handler.
+    pub skipped: u64,
+}
+
+impl Stats {
+    /// Every settlement counted.
+    pub fn total(&self) -> u64 {
+        self.handled + self.retried + self.dead_lettered + self.unknown + self.skipped
+    }
+}
+
+/// Counters a running consumer updates and anyone may read.
+#[derive(Debug, Default)]
+pub struct Counters {
+    handled: AtomicU64,
+    retried: AtomicU64,
+    dead_lettered: AtomicU64,
+    unknown: AtomicU64,
+    skipped: AtomicU64,
+}
+
+impl Counters {
+    /// The counts now.
+    pub fn snapshot(&self) -> Stats {
+        Stats {
+            handled: self.handled.load(Atomic::Relaxed),
+            retried: self.retried.load(Atomic::Relaxed),
+            dead_lettered: self.dead_lettered.load(Atomic::Relaxed),
+            unknown: self.unknown.load(Atomic::Relaxed),
+            skipped: self.skipped.load(Atomic::Relaxed),
+        }
+    }
+
+    fn count(&self, outcome: Outcome) {
+        let counter = match outcome {
+            Outcome::Handled => &self.handled,
+            Outcome::Retried => &self.retried,
+            Outcome::DeadLettered => &self.dead_lettered,
+            Outcome::Unknown => &self.unknown,
+            Outcome::Skipped => &self.skipped,
+        };
+        counter.fetch_add(1, Atomic::Relaxed);
+    }
+}
+
+/// Called with every settlement, as it happens.
+pub type Observer = Arc<dyn Fn(&Settled) + Send + Sync>;
+
+/// What every message task shares.
+struct Shared<K> {
+    sink: K,
+    config: ConsumerConfig,
+    dead_letter_subject: String,
+    handlers: Handlers,
+    decoder: Decoder,
+    counters: Arc<Counters>,
+    observer: Option<Observer>,
+}
+
+/// What a running consumer needs beside its transport.
+pub(crate) struct Running {
+    /// Its settings.
+    pub config: ConsumerConfig,
+    /// Where its dead letters go.
+    pub dead_letter_subject: String,
+    /// Its handlers.
+    pub handlers: Handlers,
+    /// Its counters.
+    pub counters: Arc<Counters>,
+    /// Who hears of each settlement.
+    pub observer: Option<Observer>,
+}
+
+/// Runs a consumer until `shutdown` resolves (or it is idle for `idle_exit`, or the source fails for
+/// good): then it stops pulling, finishes what it holds, and returns the counts.
+pub(crate) async fn run<Src, K>(
+    source: Src,
+    sink: K,
+    running: Running,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<Stats, TransportError>
+where
+    Src: Source,
+    K: Sink,
+{
+    let Running {
+        config,
+        dead_letter_subject,
+        handlers,
+        counters,
+        observer,
+    } = running;
+    let concurrency = config.concurrency.max(1);
+    let room = Arc::new(Semaphore::new(concurrency));
+    let (deliveries_tx, mut deliveries) = mpsc::channel(concurrency);
+    let (stop, stopped) = watch::channel(false);
+    let pulling = tokio::spawn(source.pull(room.clone(), deliveries_tx, stopped));
+    let idle_exit = config.idle_exit;
+    let ordered = config.ordering == Ordering::PerSubject;
+    let shared = Arc::new(Shared {
+        sink,
+        config,
+        dead_letter_subject,
+        handlers,
+        decoder: Decoder::new(),
+        counters: counters.clone(),
+        observer,
+    });
+    // Per subject (ordered mode): the signal that the last message given a turn is done.
+    let mut lanes: HashMap<String, oneshot::Receiver<()>> = HashMap::new();
+    let mut tasks = JoinSet::new();
+    let mut last_arrival = Instant::now();
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    tokio::pin!(shutdown);
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            pulled = deliveries.recv() => {
+                let Some(Pulled { delivery, slot }) = pulled else { break };
+                last_arrival = Instant::now();
+                let turn = if ordered {
+                    let (done, next_turn) = oneshot::channel();
+                    let previous = lanes.insert(delivery.subject().to_owned(), next_turn);
+                    Some((previous, done))
+                } else {
+                    None
+                };
+                let shared = shared.clone();
+                tasks.spawn(async move {
+                    let (previous, done) = match turn {
+                        Some((previous, done)) => (previous, Some(done)),
+                        None => (None, None),
+                    };
+                    settle(&delivery, &shared, previous).await;
+                    if let Some(done) = done {
+                        let _ = done.send(());
+                    }
+                    drop(slot);
+                });
+            }
+            () = &mut shutdown, if !stopping => {
+                stopping = true;
+                let _ = stop.send(true);
+            }
+            _ = ticker.tick(), if idle_exit.is_some() && !stopping => {
+                let idle = idle_exit.unwrap_or(Duration::MAX);
+                if room.available_permits() == concurrency && last_arrival.elapsed() >= idle {
+                    stopping = true;
+                    let _ = stop.send(true);
+                }
+            }
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+        }
+    }
+    // The source stopped (asked to, or failed): finish what is held.
+    while tasks.join_next().await.is_some() {}
+    let pulled = pulling.await.unwrap_or_else(|panic| {
+        Err(TransportError::new(
+            super::transport::TransportErrorKind::Rejected,
+            format!("the pulling task failed: {panic}"),
+        ))
+    });
+    shared.sink.flush().await;
+    pulled.map(|()| counters.snapshot())
+}
+
+/// Settles one delivery, keeping its broker timer running meanwhile; with `previous`, only once the
+/// message before it on its subject is settled.
+async fn settle<D: Delivery, K: Sink>(
+    delivery: &D,
+    shared: &Shared<K>,
+    previous: Option<oneshot::Receiver<()>>,
+) {
+    let work = async {
+        if let Some(previous) = previous {
+            // An error means that task is gone: its turn is over too.
+            let _ = previous.await;
+        }
+        process(delivery, shared).await;
+    };
+    tokio::pin!(work);
+    let period = (shared.config.ack_wait / 3).max(Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            () = &mut work => return,
+            () = tokio::time::sleep(period) => {
+                if let Err(e) = delivery.keep_alive().await {
+                    log::debug!("keep-alive of sequence {} not sent: {e}", delivery.info().sequence);
+                }
+            }
+        }
+    }
+}
+
+/// Decodes, hands to a handler and settles one delivery.
+async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
+    let info = delivery.info();
+    let config = &shared.config;
+    let mut report = Settled {
+        id: None,
+        event_type: None,
+        version: None,
+        subject: delivery.subject().to_owned(),
+        sequence: info.sequence,
+        attempt: info.attempt,
+        outcome: Outcome::Handled,
+        fault: None,
+    };
+    let incoming = match cloudevents::from_headers(delivery.headers()) {
+        Ok(incoming) => incoming,
+        Err(error) => {
+            let fault = Fault::of_event(&error);
+            return shared.dead_letter(delivery, fault, report).await;
+        }
+    };
+    report.id = Some(incoming.id.clone());
+    report.event_type = Some(incoming.event_type.clone());
+    report.version = Some(incoming.version.clone());
+    if info.attempt > config.max_deliver {
+        let fault = Fault::new(
+            "not_settled",
+            format!(
+                "delivered {} times (max_deliver is {}) without being settled: the consumer stopped while it was being handled",
+                info.attempt, config.max_deliver
+            ),
+        );
+        return shared.dead_letter(delivery, fault, report).await;
+    }
+    let mut attempt = info.attempt;
+    loop {
+        report.attempt = attempt;
+        let decoded = shared.decoder.decode_parts(
+            &incoming.event_type,
+            &incoming.version,
+            delivery.payload(),
+            incoming.metadata.clone(),
+        );
+        let context = Context {
+            id: incoming.id.clone(),
+            subject: delivery.subject().to_owned(),
+            sequence: info.sequence,
+            attempt,
+            metadata: incoming.metadata.clone(),
+            headers: delivery.headers().clone(),
+        };
+        let future: HandlerFuture = match decoded {
+            Err(error) => {
+                return shared
+                    .dead_letter(delivery, Fault::of_event(&error), report)
+                    .await;
+            }
+            Ok(Decoded::Unknown(raw)) => {
+                let unknown = unknown_error(&raw.event_type, &raw.version, raw.reason());
+                match shared.handlers.unknown_policy() {
+                    UnknownPolicy::Skip => {
+                        report.fault = Some(Fault::of_event(&unknown));
+                        return shared.ack(delivery, report, Outcome::Unknown).await;
+                    }
+                    UnknownPolicy::DeadLetter => {
+                        return shared
+                            .dead_letter(delivery, Fault::of_event(&unknown), report)
+                            .await;
+                    }
+                    UnknownPolicy::Fallback => {
+                        match shared
+                            .handlers
+                            .dispatch_unknown(Decoded::Unknown(raw), context)
+                        {
+                            Some(future) => future,
+                            None => {
+                                report.fault = Some(Fault::of_event(&unknown));
+                                return shared.ack(delivery, report, Outcome::Unknown).await;
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(Decoded::Known(known)) => match shared.handlers.dispatch(known, context) {
+                Some(future) => future,
+                None => return shared.ack(delivery, report, Outcome::Skipped).await,
+            },
+        };
+        let result = AssertUnwindSafe(future)
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(HandlerError::retry(format!("the handler panicked: {what}")))
+            });
+        let error = match result {
+            Ok(()) => return shared.ack(delivery, report, Outcome::Handled).await,
+            Err(error) => error,
+        };
+        if error.is_permanent() {
+            let fault = Fault::new("handler_rejected", error.message());
+            return shared.dead_letter(delivery, fault, report).await;
+        }
+        if attempt >= config.max_deliver {
+            let fault = Fault::new(
+                "handler_failed",
+                format!(
+                    "the handler failed on each of {attempt} deliveries (max_deliver); the last time: {error}"
+                ),
+            );
+            return shared.dead_letter(delivery, fault, report).await;
+        }
+        let delay = config.retry_delay(attempt);
+        let mut retried = report.clone();
+        retried.outcome = Outcome::Retried;
+        retried.fault = Some(Fault::new("handler_failed", error.message()));
+        if config.ordering == Ordering::PerSubject {
+            // In place, holding back the messages behind it on its subject.
+            shared.report(&retried);
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+            continue;
+        }
+        if let Err(e) = delivery.retry_after(delay).await {
+            log::warn!(
+                "sequence {}: the retry was not sent ({e}); the broker will deliver it again after its wait",
+                info.sequence
+            );
+        }
+        return shared.report(&retried);
+    }
+}
+
+/// The error a rejecting decoder would give for an unknown type or version.
+fn unknown_error(event_type: &str, version: &str, reason: Unknown) -> EventError {
+    let error = match reason {
+        Unknown::Version(known) => EventError::new(
+            ErrorKind::UnknownVersion,
+            "ce-dataversion",
+            format!(
+                "unknown version `{version}` of event type `{event_type}` (known: {})",
+                known.versions().join(", ")
+            ),
+        ),
+        Unknown::EventType => EventError::new(
+            ErrorKind::UnknownEventType,
+            "ce-type",
+            format!("unknown event type `{event_type}`"),
+        ),
+    };
+    error.of(Some(event_type), Some(version))
+}
+
+impl<K: Sink> Shared<K> {
+    fn report(&self, settled: &Settled) {
+        self.counters.count(settled.outcome);
+        if let Some(observer) = &self.observer {
+            observer(settled);
+        }
+    }
+
+    async fn ack<D: Delivery>(&self, delivery: &D, mut report: Settled, outcome: Outcome) {
+        if let Err(e) = delivery.ack().await {
+            log::warn!(
+                "sequence {}: the acknowledgement was not sent ({e}); the broker will deliver it again",
+                report.sequence
+            );
+        }
+        report.outcome = outcome;
+        self.report(&report);
+    }
+
+    /// Stores the dead letter, then terminates the original; when the dead letter cannot be stored, the
+    /// original is delivered again later instead (never terminated without its dead letter).
+    async fn dead_letter<D: Delivery>(&self, delivery: &D, fault: Fault, mut report: Settled) {
+        let message = dead_letter_of(
+            delivery,
+            &fault,
+            &self.config.durable,
+            &self.dead_letter_subject,
+        );
+        let retry = RetryPolicy {
+            deadline: self.config.ack_wait.max(Duration::from_secs(5)),
+            ..RetryPolicy::default()
+        };
+        match send_with_retry(&self.sink, message, retry).await {
+            Ok(_) => {
+                if let Err(e) = delivery.terminate(&fault.summary()).await {
+                    log::warn!(
+                        "sequence {}: dead-lettered, but the termination was not sent ({e}); it will be dead-lettered again (once: the dead letter is deduplicated)",
+                        report.sequence
+                    );
+                }
+                report.outcome = Outcome::DeadLettered;
+                report.fault = Some(fault);
+            }
+            Err(error) => {
+                let delay = self.config.retry_delay(report.attempt);
+                let _ = delivery.retry_after(delay).await;
+                report.outcome = Outcome::Retried;
+                report.fault = Some(Fault {
+                    kind: "dead_letter_failed".to_owned(),
+                    path: fault.path,
+                    message: format!(
+                        "the dead letter was not stored on `{}` ({error}); delivered again later. Why it was to be dead-lettered: {}: {}",
+                        self.dead_letter_subject, fault.kind, fault.message
+                    ),
+                });
+            }
+        }
+        self.report(&report);
+    }
+}

@@ -1,0 +1,38 @@
+//! The event bus: typed producers and consumers of the catalogue's events on NATS JetStream.
+//!
+//! - [`Bus`] connects to a server or cluster, and sets up the streams from the catalogue
+//!   ([`Bus::init`]): the events stream (one subject filter per event type, `energy.<type>.*`) and the
+//!   dead-letter stream.
+//! - [`Publisher`] validates every event first (nothing invalid reaches the bus), writes it as a
+//!   CloudEvent in binary mode ([`cloudevents`]), and waits for the broker to have stored it.
+//! - [`Bus::consumer`] and [`NatsConsumer::run`] hand each event to its typed handler ([`Handlers`]),
+//!   acknowledge only after the handler succeeded, retry with delays, dead-letter what can never be
+//!   handled with why ([`dead_letter`]), keep going on unknown events, and stop gracefully; several
+//!   processes on one durable consumer share the work.
+//! - [`Bus::capture`] reads a stream back in the JSON-lines file format ([`lines`]), and
+//!   [`Bus::dead_letters`] lists the dead letters, which [`Bus::republish_dead_letter`] publishes again.
+//!
+//! Only [`nats`] knows NATS: the rest sees the small boundary of [`transport`].
+
+pub mod cloudevents;
+mod consumer;
+pub mod dead_letter;
+mod handlers;
+pub mod headers;
+pub mod lines;
+pub mod nats;
+mod publisher;
+mod subjects;
+pub mod transport;
+
+pub use consumer::{ConsumerConfig, Counters, Observer, Ordering, Outcome, Settled, Start, Stats};
+pub use dead_letter::{DeadLetter, Fault};
+pub use handlers::{Context, HandlerError, HandlerFuture, HandlerResult, Handlers, UnknownPolicy};
+pub use headers::Headers;
+pub use nats::{
+    Bus, BusError, CaptureRange, Captured, Change, Lag, LagProbe, NatsConsumer, NatsSink,
+    Retention, Storage, StreamReport, StreamSettings,
+};
+pub use publisher::{Draft, PublishError, Publisher, RetryPolicy};
+pub use subjects::{Subjects, durable_name_error};
+pub use transport::{Receipt, TransportError, TransportErrorKind};

@@ -1,0 +1,223 @@
+//! [`Publisher`]: validates each event against the catalogue, writes it as a CloudEvent, publishes it and
+//! waits for the broker to have stored it, retrying what failed for a passing reason with the same id.
+
+use super::cloudevents::{self, Defaults};
+use super::subjects::Subjects;
+use super::transport::{Outgoing, Receipt, Sink, TransportError};
+use crate::events::{Checked, Decoder, EventError, Metadata};
+use energy_api::Event;
+use energy_api::events::JSON_SCHEMA_ID_BASE;
+use futures_util::stream::{self, Stream, StreamExt};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why an event was not published.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PublishError {
+    /// The event is not valid (or of an unknown type or version): it was not sent. The error is the
+    /// one `energy events validate` reports, with the JSON path of the fault.
+    #[error("not published: {0}")]
+    Invalid(EventError),
+    /// The broker did not store it, after `attempts` tries over the retry policy's time.
+    #[error("not published after {attempts} attempts: {error}")]
+    Transport {
+        /// The last failure.
+        error: TransportError,
+        /// How many times it was sent.
+        attempts: u32,
+    },
+}
+
+/// How long, and how often, to try again a publish that failed for a passing reason (the broker
+/// restarting, a leader being elected, a timeout). Every try carries the same id, so the broker stores
+/// the event once however many tries it took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Give up when this much time has passed since the first try.
+    pub deadline: Duration,
+    /// The first wait between tries; each next one doubles, up to `max_delay`.
+    pub first_delay: Duration,
+    /// The longest wait between tries.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// One minute, waiting 100 ms, then 200 ms, … up to 2 s between tries.
+    fn default() -> Self {
+        RetryPolicy {
+            deadline: Duration::from_secs(60),
+            first_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Publishes events to the bus.
+///
+/// Nothing invalid reaches the bus: every payload is checked against the catalogue first (an unknown
+/// type or version is refused too: it cannot be checked). Each event becomes a CloudEvent in binary mode
+/// ([`super::cloudevents`]) on its subject ([`Subjects::event`]), with the broker's deduplication id set
+/// from its `ce-id`, and each publish resolves only once the broker has stored it.
+#[derive(Clone)]
+pub struct Publisher<S> {
+    sink: S,
+    subjects: Subjects,
+    source: Arc<str>,
+    retry: RetryPolicy,
+    decoder: Decoder,
+}
+
+/// One event to publish: type, version, payload bytes (sent exactly as given) and envelope fields
+/// (`id`, `source`, `time`, …; see [`super::cloudevents`]).
+#[derive(Debug, Clone)]
+pub struct Draft {
+    /// The event type.
+    pub event_type: String,
+    /// The payload version.
+    pub version: String,
+    /// The payload's JSON text.
+    pub payload: bytes::Bytes,
+    /// The envelope's other fields.
+    pub metadata: Metadata,
+}
+
+impl<S: Sink> Publisher<S> {
+    /// A publisher on `sink`, under `subjects`, with the default source (`/energy-platform`) and retry
+    /// policy.
+    pub fn new(sink: S, subjects: Subjects) -> Self {
+        Publisher {
+            sink,
+            subjects,
+            source: Arc::from(cloudevents::DEFAULT_SOURCE),
+            retry: RetryPolicy::default(),
+            decoder: Decoder::new().reject_unknown(true),
+        }
+    }
+
+    /// The `ce-source` of events whose envelope names none.
+    pub fn with_source(mut self, source: &str) -> Self {
+        self.source = Arc::from(source);
+        self
+    }
+
+    /// How long and how often to try again.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The subjects it publishes to.
+    pub fn subjects(&self) -> &Subjects {
+        &self.subjects
+    }
+
+    /// Publishes a typed event (a new id, the current time).
+    pub async fn publish(&self, event: &Event) -> Result<Receipt, PublishError> {
+        self.publish_with(event, &Metadata::new()).await
+    }
+
+    /// Publishes a typed event with envelope fields (`id`, `source`, `time`, …).
+    pub async fn publish_with(
+        &self,
+        event: &Event,
+        metadata: &Metadata,
+    ) -> Result<Receipt, PublishError> {
+        let draft = Draft {
+            event_type: event.event_type().as_str().to_owned(),
+            version: event.version().to_owned(),
+            payload: event.to_payload_json().into(),
+            metadata: metadata.clone(),
+        };
+        self.publish_draft(draft).await
+    }
+
+    /// Publishes a payload given as bytes, after checking it.
+    pub async fn publish_draft(&self, draft: Draft) -> Result<Receipt, PublishError> {
+        let message = self.prepare(&draft).map_err(PublishError::Invalid)?;
+        self.send(message).await
+    }
+
+    /// Checks a draft and makes its message, without sending it: the error is the one `energy events
+    /// validate` reports for the same event.
+    pub fn prepare(&self, draft: &Draft) -> Result<Outgoing, EventError> {
+        let (event_type, version) = (draft.event_type.as_str(), draft.version.as_str());
+        match self
+            .decoder
+            .validate_parts(event_type, version, &draft.payload)?
+        {
+            Checked::Known(_) => {}
+            // `reject_unknown` makes these errors; kept exhaustive for safety.
+            Checked::Unknown { .. } => {
+                return Err(EventError::new(
+                    crate::events::ErrorKind::UnknownEventType,
+                    "event_type",
+                    format!("unknown event type or version `{event_type}` `{version}`"),
+                ));
+            }
+        }
+        let defaults = Defaults {
+            source: &self.source,
+            data_schema: Some(format!(
+                "{JSON_SCHEMA_ID_BASE}{}",
+                energy_api_core::bus::event_schema_path(event_type, version)
+            )),
+        };
+        let (id, headers) = cloudevents::to_headers(event_type, version, &draft.metadata, defaults)
+            .map_err(|e| e.of(Some(event_type), Some(version)))?;
+        Ok(Outgoing {
+            subject: self.subjects.event(event_type, version),
+            headers,
+            payload: draft.payload.clone(),
+            id,
+        })
+    }
+
+    /// Sends a prepared message, trying again (with the same id) while the failure is a passing one
+    /// and the retry policy's time lasts.
+    pub async fn send(&self, message: Outgoing) -> Result<Receipt, PublishError> {
+        send_with_retry(&self.sink, message, self.retry).await
+    }
+
+    /// Publishes many prepared messages with at most `in_flight` awaiting the broker's acknowledgement
+    /// at once; the results come in the order of the input.
+    pub fn send_all<'a, I>(
+        &'a self,
+        messages: I,
+        in_flight: usize,
+    ) -> impl Stream<Item = Result<Receipt, PublishError>> + 'a
+    where
+        I: IntoIterator<Item = Outgoing>,
+        I::IntoIter: 'a,
+    {
+        stream::iter(messages)
+            .map(move |message| self.send(message))
+            .buffered(in_flight.max(1))
+    }
+}
+
+/// Sends `message` on `sink`, retrying passing failures under `retry`.
+pub(crate) async fn send_with_retry<S: Sink>(
+    sink: &S,
+    message: Outgoing,
+    retry: RetryPolicy,
+) -> Result<Receipt, PublishError> {
+    let started = Instant::now();
+    let mut delay = retry.first_delay;
+    let mut attempts = 0u32;
+    loop {
+        attempts += 1;
+        match sink.publish(message.clone()).await {
+            Ok(receipt) => return Ok(receipt),
+            Err(error) if error.is_transient() && started.elapsed() + delay < retry.deadline => {
+                log::debug!(
+                    "publish of {} to {} failed ({error}); trying again in {delay:?}",
+                    message.id,
+                    message.subject
+                );
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(retry.max_delay);
+            }
+            Err(error) => return Err(PublishError::Transport { error, attempts }),
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! The one boundary between the bus's logic (publishing, consuming, dead-lettering) and a broker. A
+//! broker provides three things: a [`Sink`] that publishes a message and waits for the broker to have
+//! stored it, a [`Source`] that pulls as many messages as the consumer has room for, and each pulled
+//! message as a [`Delivery`] that can be acknowledged, retried after a delay, terminated with a reason,
+//! or kept alive while it is being handled. Handlers, decoding and the dead-letter logic see only these.
+//!
+//! NATS JetStream implements them in [`super::nats`]. How Kafka would (not built): the README's
+//! "Event bus" section.
+
+use super::headers::Headers;
+use bytes::Bytes;
+use std::future::Future;
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+
+/// A message to publish.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// Where it goes.
+    pub subject: String,
+    /// Its headers.
+    pub headers: Headers,
+    /// Its body.
+    pub payload: Bytes,
+    /// The id the broker deduplicates by (a message published again with the same id within the
+    /// broker's window is stored once).
+    pub id: String,
+}
+
+/// The broker's acknowledgement that it stored a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    /// The stream that stored it.
+    pub stream: String,
+    /// Its position in that stream.
+    pub sequence: u64,
+    /// The broker had stored a message with the same id already (within its deduplication window),
+    /// and did not store this one again.
+    pub duplicate: bool,
+}
+
+/// What went wrong between the bus and the broker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportErrorKind {
+    /// No broker reachable, or nothing stores the subject (yet): worth retrying.
+    Unavailable,
+    /// The broker did not answer in time: worth retrying (with the same id, so nothing is stored twice).
+    Timeout,
+    /// The broker refused the request for good (too large, not permitted, a wrong configuration).
+    Rejected,
+}
+
+/// An error of the transport, with the broker's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct TransportError {
+    /// What kind of failure.
+    pub kind: TransportErrorKind,
+    /// What happened.
+    pub message: String,
+}
+
+impl TransportError {
+    /// An error of this kind.
+    pub fn new(kind: TransportErrorKind, message: impl Into<String>) -> Self {
+        TransportError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// Whether the same request may succeed if made again.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self.kind,
+            TransportErrorKind::Unavailable | TransportErrorKind::Timeout
+        )
+    }
+}
+
+/// Publishes messages and waits for the broker to have stored each.
+pub trait Sink: Clone + Send + Sync + 'static {
+    /// Publishes `message`; resolves once the broker has stored it (or says it had it already).
+    fn publish(
+        &self,
+        message: Outgoing,
+    ) -> impl Future<Output = Result<Receipt, TransportError>> + Send;
+
+    /// Makes sure that what was sent on the connection (settlements included) reached the broker.
+    fn flush(&self) -> impl Future<Output = ()> + Send;
+}
+
+/// Where a delivered message stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryInfo {
+    /// How many times it has been delivered, this time included (1 the first time).
+    pub attempt: u64,
+    /// Its position in the stream (the same on every delivery).
+    pub sequence: u64,
+    /// The stream holding it.
+    pub stream: String,
+    /// When the broker stored it.
+    pub published: Option<jiff::Timestamp>,
+}
+
+/// One delivery of one message to a consumer, to be settled exactly once.
+pub trait Delivery: Send + Sync + 'static {
+    /// The subject it was published to.
+    fn subject(&self) -> &str;
+    /// Its headers.
+    fn headers(&self) -> &Headers;
+    /// Its body.
+    fn payload(&self) -> &Bytes;
+    /// Where it stands.
+    fn info(&self) -> &DeliveryInfo;
+    /// Handled: the broker will not deliver it again.
+    fn ack(&self) -> impl Future<Output = Result<(), TransportError>> + Send;
+    /// Not handled now: deliver it again after `delay`.
+    fn retry_after(
+        &self,
+        delay: Duration,
+    ) -> impl Future<Output = Result<(), TransportError>> + Send;
+    /// Never to be delivered again, for `reason` (after it has been dead-lettered).
+    fn terminate(&self, reason: &str) -> impl Future<Output = Result<(), TransportError>> + Send;
+    /// Still being handled: restart the broker's timer before it delivers the message again.
+    fn keep_alive(&self) -> impl Future<Output = Result<(), TransportError>> + Send;
+}
+
+/// A pulled delivery with the room it takes in the consumer (released when it is settled).
+pub struct Pulled<D> {
+    /// The delivery.
+    pub delivery: D,
+    /// Its slot among the consumer's `concurrency`.
+    pub slot: OwnedSemaphorePermit,
+}
+
+/// Pulls messages for one consumer, never more at once than it has room for.
+pub trait Source: Send + 'static {
+    /// The deliveries it produces.
+    type Delivery: Delivery;
+
+    /// Pulls until `stop` turns true: for each message, takes a free slot of `room` and sends the
+    /// delivery with it to `deliveries`. Pulls only as many as there are free slots, so that no message
+    /// waits in a buffer while the broker's timer runs; retries by itself when the broker goes away and
+    /// comes back (a pull is never left waiting on a connection that was lost). Messages that arrive
+    /// after `stop` are handed back to the broker at once. Returns when stopped, or on an error that
+    /// retrying cannot mend.
+    fn pull(
+        self,
+        room: std::sync::Arc<Semaphore>,
+        deliveries: mpsc::Sender<Pulled<Self::Delivery>>,
+        stop: watch::Receiver<bool>,
+    ) -> impl Future<Output = Result<(), TransportError>> + Send;
+}
