@@ -278,7 +278,8 @@ impl Counters {
     }
 }
 
-/// Called with every settlement, as it happens.
+/// Called with every outcome once it is decided, before it is sent to the broker (a process stopped in
+/// between reports it again when the message comes back: every outcome is reported at least once).
 pub type Observer = Arc<dyn Fn(&Settled) + Send + Sync>;
 
 /// What every message task shares.
@@ -329,7 +330,12 @@ where
     let room = Arc::new(Semaphore::new(concurrency));
     let (deliveries_tx, mut deliveries) = mpsc::channel(concurrency);
     let (stop, stopped) = watch::channel(false);
-    let pulling = tokio::spawn(source.pull(room.clone(), deliveries_tx, stopped));
+    // Dropping the consumer's future (a caller that gives up on it) stops the pulling too.
+    let mut pulling = AbortOnDrop(tokio::spawn(source.pull(
+        room.clone(),
+        deliveries_tx,
+        stopped,
+    )));
     let idle_exit = config.idle_exit;
     let ordered = config.ordering == Ordering::PerSubject;
     let shared = Arc::new(Shared {
@@ -379,7 +385,8 @@ where
             }
             _ = ticker.tick(), if idle_exit.is_some() && !stopping => {
                 let idle = idle_exit.unwrap_or(Duration::MAX);
-                if room.available_permits() == concurrency && last_arrival.elapsed() >= idle {
+                // The source holds free slots while it pulls: idle is no message task and nothing new.
+                if tasks.is_empty() && last_arrival.elapsed() >= idle {
                     stopping = true;
                     let _ = stop.send(true);
                 }
@@ -389,7 +396,7 @@ where
     }
     // The source stopped (asked to, or failed): finish what is held.
     while tasks.join_next().await.is_some() {}
-    let pulled = pulling.await.unwrap_or_else(|panic| {
+    let pulled = (&mut pulling.0).await.unwrap_or_else(|panic| {
         Err(TransportError::new(
             super::transport::TransportErrorKind::Rejected,
             format!("the pulling task failed: {panic}"),
@@ -397,6 +404,15 @@ where
     });
     shared.sink.flush().await;
     pulled.map(|()| counters.snapshot())
+}
+
+/// A task aborted when its handle is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Settles one delivery, keeping its broker timer running meanwhile; with `previous`, only once the
@@ -554,13 +570,14 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
             attempt += 1;
             continue;
         }
+        shared.report(&retried);
         if let Err(e) = delivery.retry_after(delay).await {
             log::warn!(
                 "sequence {}: the retry was not sent ({e}); the broker will deliver it again after its wait",
                 info.sequence
             );
         }
-        return shared.report(&retried);
+        return;
     }
 }
 
@@ -592,15 +609,17 @@ impl<K: Sink> Shared<K> {
         }
     }
 
+    /// Reports, then acknowledges: a process stopped in between reports it again on redelivery, so
+    /// that every outcome is reported at least once.
     async fn ack<D: Delivery>(&self, delivery: &D, mut report: Settled, outcome: Outcome) {
+        report.outcome = outcome;
+        self.report(&report);
         if let Err(e) = delivery.ack().await {
             log::warn!(
                 "sequence {}: the acknowledgement was not sent ({e}); the broker will deliver it again",
                 report.sequence
             );
         }
-        report.outcome = outcome;
-        self.report(&report);
     }
 
     /// Stores the dead letter, then terminates the original; when the dead letter cannot be stored, the
@@ -618,18 +637,19 @@ impl<K: Sink> Shared<K> {
         };
         match send_with_retry(&self.sink, message, retry).await {
             Ok(_) => {
-                if let Err(e) = delivery.terminate(&fault.summary()).await {
+                let reason = fault.summary();
+                report.outcome = Outcome::DeadLettered;
+                report.fault = Some(fault);
+                self.report(&report);
+                if let Err(e) = delivery.terminate(&reason).await {
                     log::warn!(
                         "sequence {}: dead-lettered, but the termination was not sent ({e}); it will be dead-lettered again (once: the dead letter is deduplicated)",
                         report.sequence
                     );
                 }
-                report.outcome = Outcome::DeadLettered;
-                report.fault = Some(fault);
             }
             Err(error) => {
                 let delay = self.config.retry_delay(report.attempt);
-                let _ = delivery.retry_after(delay).await;
                 report.outcome = Outcome::Retried;
                 report.fault = Some(Fault {
                     kind: "dead_letter_failed".to_owned(),
@@ -639,8 +659,9 @@ impl<K: Sink> Shared<K> {
                         self.dead_letter_subject, fault.kind, fault.message
                     ),
                 });
+                self.report(&report);
+                let _ = delivery.retry_after(delay).await;
             }
         }
-        self.report(&report);
     }
 }

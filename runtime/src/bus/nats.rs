@@ -807,7 +807,9 @@ pub struct NatsSink {
 }
 
 impl Sink for NatsSink {
-    async fn publish(&self, message: Outgoing) -> Result<Receipt, TransportError> {
+    type Pending = std::pin::Pin<Box<dyn Future<Output = Result<Receipt, TransportError>> + Send>>;
+
+    async fn send(&self, message: Outgoing) -> Result<Self::Pending, TransportError> {
         let mut headers = async_nats::HeaderMap::new();
         for (name, value) in message.headers.iter() {
             headers.append(name, value);
@@ -821,12 +823,14 @@ impl Sink for NatsSink {
             .send_publish(message.subject, publish)
             .await
             .map_err(publish_error)?;
-        let ack = acknowledgement.await.map_err(publish_error)?;
-        Ok(Receipt {
-            stream: ack.stream,
-            sequence: ack.sequence,
-            duplicate: ack.duplicate,
-        })
+        Ok(Box::pin(async move {
+            let ack = acknowledgement.await.map_err(publish_error)?;
+            Ok(Receipt {
+                stream: ack.stream,
+                sequence: ack.sequence,
+                duplicate: ack.duplicate,
+            })
+        }))
     }
 
     async fn flush(&self) {

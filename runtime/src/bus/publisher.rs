@@ -7,7 +7,8 @@ use super::transport::{Outgoing, Receipt, Sink, TransportError};
 use crate::events::{Checked, Decoder, EventError, Metadata};
 use energy_api::Event;
 use energy_api::events::JSON_SCHEMA_ID_BASE;
-use futures_util::stream::{self, Stream, StreamExt};
+use futures_util::StreamExt;
+use futures_util::future::Either;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -178,20 +179,66 @@ impl<S: Sink> Publisher<S> {
         send_with_retry(&self.sink, message, self.retry).await
     }
 
-    /// Publishes many prepared messages with at most `in_flight` awaiting the broker's acknowledgement
-    /// at once; the results come in the order of the input.
-    pub fn send_all<'a, I>(
-        &'a self,
+    /// Publishes many prepared messages, each tagged by the caller (a line number, say): sent in their
+    /// order (so the broker stores them in that order, but for one that had to be sent again), with at
+    /// most `in_flight` awaiting the broker's acknowledgement at once. `each` hears of every result in
+    /// the order of the input, and stops the publishing by returning `false` (what was sent by then is
+    /// still awaited, and reported).
+    pub async fn send_ordered<T, I>(
+        &self,
         messages: I,
         in_flight: usize,
-    ) -> impl Stream<Item = Result<Receipt, PublishError>> + 'a
-    where
-        I: IntoIterator<Item = Outgoing>,
-        I::IntoIter: 'a,
+        mut each: impl FnMut(T, Result<Receipt, PublishError>) -> bool,
+    ) where
+        I: futures_util::Stream<Item = (T, Outgoing)>,
     {
-        stream::iter(messages)
-            .map(move |message| self.send(message))
-            .buffered(in_flight.max(1))
+        type Acknowledgement = std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<Receipt, TransportError>> + Send>,
+        >;
+        let in_flight = in_flight.max(1);
+        let mut messages = std::pin::pin!(messages);
+        let mut pending: std::collections::VecDeque<(T, Outgoing, Acknowledgement)> =
+            std::collections::VecDeque::new();
+        let (mut input_done, mut stopping) = (false, false);
+        loop {
+            let room = pending.len() < in_flight && !input_done && !stopping;
+            let next = match pending.front_mut() {
+                None if !room => return,
+                None => Either::Left(messages.next().await),
+                Some((_, _, acknowledgement)) if room => tokio::select! {
+                    biased;
+                    result = acknowledgement.as_mut() => Either::Right(result),
+                    item = messages.next() => Either::Left(item),
+                },
+                Some((_, _, acknowledgement)) => Either::Right(acknowledgement.as_mut().await),
+            };
+            match next {
+                Either::Left(Some((tag, message))) => {
+                    let acknowledgement: Acknowledgement =
+                        match self.sink.send(message.clone()).await {
+                            Ok(ack) => Box::pin(ack),
+                            Err(error) => Box::pin(std::future::ready(Err(error))),
+                        };
+                    pending.push_back((tag, message, acknowledgement));
+                }
+                Either::Left(None) => input_done = true,
+                Either::Right(result) => {
+                    let Some((tag, message, _)) = pending.pop_front() else {
+                        return;
+                    };
+                    let result = match result {
+                        Ok(receipt) => Ok(receipt),
+                        Err(error) if error.is_transient() => {
+                            send_with_retry(&self.sink, message, self.retry).await
+                        }
+                        Err(error) => Err(PublishError::Transport { error, attempts: 1 }),
+                    };
+                    if !each(tag, result) {
+                        stopping = true;
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -80,11 +80,23 @@ impl TransportError {
 
 /// Publishes messages and waits for the broker to have stored each.
 pub trait Sink: Clone + Send + Sync + 'static {
-    /// Publishes `message`; resolves once the broker has stored it (or says it had it already).
+    /// The broker's acknowledgement of a sent message, still to come.
+    type Pending: Future<Output = Result<Receipt, TransportError>> + Send + 'static;
+
+    /// Sends `message` on the connection; messages sent one after the other reach the broker in that
+    /// order. Resolves once it is sent, to the acknowledgement to wait for.
+    fn send(
+        &self,
+        message: Outgoing,
+    ) -> impl Future<Output = Result<Self::Pending, TransportError>> + Send;
+
+    /// Sends `message` and waits for the broker to have stored it (or to say it had it already).
     fn publish(
         &self,
         message: Outgoing,
-    ) -> impl Future<Output = Result<Receipt, TransportError>> + Send;
+    ) -> impl Future<Output = Result<Receipt, TransportError>> + Send {
+        async move { self.send(message).await?.await }
+    }
 
     /// Makes sure that what was sent on the connection (settlements included) reached the broker.
     fn flush(&self) -> impl Future<Output = ()> + Send;

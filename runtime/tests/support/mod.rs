@@ -1,7 +1,9 @@
-//! Helpers shared by the REST tests: a real HTTP server on 127.0.0.1 and the fixtures.
+//! Helpers shared by the tests: a real HTTP server on 127.0.0.1, real `nats-server` processes, and the
+//! fixtures.
 #![allow(dead_code)] // Each test binary uses its own part of the helpers.
 
 pub mod hostile;
+pub mod nats;
 pub mod server;
 
 use std::path::PathBuf;

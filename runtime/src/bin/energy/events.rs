@@ -1,4 +1,5 @@
-//! `energy events …`: checking captured event streams.
+//! `energy events …`: checking captured event streams (and, with the `bus` feature, publishing,
+//! consuming, dead letters and capture: `bus.rs`).
 
 use clap::{Args, Subcommand};
 use energy_runtime::events::{
@@ -25,6 +26,38 @@ pub(crate) enum EventsCommand {
     /// --fail-if-empty, when there is no event at all), 2 for a usage or I/O error, 141 when standard
     /// output is closed before the end (`| head`).
     Validate(ValidateArgs),
+    /// Publish newline-delimited event envelopes (the format `validate` reads) to the bus.
+    ///
+    /// Every line is checked as `validate` checks it; each valid one is published as a CloudEvent
+    /// (binary mode) on `<prefix>.<event type>.<version>` and reported with its stream sequence once
+    /// the broker has stored it; each invalid one is reported as `validate` reports it (line, kind,
+    /// path) and not published. Exit status: 0 when every line was published, 1 when any line was
+    /// invalid, 2 for a usage error or when the broker could not be reached (the report says which
+    /// lines were published).
+    #[cfg(feature = "bus")]
+    Publish(crate::bus::PublishArgs),
+    /// Consume events from the bus with a durable consumer, printing one JSON line per outcome.
+    ///
+    /// Each message is read as a CloudEvent, decoded and checked as `validate` checks it: a valid event
+    /// is handled (reported, then acknowledged); one that cannot be decoded or is invalid is
+    /// dead-lettered at once with its error kind and path; after --max-deliver deliveries without
+    /// success a message is dead-lettered. Lines: {"id","event_type","version","outcome","subject",
+    /// "sequence","attempt","error"?}; outcomes handled, retried, dead_lettered, unknown, skipped.
+    /// Processes using the same --durable share the events. Stops on Ctrl-C or SIGTERM (finishing and
+    /// settling what it holds), or with --idle-exit; exit status 0, 2 for usage or connection errors.
+    #[cfg(feature = "bus")]
+    Consume(crate::bus::ConsumeArgs),
+    /// Dead letters: list them, show one, publish them again once they can be handled.
+    #[cfg(feature = "bus")]
+    #[command(subcommand)]
+    Dlq(crate::bus::DlqCommand),
+    /// Write the events stored on the bus as newline-delimited envelopes (the format `validate` and
+    /// `publish` read), in stream order, until caught up (or, with --follow, until interrupted).
+    ///
+    /// Publishing the file again reproduces the events byte for byte: payloads, ids, times, sources and
+    /// the other attributes and headers.
+    #[cfg(feature = "bus")]
+    Capture(crate::bus::CaptureArgs),
 }
 
 /// Arguments of `energy events validate`.
@@ -57,12 +90,20 @@ const MAX_LINE_LIMIT: u64 = 1 << 30;
 pub(crate) fn run(command: EventsCommand) -> ExitCode {
     match command {
         EventsCommand::Validate(args) => validate(&args),
+        #[cfg(feature = "bus")]
+        EventsCommand::Publish(args) => crate::bus::publish(args),
+        #[cfg(feature = "bus")]
+        EventsCommand::Consume(args) => crate::bus::consume(args),
+        #[cfg(feature = "bus")]
+        EventsCommand::Dlq(command) => crate::bus::dlq(command),
+        #[cfg(feature = "bus")]
+        EventsCommand::Capture(args) => crate::bus::capture(args),
     }
 }
 
 /// One line of the report.
 #[derive(Serialize)]
-struct Report<'a> {
+pub(crate) struct Report<'a> {
     line: u64,
     ok: bool,
     event_type: Option<&'a str>,
@@ -92,7 +133,7 @@ impl<'a> Report<'a> {
         }
     }
 
-    fn invalid(line: u64, error: &'a EventError) -> Self {
+    pub(crate) fn invalid(line: u64, error: &'a EventError) -> Self {
         Report {
             line,
             ok: false,
@@ -241,7 +282,7 @@ fn validate(args: &ValidateArgs) -> ExitCode {
 }
 
 /// The error reported for a line over the limit.
-fn too_long(length: u64, limit: usize) -> EventError {
+pub(crate) fn too_long(length: u64, limit: usize) -> EventError {
     EventError::new(
         ErrorKind::BadEnvelope,
         "",
@@ -251,7 +292,7 @@ fn too_long(length: u64, limit: usize) -> EventError {
     )
 }
 
-fn write_report(out: &mut impl Write, report: &Report<'_>) -> io::Result<()> {
+pub(crate) fn write_report(out: &mut impl Write, report: &Report<'_>) -> io::Result<()> {
     serde_json::to_writer(&mut *out, report).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }

@@ -6,6 +6,8 @@
 //! that SIGPIPE ends.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "bus")]
+mod bus;
 mod events;
 #[cfg(feature = "blocking")]
 mod rest;
@@ -14,8 +16,8 @@ use clap::{Parser, Subcommand};
 use std::io;
 use std::process::ExitCode;
 
-/// The energy supply platform's interface from the command line: check event streams, read products,
-/// unit rates and accounts.
+/// The energy supply platform's interface from the command line: check event streams, publish and
+/// consume events on the bus, read products, unit rates and accounts.
 #[derive(Parser)]
 #[command(name = "energy", version)]
 struct Cli {
@@ -25,9 +27,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Platform events: check captured streams of event envelopes.
+    /// Platform events: check captured streams of event envelopes; publish, consume, dead-letter and
+    /// capture them on the bus.
     #[command(subcommand)]
     Events(events::EventsCommand),
+    /// The event bus (NATS JetStream): set up its streams from the catalogue.
+    #[cfg(feature = "bus")]
+    #[command(subcommand)]
+    Bus(bus::BusCommand),
     #[cfg(feature = "blocking")]
     #[command(flatten)]
     Rest(rest::Command),
@@ -37,6 +44,8 @@ fn main() -> ExitCode {
     // Usage errors exit with status 2 (clap's default), `--help` and `--version` with 0.
     match Cli::parse().command {
         Command::Events(command) => events::run(command),
+        #[cfg(feature = "bus")]
+        Command::Bus(command) => bus::run(command),
         #[cfg(feature = "blocking")]
         Command::Rest(command) => rest::run(command),
     }

