@@ -799,6 +799,9 @@ fn headers_of(map: Option<&async_nats::HeaderMap>) -> Headers {
     pairs.into_iter().collect()
 }
 
+/// How long a publish waits for the broker's acknowledgement before it is sent again.
+const ACK_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Publishes to JetStream.
 #[derive(Clone)]
 pub struct NatsSink {
@@ -823,8 +826,20 @@ impl Sink for NatsSink {
             .send_publish(message.subject, publish)
             .await
             .map_err(publish_error)?;
+        // The wait starts now, not when the acknowledgement is first awaited: a publisher awaits its
+        // acknowledgements one after the other, and those lost with a connection must all time out
+        // together, not each after the one before it.
+        let deadline = tokio::time::Instant::now() + ACK_TIMEOUT;
         Ok(Box::pin(async move {
-            let ack = acknowledgement.await.map_err(publish_error)?;
+            let ack = tokio::time::timeout_at(deadline, acknowledgement.into_future())
+                .await
+                .map_err(|_| {
+                    TransportError::new(
+                        TransportErrorKind::Timeout,
+                        format!("the broker did not acknowledge within {ACK_TIMEOUT:?}"),
+                    )
+                })?
+                .map_err(publish_error)?;
             Ok(Receipt {
                 stream: ack.stream,
                 sequence: ack.sequence,

@@ -59,6 +59,7 @@ pub struct NatsServer {
 #[derive(Clone)]
 struct ClusterArgs {
     name: String,
+    port: u16,
     routes: Vec<u16>,
 }
 
@@ -68,32 +69,34 @@ impl NatsServer {
         Self::spawn("solo", None, None, None)
     }
 
-    /// Three clustered servers with JetStream on loopback (the second and third route to the first,
-    /// which learns of them), once their JetStream cluster has a leader.
+    /// Three clustered servers with JetStream on loopback, each with routes to all three. A JetStream
+    /// cluster needs its routes configured before it starts, so the cluster ports are free ports the
+    /// system picks (bound, read and released just before); the client ports are the servers' own picks.
     pub fn cluster() -> Vec<NatsServer> {
-        let first = Self::spawn(
-            "n1",
-            None,
-            None,
-            Some(ClusterArgs {
-                name: "energy-test".to_owned(),
-                routes: Vec::new(),
-            }),
-        );
-        let seed = first.cluster_port.expect("a cluster port");
-        let mut nodes = vec![first];
-        for name in ["n2", "n3"] {
-            nodes.push(Self::spawn(
-                name,
-                None,
-                None,
-                Some(ClusterArgs {
-                    name: "energy-test".to_owned(),
-                    routes: vec![seed],
-                }),
-            ));
-        }
-        nodes
+        let listeners: Vec<std::net::TcpListener> = (0..3)
+            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+            .collect();
+        let ports: Vec<u16> = listeners
+            .iter()
+            .map(|l| l.local_addr().expect("an address").port())
+            .collect();
+        drop(listeners);
+        ["n1", "n2", "n3"]
+            .iter()
+            .zip(&ports)
+            .map(|(name, port)| {
+                Self::spawn(
+                    name,
+                    None,
+                    None,
+                    Some(ClusterArgs {
+                        name: "energy-test".to_owned(),
+                        port: *port,
+                        routes: ports.clone(),
+                    }),
+                )
+            })
+            .collect()
     }
 
     fn spawn(
@@ -117,17 +120,16 @@ impl NatsServer {
             .arg("--ports_file_dir")
             .arg(&ports);
         if let Some(cluster) = &cluster {
+            let routes: Vec<String> = cluster
+                .routes
+                .iter()
+                .map(|p| format!("nats://127.0.0.1:{p}"))
+                .collect();
             command
                 .args(["--cluster_name", &cluster.name, "--cluster"])
-                .arg("nats://127.0.0.1:-1");
-            if !cluster.routes.is_empty() {
-                let routes: Vec<String> = cluster
-                    .routes
-                    .iter()
-                    .map(|p| format!("nats://127.0.0.1:{p}"))
-                    .collect();
-                command.arg("--routes").arg(routes.join(","));
-            }
+                .arg(format!("nats://127.0.0.1:{}", cluster.port))
+                .arg("--routes")
+                .arg(routes.join(","));
         }
         let mut child = command
             .stdin(Stdio::null())
@@ -206,6 +208,16 @@ impl NatsServer {
         let cluster = self.cluster.clone();
         let again = Self::spawn(&self.name, Some(self.port), Some(dir), cluster);
         *self = again;
+    }
+
+    /// The server's name (`-n`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the process is still there.
+    pub fn is_running(&self) -> bool {
+        self.child.is_some()
     }
 
     /// What the server printed (for failure messages).
