@@ -558,6 +558,12 @@ fn the_json_schema_files_are_the_asyncapi_schemas() {
             energy_codegen::emit::jsonschema::type_path(&t.name),
         ));
     }
+    for (name, _) in energy_codegen::emit::bus::schemas() {
+        compared.push((
+            name.to_owned(),
+            format!("{}/{name}.json", energy_codegen::emit::bus::DIR),
+        ));
+    }
     let mut aliases = 0;
     for (_, event) in model.events() {
         for v in &event.versions {
@@ -595,8 +601,8 @@ fn the_json_schema_files_are_the_asyncapi_schemas() {
     );
     assert_eq!(
         compared.len(),
-        48 + 288,
-        "the shared types and every version"
+        48 + 3 + 288,
+        "the shared types, the bus's three and every version"
     );
 }
 
@@ -733,8 +739,18 @@ fn every_example_validates_against_its_own_schema() {
             let in_document =
                 document.validator(&format!("#/components/messages/{}/payload", v.id));
             let in_file = files.validator(&energy_codegen::emit::jsonschema::path(v));
+            let headers = document.validator(&format!("#/components/messages/{}/headers", v.id));
             for example in examples {
                 message_examples += 1;
+                let found = errors(&headers, &example["headers"]);
+                if example["headers"].is_null() || !found.is_empty() {
+                    failures.push(format!("{} example headers: {}", v.id, found.join("; ")));
+                }
+                if example["headers"]["ce-type"] != event.name.as_str()
+                    || example["headers"]["ce-dataversion"] != v.label.as_str()
+                {
+                    failures.push(format!("{} example headers name another event", v.id));
+                }
                 let payload = &example["payload"];
                 for (name, validator) in [("asyncapi.yaml", &in_document), ("its file", &in_file)] {
                     let found = errors(validator, payload);
@@ -827,8 +843,31 @@ fn every_example_validates_against_its_own_schema() {
         &openapi["components"]["responses"]["Error"]["content"],
         &mut failures,
     );
+    // The dead letter's example: its headers and payload against the message's schemas.
+    let dead_letter = &asyncapi["components"]["messages"]["deadLetter"];
+    for example in dead_letter["examples"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
+        for part in ["headers", "payload"] {
+            let validator = document.validator(&format!("#/components/messages/deadLetter/{part}"));
+            let found = errors(&validator, &example[part]);
+            if example[part].is_null() || !found.is_empty() {
+                failures.push(format!(
+                    "the dead letter's example {part}: {}",
+                    found.join("; ")
+                ));
+            }
+        }
+        message_examples += 1;
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(message_examples, 288);
+    assert_eq!(
+        message_examples,
+        288 + 1,
+        "every version's, and the dead letter's"
+    );
     assert_eq!(
         response_examples,
         4 + 1,

@@ -59,6 +59,16 @@ pub const REST_MODULE_ITEMS: &[&str] = &["API_VERSION", "Endpoint", "ErrorRespon
 /// them as names.
 pub const SCHEMA_ID_BASE: &str = "https://schemas.energy-platform.example/";
 
+/// The schema of every event's CloudEvents headers in the documents (`components/schemas`, and
+/// `schemas/bus/`).
+pub const CLOUD_EVENT_HEADERS: &str = "CloudEventHeaders";
+
+/// The schema of a dead letter's headers.
+pub const DEAD_LETTER_HEADERS: &str = "DeadLetterHeaders";
+
+/// The schema of a dead letter's body.
+pub const DEAD_LETTER_PAYLOAD: &str = "DeadLetterPayload";
+
 /// Cargo feature names a section may not take.
 const RESERVED_FEATURES: &[&str] = &["borrowed", "default", "documents", "rest"];
 
@@ -649,7 +659,12 @@ fn check_asyncapi(model: &Model, places: &Places, diags: &mut Diagnostics) {
     let mut components = Namespace::new(
         "AsyncAPI document's `components/schemas`",
         "rename the shared type, or give the event type a `rust_name:`",
-    );
+    )
+    .reserve(&[
+        CLOUD_EVENT_HEADERS,
+        DEAD_LETTER_HEADERS,
+        DEAD_LETTER_PAYLOAD,
+    ]);
     for t in &model.shared_types {
         if let Some(&span) = places.shared_types.get(&t.name) {
             components.claim(&t.name, format!("shared type `{}`", t.name), span, diags);

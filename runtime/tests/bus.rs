@@ -82,6 +82,41 @@ fn metadata(pairs: &[(&str, &str)]) -> Metadata {
     m
 }
 
+/// A schema of the bus in `generated/schemas/bus/` (what the documents say the headers are).
+fn bus_schema(name: &str) -> serde_json::Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../generated/schemas/bus")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// Checks headers against a header schema of the documents: every required one present, every value
+/// of an enumerated or constant one allowed.
+fn assert_headers_match(schema: &str, headers: &energy_runtime::bus::Headers) {
+    let schema = bus_schema(schema);
+    for required in schema["required"].as_array().unwrap() {
+        let name = required.as_str().unwrap();
+        assert!(
+            headers.get(name).is_some(),
+            "{name} missing from {headers:?}"
+        );
+    }
+    for (name, property) in schema["properties"].as_object().unwrap() {
+        let Some(value) = headers.get(name) else {
+            continue;
+        };
+        if let Some(allowed) = property["enum"].as_array() {
+            assert!(
+                allowed.iter().any(|a| a == value),
+                "{name}: {value} not in {allowed:?}"
+            );
+        }
+        if let Some(constant) = property["const"].as_str() {
+            assert_eq!(value, constant, "{name}");
+        }
+    }
+}
+
 /// Runs a consumer until it has been idle for a second; its settlements in order, and its counts.
 async fn consume(bus: &Bus, config: ConsumerConfig, handlers: Handlers) -> (Vec<Settled>, Stats) {
     let settled = Arc::new(Mutex::new(Vec::new()));
@@ -135,6 +170,8 @@ fn every_golden_payload_goes_round_the_bus_and_decodes_to_equal_values() {
                     return Err(HandlerError::reject("expected a known event"));
                 };
                 let subject = context.subject.clone();
+                // The headers are the ones the documents describe.
+                assert_headers_match("CloudEventHeaders", &context.headers);
                 sink.lock()
                     .unwrap()
                     .insert(context.id, (*known.event, subject));
@@ -367,6 +404,23 @@ fn poison_messages_are_dead_lettered_with_their_kind_and_path_and_the_consumer_g
         }
 
         let letters = bus.dead_letters(None).await.unwrap();
+        // Stored with the headers the documents describe.
+        let stream = async_nats::jetstream::new(bus.client().clone())
+            .get_stream(bus.subjects().dead_letter_stream())
+            .await
+            .unwrap();
+        for letter in &letters {
+            let raw = stream.get_raw_message(letter.sequence).await.unwrap();
+            let headers: energy_runtime::bus::Headers = raw
+                .headers
+                .iter()
+                .flat_map(|(n, vs)| {
+                    vs.iter()
+                        .map(move |v| (n.to_string(), v.as_str().to_owned()))
+                })
+                .collect();
+            assert_headers_match("DeadLetterHeaders", &headers);
+        }
         let by_id: BTreeMap<String, _> = letters
             .iter()
             .map(|l| (l.event().2.unwrap_or_default(), l))

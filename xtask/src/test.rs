@@ -35,10 +35,20 @@ pub(crate) struct TestArgs {
 pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let root = crate::workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    // The bus tests run against a real broker: the pinned `nats-server` is installed first.
+    eprintln!("==> nats-server for the bus tests (tools/validators/.venv)");
+    let nats_server = match crate::tools::Tools::install_nats_server(&root) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("error: cannot install nats-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let steps: Vec<(&str, Command)> = {
         let mut workspace = Command::new(&cargo);
         workspace
             .current_dir(&root)
+            .env("NATS_SERVER", &nats_server)
             .args(["test", "--workspace", "--all-features"])
             .args(&args.cargo_args);
         vec![(

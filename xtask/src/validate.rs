@@ -45,11 +45,10 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     let canary_dir = root.join("target/validator-canary");
     let broken_openapi = broken_copy(&openapi, &canary_dir)?;
     let broken_asyncapi = broken_copy(&asyncapi, &canary_dir)?;
-    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    let (channels, operations, messages) = energy_codegen::emit::asyncapi::counts(&model);
     let parsed = format!(
-        "{{\"version\":\"{}\",\"channels\":{event_types},\"operations\":{event_types},\"messages\":{}}}",
+        "{{\"version\":\"{}\",\"channels\":{channels},\"operations\":{operations},\"messages\":{messages}}}",
         energy_codegen::emit::asyncapi::ASYNCAPI_VERSION,
-        model.version_count()
     );
 
     let mut checks = Vec::new();

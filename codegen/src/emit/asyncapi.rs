@@ -1,16 +1,20 @@
 //! `asyncapi.yaml`: the events catalogue as an AsyncAPI 3.0.0 document.
 //!
 //! The document describes the platform, which sends events:
-//! - one server, `event_bus`: the spec says only that events go to an event bus, so its host is a
-//!   variable and its protocol is written `unspecified` (no broker, transport or envelope is invented);
-//! - one channel per event type, addressed and titled by the type (`agreement.updated`), holding one
+//! - one server, `nats`: the spec says only that events go to an event bus; the bus is ours to choose
+//!   (NATS JetStream, see `energy_runtime::bus`), with its host as a variable;
+//! - one channel per event type, addressed by its subject with the version as a parameter
+//!   (`energy.agreement.updated.{version}`) and titled by the type (`agreement.updated`), holding one
 //!   message per payload version, and one `send` operation per channel: a reader finds an event by its
 //!   type in both lists. Channels are keyed by the Rust name of the event type (`AgreementUpdated`) and
 //!   operations by `send` and that name (`sendAgreementUpdated`): model generators name the union of an
 //!   event type's payload versions after its channel key, and code generators name functions after
 //!   operation ids, so both are identifiers, the same as the Rust crate's, whatever the event types;
 //! - one message per (type, version), keyed and named by its stable id (`agreement.updated.v2`), titled
-//!   `agreement.updated v2`, with `x-event-type` and `x-payload-version`;
+//!   `agreement.updated v2`, with `x-event-type` and `x-payload-version`, and the CloudEvents headers
+//!   of the bus (`CloudEventHeaders`: binary content mode) as its headers;
+//! - the dead-letter channel (`deadLetters`, `energy_dead_letters.{consumer}`), where consumers built on
+//!   the runtime store what they cannot handle, with its message and headers;
 //! - payload schemas in `components/schemas` (named as the Rust types, `AgreementUpdatedV2`), with
 //!   `$ref`s to the shared types beside them; a version whose payload is a shared type is `allOf` it.
 //!
@@ -53,6 +57,13 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     Ok(files)
 }
 
+/// How many channels, operations and messages the document holds: one channel and operation per event
+/// type and one message per version, and the dead-letter channel, its operation and message.
+pub fn counts(model: &Model) -> (usize, usize, usize) {
+    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
+    (event_types + 1, event_types + 1, model.version_count() + 1)
+}
+
 /// The key of an event type's channel: the Rust name of the event type (`AgreementUpdated`).
 pub fn channel_key(event: &EventType) -> &str {
     &event.rust_name
@@ -77,19 +88,30 @@ fn document(model: &Model) -> Result<Map, String> {
                 .collect::<Vec<_>>(),
         );
     let server = Map::new()
-        .with("host", "{bus_host}")
-        .with("protocol", "unspecified")
+        .with("host", "{nats_host}")
+        .with("protocol", "nats")
+        .with("title", "NATS JetStream")
         .with(
             "description",
-            "The event bus the platform emits its events to. The spec does not show the bus, its \
-             protocol, the envelope around a payload, delivery guarantees or ordering; this server stands \
-             for it, with its host as a variable.",
+            "The event bus the platform emits its events to. The spec does not show the bus; the \
+             decision is NATS JetStream (`energy bus init` creates its streams from this catalogue). \
+             Each event is a message on the subject `<prefix>.<event type>.<version>` (prefix `energy` \
+             unless configured; a `.` in a version written `_`): CloudEvents 1.0 in binary content mode, \
+             the payload as the body and the context attributes as `ce-` headers (`CloudEventHeaders`). \
+             The broker drops an event published again with the same `ce-id` within its deduplication \
+             window. Delivery is at least once: a consumer acknowledges an event after handling it, and \
+             dead-letters one it cannot handle to `energy_dead_letters.<consumer>` (`deadLetters`).",
         )
         .with(
             "variables",
             Map::new().with(
-                "bus_host",
-                Map::new().with("description", "The host of the event bus (not shown in the spec)."),
+                "nats_host",
+                Map::new()
+                    .with(
+                        "description",
+                        "A NATS server of the deployment, host and port (a cluster has several).",
+                    )
+                    .with("default", "127.0.0.1:4222"),
             ),
         );
     let mut channels = Map::new();
@@ -98,6 +120,9 @@ fn document(model: &Model) -> Result<Map, String> {
     let mut schemas = Map::new();
     for t in &model.shared_types {
         schemas.set(&t.name, SCHEMAS.struct_schema(t, &t.doc));
+    }
+    for (name, schema) in super::bus::schemas() {
+        schemas.set(name, schema);
     }
     // Section by section, so that the document and its rendering list each section's event types together.
     let by_section = model
@@ -127,8 +152,18 @@ fn document(model: &Model) -> Result<Map, String> {
         }
         let tags = vec![Node::Map(tag_reference(section))];
         let versions: Vec<&str> = event.versions.iter().map(|v| v.label.as_str()).collect();
+        let tokens = super::bus::version_tokens(versions.iter().copied());
+        let parameter = Map::new()
+            .with(
+                "description",
+                format!(
+                    "The payload version as a subject token (a `.` written `_`): {}.",
+                    tokens.join(", ")
+                ),
+            )
+            .with("enum", tokens.iter().map(Node::from).collect::<Vec<_>>());
         let mut channel = Map::new()
-            .with("address", &event.name)
+            .with("address", super::bus::event_address(&event.name))
             .with("title", &event.name)
             .with(
                 "summary",
@@ -164,6 +199,7 @@ fn document(model: &Model) -> Result<Map, String> {
         channels.set(
             channel_key(event),
             channel
+                .with("parameters", Map::new().with("version", parameter))
                 .with("messages", channel_messages)
                 .with("tags", vec![Node::Map(section_tag(section))]),
         );
@@ -185,11 +221,15 @@ fn document(model: &Model) -> Result<Map, String> {
                 .with("tags", tags),
         );
     }
+    let (key, channel, operation, message) = dead_letters();
+    channels.set(super::bus::DEAD_LETTER_CHANNEL, channel);
+    operations.set(key, operation);
+    messages.set(super::bus::DEAD_LETTER_MESSAGE, message);
     Ok(Map::new()
         .with("asyncapi", ASYNCAPI_VERSION)
         .with("info", info)
         .with("defaultContentType", "application/json")
-        .with("servers", Map::new().with("event_bus", server))
+        .with("servers", Map::new().with("nats", server))
         .with("channels", channels)
         .with("operations", operations)
         .with(
@@ -253,7 +293,8 @@ fn info_description(model: &Model) -> String {
     {
         text.push_str(&format!(
             "\n\nEach event has an event type (`{}`) and a payload version (`{}`). Each type is a channel \
-             addressed by the type, with one message per version whose id is `<type>.<version>` (`{}`).",
+             addressed by its subject on the bus, `energy.<type>.<version>`, with one message per version \
+             whose id is `<type>.<version>` (`{}`).",
             e.name, v.label, v.id
         ));
     }
@@ -263,7 +304,8 @@ fn info_description(model: &Model) -> String {
          decode.\n\n\
          Not shown by the spec: the bus itself, the envelope around a payload, delivery guarantees, \
          ordering, retries, the trigger of each event, the formats of date and date-time strings (plain \
-         strings here) and the allowed values of string fields.",
+         strings here) and the allowed values of string fields. The bus, the envelope (CloudEvents \
+         headers) and the delivery rules described here are this project's decisions (see the server).",
     );
     text
 }
@@ -303,6 +345,23 @@ fn message(
                 &|name| model.shared_type(name),
             ),
         );
+    let headers = Map::new()
+        .with("ce-specversion", "1.0")
+        .with("ce-id", "0b4f3c6e-9a51-4f1b-8d6a-3c2e1f0a7b59")
+        .with("ce-source", "/energy-platform")
+        .with("ce-type", &event.name)
+        .with("ce-time", "2024-03-01T09:30:00Z")
+        .with("ce-datacontenttype", "application/json")
+        .with(
+            "ce-dataschema",
+            format!(
+                "{}{}",
+                crate::naming::SCHEMA_ID_BASE,
+                energy_api_core::bus::event_schema_path(&event.name, &v.label)
+            ),
+        )
+        .with("ce-dataversion", &v.label);
+    let example = example.with("headers", headers);
     Map::new()
         .with("name", &v.id)
         .with("title", format!("{} {}", event.name, v.label))
@@ -312,6 +371,13 @@ fn message(
         )
         .with("description", message_description(model, event, v))
         .with("contentType", "application/json")
+        .with(
+            "headers",
+            reference(format!(
+                "#/components/schemas/{}",
+                crate::naming::CLOUD_EVENT_HEADERS
+            )),
+        )
         .with("payload", payload)
         .with("examples", vec![example])
         .with("tags", vec![Node::Map(tag_reference(section))])
@@ -327,4 +393,114 @@ fn message_description(model: &Model, event: &EventType, v: &EventVersion) -> St
         text.push_str(&table);
     }
     text
+}
+
+/// The dead-letter channel, its `send` operation (by consumers) and its message: the operation's key, then
+/// the three.
+fn dead_letters() -> (&'static str, Map, Map, Map) {
+    use super::bus::{DEAD_LETTER_CHANNEL, DEAD_LETTER_MESSAGE};
+    use crate::naming::{DEAD_LETTER_HEADERS, DEAD_LETTER_PAYLOAD};
+    let channel = Map::new()
+        .with("address", super::bus::dead_letter_address())
+        .with("title", "Dead letters")
+        .with(
+            "summary",
+            "Events a consumer could not handle, each with why and where it came from.",
+        )
+        .with(
+            "description",
+            "A consumer built on `energy-runtime` publishes here what it cannot handle (an event that \
+             cannot be decoded or is invalid, at once; one whose handler failed on each of its \
+             deliveries; an unknown type or version when it is told to), waits for the broker to have \
+             stored it, and only then terminates the original. `energy bus init` creates the stream \
+             that keeps them (`<PREFIX>_DEAD_LETTERS`); `energy events dlq` lists, shows and publishes \
+             them again.",
+        )
+        .with(
+            "parameters",
+            Map::new().with(
+                "consumer",
+                Map::new().with(
+                    "description",
+                    "The durable consumer that dead-lettered it (its default dead-letter subject).",
+                ),
+            ),
+        )
+        .with(
+            "messages",
+            Map::new().with(
+                DEAD_LETTER_MESSAGE,
+                reference(format!("#/components/messages/{DEAD_LETTER_MESSAGE}")),
+            ),
+        );
+    let operation = Map::new()
+        .with("action", "send")
+        .with(
+            "channel",
+            reference(format!("#/channels/{DEAD_LETTER_CHANNEL}")),
+        )
+        .with("title", "Dead-letter an event")
+        .with(
+            "summary",
+            "A consumer stores an event it cannot handle, with why.",
+        )
+        .with(
+            "description",
+            "Sent by consumers, not by the platform: the original message (body and headers) with the \
+             `energy-dead-letter-` headers added.",
+        )
+        .with(
+            "messages",
+            vec![Node::Map(reference(format!(
+                "#/channels/{DEAD_LETTER_CHANNEL}/messages/{DEAD_LETTER_MESSAGE}"
+            )))],
+        );
+    let example_headers = Map::new()
+        .with("ce-specversion", "1.0")
+        .with("ce-id", "0b4f3c6e-9a51-4f1b-8d6a-3c2e1f0a7b59")
+        .with("ce-source", "/energy-platform")
+        .with("ce-type", "agreement.revoked")
+        .with("ce-dataversion", "v2")
+        .with("energy-dead-letter-kind", "invalid_type")
+        .with("energy-dead-letter-path", "payload.agreement_id")
+        .with(
+            "energy-dead-letter-message",
+            "invalid type: string \"seven\", expected i64",
+        )
+        .with("energy-dead-letter-subject", "energy.agreement.revoked.v2")
+        .with("energy-dead-letter-stream", "ENERGY_EVENTS")
+        .with("energy-dead-letter-sequence", "1042")
+        .with("energy-dead-letter-consumer", "billing-service")
+        .with("energy-dead-letter-deliveries", "1")
+        .with("energy-dead-letter-time", "2024-03-01T09:30:01Z");
+    let example = Map::new()
+        .with("name", "invalid")
+        .with(
+            "summary",
+            "An event whose agreement id is a string, dead-lettered on its first delivery.",
+        )
+        .with("headers", example_headers)
+        .with(
+            "payload",
+            Map::new()
+                .with("agreement_id", "seven")
+                .with("account_number", "A-1B2C3D4E"),
+        );
+    let message = Map::new()
+        .with("name", DEAD_LETTER_MESSAGE)
+        .with("title", "Dead letter")
+        .with(
+            "summary",
+            "The original message, byte for byte, with why it was dead-lettered.",
+        )
+        .with(
+            "headers",
+            reference(format!("#/components/schemas/{DEAD_LETTER_HEADERS}")),
+        )
+        .with(
+            "payload",
+            reference(format!("#/components/schemas/{DEAD_LETTER_PAYLOAD}")),
+        )
+        .with("examples", vec![example]);
+    ("sendDeadLetter", channel, operation, message)
 }

@@ -4,6 +4,8 @@
 //! - `schemas/events/<id>.json` (`agreement.updated.v2.json`): the payload of one version; a version
 //!   whose payload is a shared type is `allOf` that type's file;
 //! - `schemas/types/<Name>.json` (`Ledger.json`): one shared type;
+//! - `schemas/bus/<Name>.json`: the headers of events on the bus (`CloudEventHeaders.json`) and the
+//!   dead letter's headers and body (`DeadLetterHeaders.json`, `DeadLetterPayload.json`);
 //! - every file has an `$id` under [`ID_BASE`] that mirrors its path, its `title` is the Rust name
 //!   (`AgreementUpdatedV2`, `Ledger`), and references are relative (`../types/Ledger.json`), so they
 //!   resolve both by `$id` and by file path.
@@ -80,6 +82,10 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
         let path = type_path(&t.name);
         let schema = FROM_TYPES.struct_schema(t, &t.doc);
         add(path.clone(), root(&path, &t.name).with_entries(&schema))?;
+    }
+    for (name, schema) in super::bus::schemas() {
+        let path = format!("{}/{name}.json", super::bus::DIR);
+        add(path.clone(), root(&path, name).with_entries(&schema))?;
     }
     for (_, event) in model.events() {
         for v in &event.versions {

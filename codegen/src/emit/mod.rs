@@ -1,6 +1,7 @@
 //! Emitters: pure functions from the [`Model`](crate::model::Model) to file contents.
 
 pub mod asyncapi;
+pub mod bus;
 pub mod compatibility;
 pub mod jsonschema;
 pub mod openapi;
