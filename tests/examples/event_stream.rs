@@ -5,7 +5,8 @@
 //! `cargo run --release -p energy-tests --example event_stream -- LINES [--payload-first] [EVENT_TYPE…]`
 //!
 //! Envelopes put `event_type` and `version` first, as a producer usually does; `--payload-first` puts the
-//! payload first (the decoder then buffers it).
+//! payload first (the decoder then buffers it). Every line has an `id` of its own (`evt-000001`, …, by
+//! line number): the bus drops an event published again with an id it has seen.
 #![forbid(unsafe_code)]
 
 use energy_codegen::samples::{Optionals, event_payload};
@@ -35,17 +36,18 @@ fn main() -> ExitCode {
         }
         for version in &event.versions {
             for optionals in [Optionals::All, Optionals::None] {
+                // The line is written around its id: (text before the id, text after it).
                 let head = format!(
-                    r#""event_type":{},"version":{},"id":"evt-{:06}","occurred_at":"2024-03-01T09:30:00Z""#,
+                    r#""event_type":{},"version":{},"id":"evt-"#,
                     json!(event.name),
                     json!(version.label),
-                    envelopes.len() + 1
                 );
+                let tail = r#"","occurred_at":"2024-03-01T09:30:00Z""#;
                 let payload = format!(r#""payload":{}"#, event_payload(&model, version, optionals));
                 envelopes.push(if payload_first {
-                    format!("{{{payload},{head}}}")
+                    (format!("{{{payload},{head}"), format!("{tail}}}"))
                 } else {
-                    format!("{{{head},{payload}}}")
+                    (format!("{{{head}"), format!("{tail},{payload}}}"))
                 });
             }
         }
@@ -55,12 +57,12 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for line in envelopes
+    let lines = envelopes
         .iter()
         .cycle()
-        .take(lines.try_into().unwrap_or(usize::MAX))
-    {
-        if writeln!(out, "{line}").is_err() {
+        .take(lines.try_into().unwrap_or(usize::MAX));
+    for (number, (before, after)) in (1u64..).zip(lines) {
+        if writeln!(out, "{before}{number:06}{after}").is_err() {
             return ExitCode::FAILURE;
         }
     }

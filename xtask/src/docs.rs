@@ -226,9 +226,13 @@ fn rest_expectations(model: &Model) -> Vec<String> {
 }
 
 /// Texts the AsyncAPI page renders: each section's title (a group in the navigation and a heading) and
-/// the first event type of each section (its group lists its first channels).
+/// the first event type of each section (its group lists its first channels); and the bus: the
+/// dead-letter channel's address and the address of the first event type's channel (its subject).
 fn event_expectations(model: &Model) -> Vec<String> {
-    let mut expected = Vec::new();
+    let mut expected = vec![energy_codegen::emit::bus::dead_letter_address()];
+    if let Some(first) = model.sections.first().and_then(|s| s.events.first()) {
+        expected.push(energy_codegen::emit::bus::event_address(&first.name));
+    }
     for section in &model.sections {
         expected.push(section.title.clone());
         if let Some(first) = section.events.first() {

@@ -90,7 +90,6 @@ fn document(model: &Model) -> Result<Map, String> {
     let server = Map::new()
         .with("host", "{nats_host}")
         .with("protocol", "nats")
-        .with("title", "NATS JetStream")
         .with(
             "description",
             "The event bus the platform emits its events to. The spec does not show the bus; the \

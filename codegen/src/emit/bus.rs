@@ -225,9 +225,16 @@ fn dead_letter_headers() -> Map {
 
 /// The body of a dead letter: the original's, whatever it was.
 fn dead_letter_payload() -> Map {
-    Map::new().with(
-        "description",
-        "The original message's body, byte for byte: the event's payload, or whatever a broken producer \
-         sent (which may not be JSON).",
-    )
+    let any_json: Vec<Node> = ["object", "array", "string", "number", "boolean", "null"]
+        .into_iter()
+        .map(Node::from)
+        .collect();
+    Map::new()
+        .with("type", any_json)
+        .with(
+            "description",
+            "The original message's body, byte for byte: the event's payload (a JSON object), or whatever \
+             a broken producer sent: any JSON value, or bytes that are not JSON at all (which no schema \
+             describes).",
+        )
 }
