@@ -174,7 +174,7 @@ fn every_golden_payload_goes_round_the_bus_and_decodes_to_equal_values() {
                 assert_headers_match("CloudEventHeaders", &context.headers);
                 sink.lock()
                     .unwrap()
-                    .insert(context.id, (*known.event, subject));
+                    .insert(context.id, (*known.event, subject.to_string()));
                 Ok(())
             }
         });
@@ -720,7 +720,7 @@ fn per_subject_order_holds_through_a_retry() {
                 tokio::time::sleep(Duration::from_millis(5)).await;
                 sink.lock()
                     .unwrap()
-                    .push((context.subject, context.sequence));
+                    .push((context.subject.to_string(), context.sequence));
                 Ok(())
             }
         });

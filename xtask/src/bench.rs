@@ -4,6 +4,7 @@
 //!   features, with none, and with each section's feature alone;
 //! - `validate`: `energy events validate` (release) on a multi-gigabyte stream: throughput and peak memory;
 //! - `criterion`: runs the criterion benches (generation, decoding, the REST client);
+//! - `bus`: the event bus end to end on a real `nats-server` (`runtime/benches/bus.rs`);
 //! - `--peer`: the same payload types through a peer generator, cargo-typify (pinned, installed by the
 //!   command into `<target>/peer-tools/`): generation time and compile time, ours against the peer's, as
 //!   a Markdown table of medians and ratios with the date, `nproc` and rustc version (see
@@ -38,8 +39,11 @@ enum Part {
     Compile,
     /// `energy events validate` on a large stream.
     Validate,
-    /// The criterion benches.
+    /// The criterion benches (and the bus bench, as `cargo bench` runs every bench).
     Criterion,
+    /// The event bus end to end on a real `nats-server`: typed against a bare `async-nats` loop, and
+    /// memory over a million events.
+    Bus,
 }
 
 pub(crate) fn run(args: &BenchArgs) -> ExitCode {
@@ -55,9 +59,23 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
         if wants(Part::Validate) {
             validate_stream(&root, args.gigabytes)?;
         }
-        if wants(Part::Criterion) {
+        if wants(Part::Bus) {
+            let server = crate::tools::Tools::install_nats_server(&root)?;
             let status = Command::new(cargo())
                 .current_dir(&root)
+                .env("NATS_SERVER", &server)
+                .args(["bench", "-p", "energy-runtime", "--bench", "bus"])
+                .status()
+                .map_err(|e| format!("cannot run the bus bench: {e}"))?;
+            if !status.success() {
+                return Err(format!("the bus bench failed ({status})"));
+            }
+        }
+        if wants(Part::Criterion) {
+            let server = crate::tools::Tools::install_nats_server(&root)?;
+            let status = Command::new(cargo())
+                .current_dir(&root)
+                .env("NATS_SERVER", &server)
                 .args(["bench", "--workspace", "--all-features"])
                 .status()
                 .map_err(|e| format!("cannot run cargo bench: {e}"))?;

@@ -49,9 +49,6 @@ pub const MESSAGE_ID_HEADER: &str = "Nats-Msg-Id";
 /// The prefix of every attribute header.
 const PREFIX: &str = "ce-";
 
-/// The attributes written first, in this order (then other attributes by name).
-const FIRST: [&str; 5] = ["id", "source", "time", "datacontenttype", "dataschema"];
-
 /// Attributes that must be strings when an envelope gives them, and which it may not give at all.
 const REQUIRED_STRINGS: [&str; 6] = [
     "id",
@@ -63,9 +60,39 @@ const REQUIRED_STRINGS: [&str; 6] = [
 ];
 const FROM_THE_ENVELOPE: [&str; 3] = ["specversion", "type", VERSION_ATTRIBUTE];
 
+/// The attributes every event carries or may carry, with their headers (static: no allocation per
+/// message).
+const KNOWN: [(&str, &str); 8] = [
+    ("specversion", "ce-specversion"),
+    ("id", "ce-id"),
+    ("source", "ce-source"),
+    ("type", "ce-type"),
+    ("time", "ce-time"),
+    ("datacontenttype", "ce-datacontenttype"),
+    ("dataschema", "ce-dataschema"),
+    (VERSION_ATTRIBUTE, "ce-dataversion"),
+];
+
+/// `name` as a static string when it is one of the headers the bus writes (no allocation per
+/// message), else as given.
+pub fn header_name(name: &str) -> std::borrow::Cow<'static, str> {
+    let known = KNOWN
+        .iter()
+        .map(|(_, header)| *header)
+        .chain([METADATA_HEADER, MESSAGE_ID_HEADER])
+        .find(|header| *header == name);
+    match known {
+        Some(header) => std::borrow::Cow::Borrowed(header),
+        None => std::borrow::Cow::Owned(name.to_owned()),
+    }
+}
+
 /// The header of an attribute: `ce-<name>`.
-pub fn header_of(attribute: &str) -> String {
-    format!("{PREFIX}{attribute}")
+pub fn header_of(attribute: &str) -> std::borrow::Cow<'static, str> {
+    match KNOWN.iter().find(|(a, _)| *a == attribute) {
+        Some((_, header)) => std::borrow::Cow::Borrowed(header),
+        None => std::borrow::Cow::Owned(format!("{PREFIX}{attribute}")),
+    }
 }
 
 /// Whether `name` can be a CloudEvents attribute name: lowercase ASCII letters and digits, at most 20.
@@ -165,8 +192,10 @@ pub fn to_headers(
     let schema = take(&mut attributes, "dataschema").or(defaults.data_schema);
     attributes.sort();
 
-    let mut headers = Headers::new();
-    let mut put = |name: &str, value: &str| headers.append(header_of(name), percent_encode(value));
+    let mut headers = Headers::with_capacity(10 + attributes.len() + extra.len());
+    let mut put = |name: &str, value: &str| {
+        headers.append(header_of(name), percent_encode(value).into_owned())
+    };
     put("specversion", SPEC_VERSION);
     put("id", &id);
     put("source", &source);
@@ -190,13 +219,13 @@ pub fn to_headers(
             let _ = write!(object, "{}:{}", serde_json::Value::from(*name), value.get());
         }
         object.push('}');
-        headers.append(METADATA_HEADER, percent_encode(&object));
+        headers.append(METADATA_HEADER, percent_encode(&object).into_owned());
     }
     // By name (a repeated header keeps its values' order): the same envelope, the same headers.
     let mut extra: Vec<(&str, &str)> = extra.iter().collect();
     extra.sort_by_key(|(name, _)| *name);
     for (name, value) in extra {
-        headers.append(name, value);
+        headers.append(name.to_owned(), value);
     }
     Ok((id, headers))
 }
@@ -273,61 +302,69 @@ pub struct Incoming {
     pub metadata: Metadata,
 }
 
-/// Reads an event's attributes from its headers. A missing or malformed attribute is
+/// Reads an event's attributes from its headers, in one pass. A missing or malformed attribute is
 /// [`ErrorKind::BadEnvelope`] with the header's name as the path (`ce-type`).
 pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {
-    let attribute = |name: &str| -> Result<Option<String>, EventError> {
-        let header = header_of(name);
-        match headers.get(&header) {
-            None => Ok(None),
-            Some(raw) => percent_decode(raw)
-                .map(|v| Some(v.into_owned()))
-                .map_err(|e| bad(&header, format!("header `{header}`: {e}"))),
+    use std::borrow::Cow;
+    // The known attributes, in the order of `KNOWN`; the first value of a repeated header counts.
+    let mut known: [Option<Cow<'_, str>>; 8] = Default::default();
+    let mut others: Vec<(String, String)> = Vec::new();
+    let mut extra: Vec<(&str, &str)> = Vec::new();
+    let mut fields: Option<Cow<'_, str>> = None;
+    for (name, raw) in headers.iter() {
+        let attribute = name
+            .get(..PREFIX.len())
+            .filter(|p| p.eq_ignore_ascii_case(PREFIX))
+            .map(|_| &name[PREFIX.len()..]);
+        if let Some(attribute) = attribute {
+            match KNOWN
+                .iter()
+                .position(|(a, _)| a.eq_ignore_ascii_case(attribute))
+            {
+                Some(i) if known[i].is_none() => known[i] = Some(decode(KNOWN[i].1, raw)?),
+                Some(_) => {}
+                None => others.push((
+                    attribute.to_ascii_lowercase(),
+                    decode(name, raw)?.into_owned(),
+                )),
+            }
+        } else if name.eq_ignore_ascii_case(METADATA_HEADER) {
+            fields = Some(decode(METADATA_HEADER, raw)?);
+        } else if !name.eq_ignore_ascii_case(MESSAGE_ID_HEADER) {
+            extra.push((name, raw));
         }
-    };
-    let required = |name: &str| -> Result<String, EventError> {
-        attribute(name)?.ok_or_else(|| {
-            let header = header_of(name);
-            bad(&header, format!("missing header `{header}`: not a CloudEvents {SPEC_VERSION} event in binary mode"))
-        })
-    };
-    let spec = required("specversion")?;
+    }
+    let [
+        spec,
+        id,
+        source,
+        event_type,
+        time,
+        content_type,
+        schema,
+        version,
+    ] = known;
+    let spec = required(spec, 0)?;
     if spec != SPEC_VERSION {
         return Err(bad(
             "ce-specversion",
             format!("`ce-specversion` is `{spec}`: only CloudEvents {SPEC_VERSION} is read"),
         ));
     }
-    let event_type = required("type")?;
-    let version = required(VERSION_ATTRIBUTE)?;
-    let id = required("id")?;
-    required("source")?;
+    let event_type = required(event_type, 3)?.into_owned();
+    let version = required(version, 7)?.into_owned();
+    let id = required(id, 1)?.into_owned();
+    let source = required(source, 2)?;
 
     let mut metadata = Metadata::new();
-    let mut others: Vec<(String, String)> = Vec::new();
-    let mut extra: Vec<(&str, &str)> = Vec::new();
-    let mut fields: Option<String> = None;
-    for (name, raw) in headers.iter() {
-        let lower = name.to_ascii_lowercase();
-        if let Some(attribute) = lower.strip_prefix(PREFIX) {
-            if FROM_THE_ENVELOPE.contains(&attribute) || FIRST.contains(&attribute) {
-                continue;
-            }
-            let value =
-                percent_decode(raw).map_err(|e| bad(name, format!("header `{name}`: {e}")))?;
-            others.push((attribute.to_owned(), value.into_owned()));
-        } else if lower == METADATA_HEADER {
-            fields = Some(
-                percent_decode(raw)
-                    .map_err(|e| bad(name, format!("header `{name}`: {e}")))?
-                    .into_owned(),
-            );
-        } else if lower != MESSAGE_ID_HEADER.to_ascii_lowercase() {
-            extra.push((name, raw));
-        }
-    }
-    for name in FIRST {
-        if let Some(value) = attribute(name)? {
+    metadata.insert_str("id", &id);
+    metadata.insert_str("source", &source);
+    for (name, value) in [
+        ("time", time),
+        ("datacontenttype", content_type),
+        ("dataschema", schema),
+    ] {
+        if let Some(value) = value {
             metadata.insert_str(name, &value);
         }
     }
@@ -348,6 +385,27 @@ pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {
         version,
         id,
         metadata,
+    })
+}
+
+/// A header's value, decoded; an error names the header.
+fn decode<'a>(header: &str, raw: &'a str) -> Result<std::borrow::Cow<'a, str>, EventError> {
+    percent_decode(raw).map_err(|e| bad(header, format!("header `{header}`: {e}")))
+}
+
+/// The value of the `index`-th known attribute, or the error of its absence.
+fn required(
+    value: Option<std::borrow::Cow<'_, str>>,
+    index: usize,
+) -> Result<std::borrow::Cow<'_, str>, EventError> {
+    value.ok_or_else(|| {
+        let header = KNOWN[index].1;
+        bad(
+            header,
+            format!(
+                "missing header `{header}`: not a CloudEvents {SPEC_VERSION} event in binary mode"
+            ),
+        )
     })
 }
 

@@ -22,7 +22,8 @@ use super::handlers::{Context, HandlerError, HandlerFuture, Handlers, UnknownPol
 use super::publisher::{RetryPolicy, send_with_retry};
 use super::transport::{Delivery, Pulled, Sink, Source, TransportError};
 use crate::events::{Decoded, Decoder, ErrorKind, EventError, Unknown};
-use futures_util::FutureExt;
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -357,26 +358,37 @@ where
     loop {
         tokio::select! {
             pulled = deliveries.recv() => {
-                let Some(Pulled { delivery, slot }) = pulled else { break };
+                let Some(pulled) = pulled else { break };
                 last_arrival = Instant::now();
-                let turn = if ordered {
-                    let (done, next_turn) = oneshot::channel();
-                    let previous = lanes.insert(delivery.subject().to_owned(), next_turn);
-                    Some((previous, done))
-                } else {
-                    None
-                };
+                // One task per pull, settling its messages concurrently: a message costs no task
+                // and no wake-up of another thread.
+                let mut settling = Vec::with_capacity(pulled.len());
+                for Pulled { delivery, slot } in pulled {
+                    let (previous, done) = if ordered {
+                        let (done, next_turn) = oneshot::channel();
+                        let previous = lanes.insert(delivery.subject().to_owned(), next_turn);
+                        (previous, Some(done))
+                    } else {
+                        (None, None)
+                    };
+                    settling.push((delivery, slot, previous, done));
+                }
                 let shared = shared.clone();
                 tasks.spawn(async move {
-                    let (previous, done) = match turn {
-                        Some((previous, done)) => (previous, Some(done)),
-                        None => (None, None),
-                    };
-                    settle(&delivery, &shared, previous).await;
-                    if let Some(done) = done {
-                        let _ = done.send(());
-                    }
-                    drop(slot);
+                    let mut running: FuturesUnordered<_> = settling
+                        .into_iter()
+                        .map(|(delivery, slot, previous, done)| {
+                            let shared = &shared;
+                            async move {
+                                settle(&delivery, shared, previous).await;
+                                if let Some(done) = done {
+                                    let _ = done.send(());
+                                }
+                                drop(slot);
+                            }
+                        })
+                        .collect();
+                    while running.next().await.is_some() {}
                 });
             }
             () = &mut shutdown, if !stopping => {
@@ -430,9 +442,15 @@ async fn settle<D: Delivery, K: Sink>(
         process(delivery, shared).await;
     };
     tokio::pin!(work);
+    // Most messages are settled at their first poll: those never make a timer.
+    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(work.as_mut().poll(cx))).await;
+    if first.is_ready() {
+        return;
+    }
     let period = (shared.config.ack_wait / 3).max(Duration::from_millis(100));
     loop {
         tokio::select! {
+            biased;
             () = &mut work => return,
             () = tokio::time::sleep(period) => {
                 if let Err(e) = delivery.keep_alive().await {
@@ -443,30 +461,55 @@ async fn settle<D: Delivery, K: Sink>(
     }
 }
 
+/// What a report of one delivery says before its outcome, borrowed: a report is made (owned, as
+/// [`Settled`]) only when someone observes the consumer.
+#[derive(Clone, Copy)]
+struct Base<'a> {
+    id: Option<&'a str>,
+    event_type: Option<&'a str>,
+    version: Option<&'a str>,
+    subject: &'a str,
+    sequence: u64,
+    attempt: u64,
+}
+
+impl Base<'_> {
+    fn settled(&self, outcome: Outcome, fault: Option<Fault>) -> Settled {
+        Settled {
+            id: self.id.map(str::to_owned),
+            event_type: self.event_type.map(str::to_owned),
+            version: self.version.map(str::to_owned),
+            subject: self.subject.to_owned(),
+            sequence: self.sequence,
+            attempt: self.attempt,
+            outcome,
+            fault,
+        }
+    }
+}
+
 /// Decodes, hands to a handler and settles one delivery.
 async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
     let info = delivery.info();
     let config = &shared.config;
-    let mut report = Settled {
+    let mut base = Base {
         id: None,
         event_type: None,
         version: None,
-        subject: delivery.subject().to_owned(),
+        subject: delivery.subject(),
         sequence: info.sequence,
         attempt: info.attempt,
-        outcome: Outcome::Handled,
-        fault: None,
     };
     let incoming = match cloudevents::from_headers(delivery.headers()) {
         Ok(incoming) => incoming,
         Err(error) => {
             let fault = Fault::of_event(&error);
-            return shared.dead_letter(delivery, fault, report).await;
+            return shared.dead_letter(delivery, fault, &base).await;
         }
     };
-    report.id = Some(incoming.id.clone());
-    report.event_type = Some(incoming.event_type.clone());
-    report.version = Some(incoming.version.clone());
+    base.id = Some(&incoming.id);
+    base.event_type = Some(&incoming.event_type);
+    base.version = Some(&incoming.version);
     if info.attempt > config.max_deliver {
         let fault = Fault::new(
             "not_settled",
@@ -475,52 +518,58 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                 info.attempt, config.max_deliver
             ),
         );
-        return shared.dead_letter(delivery, fault, report).await;
+        return shared.dead_letter(delivery, fault, &base).await;
     }
+    // Shared by every try: a handler's context costs two reference counts.
+    let metadata = Arc::new(incoming.metadata);
+    let headers = delivery.headers().clone();
+    let subject: Arc<str> = Arc::from(delivery.subject());
     let mut attempt = info.attempt;
     loop {
-        report.attempt = attempt;
+        base.attempt = attempt;
+        // The metadata is the context's; a decoded event carries it only to the fallback.
         let decoded = shared.decoder.decode_parts(
             &incoming.event_type,
             &incoming.version,
             delivery.payload(),
-            incoming.metadata.clone(),
+            crate::events::Metadata::new(),
         );
         let context = Context {
             id: incoming.id.clone(),
-            subject: delivery.subject().to_owned(),
+            subject: subject.clone(),
             sequence: info.sequence,
             attempt,
-            metadata: incoming.metadata.clone(),
-            headers: delivery.headers().clone(),
+            metadata: metadata.clone(),
+            headers: headers.clone(),
         };
         let future: HandlerFuture = match decoded {
             Err(error) => {
                 return shared
-                    .dead_letter(delivery, Fault::of_event(&error), report)
+                    .dead_letter(delivery, Fault::of_event(&error), &base)
                     .await;
             }
-            Ok(Decoded::Unknown(raw)) => {
+            Ok(Decoded::Unknown(mut raw)) => {
                 let unknown = unknown_error(&raw.event_type, &raw.version, raw.reason());
                 match shared.handlers.unknown_policy() {
                     UnknownPolicy::Skip => {
-                        report.fault = Some(Fault::of_event(&unknown));
-                        return shared.ack(delivery, report, Outcome::Unknown).await;
+                        let fault = Some(Fault::of_event(&unknown));
+                        return shared.ack(delivery, &base, Outcome::Unknown, fault).await;
                     }
                     UnknownPolicy::DeadLetter => {
                         return shared
-                            .dead_letter(delivery, Fault::of_event(&unknown), report)
+                            .dead_letter(delivery, Fault::of_event(&unknown), &base)
                             .await;
                     }
                     UnknownPolicy::Fallback => {
+                        raw.metadata = (*metadata).clone();
                         match shared
                             .handlers
                             .dispatch_unknown(Decoded::Unknown(raw), context)
                         {
                             Some(future) => future,
                             None => {
-                                report.fault = Some(Fault::of_event(&unknown));
-                                return shared.ack(delivery, report, Outcome::Unknown).await;
+                                let fault = Some(Fault::of_event(&unknown));
+                                return shared.ack(delivery, &base, Outcome::Unknown, fault).await;
                             }
                         }
                     }
@@ -528,7 +577,7 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
             }
             Ok(Decoded::Known(known)) => match shared.handlers.dispatch(known, context) {
                 Some(future) => future,
-                None => return shared.ack(delivery, report, Outcome::Skipped).await,
+                None => return shared.ack(delivery, &base, Outcome::Skipped, None).await,
             },
         };
         let result = AssertUnwindSafe(future)
@@ -543,12 +592,12 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                 Err(HandlerError::retry(format!("the handler panicked: {what}")))
             });
         let error = match result {
-            Ok(()) => return shared.ack(delivery, report, Outcome::Handled).await,
+            Ok(()) => return shared.ack(delivery, &base, Outcome::Handled, None).await,
             Err(error) => error,
         };
         if error.is_permanent() {
             let fault = Fault::new("handler_rejected", error.message());
-            return shared.dead_letter(delivery, fault, report).await;
+            return shared.dead_letter(delivery, fault, &base).await;
         }
         if attempt >= config.max_deliver {
             let fault = Fault::new(
@@ -557,20 +606,17 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                     "the handler failed on each of {attempt} deliveries (max_deliver); the last time: {error}"
                 ),
             );
-            return shared.dead_letter(delivery, fault, report).await;
+            return shared.dead_letter(delivery, fault, &base).await;
         }
         let delay = config.retry_delay(attempt);
-        let mut retried = report.clone();
-        retried.outcome = Outcome::Retried;
-        retried.fault = Some(Fault::new("handler_failed", error.message()));
+        let fault = Some(Fault::new("handler_failed", error.message()));
+        shared.report(&base, Outcome::Retried, fault);
         if config.ordering == Ordering::PerSubject {
             // In place, holding back the messages behind it on its subject.
-            shared.report(&retried);
             tokio::time::sleep(delay).await;
             attempt += 1;
             continue;
         }
-        shared.report(&retried);
         if let Err(e) = delivery.retry_after(delay).await {
             log::warn!(
                 "sequence {}: the retry was not sent ({e}); the broker will deliver it again after its wait",
@@ -602,29 +648,34 @@ fn unknown_error(event_type: &str, version: &str, reason: Unknown) -> EventError
 }
 
 impl<K: Sink> Shared<K> {
-    fn report(&self, settled: &Settled) {
-        self.counters.count(settled.outcome);
+    fn report(&self, base: &Base<'_>, outcome: Outcome, fault: Option<Fault>) {
+        self.counters.count(outcome);
         if let Some(observer) = &self.observer {
-            observer(settled);
+            observer(&base.settled(outcome, fault));
         }
     }
 
     /// Reports, then acknowledges: a process stopped in between reports it again on redelivery, so
     /// that every outcome is reported at least once.
-    async fn ack<D: Delivery>(&self, delivery: &D, mut report: Settled, outcome: Outcome) {
-        report.outcome = outcome;
-        self.report(&report);
+    async fn ack<D: Delivery>(
+        &self,
+        delivery: &D,
+        base: &Base<'_>,
+        outcome: Outcome,
+        fault: Option<Fault>,
+    ) {
+        self.report(base, outcome, fault);
         if let Err(e) = delivery.ack().await {
             log::warn!(
                 "sequence {}: the acknowledgement was not sent ({e}); the broker will deliver it again",
-                report.sequence
+                base.sequence
             );
         }
     }
 
     /// Stores the dead letter, then terminates the original; when the dead letter cannot be stored, the
     /// original is delivered again later instead (never terminated without its dead letter).
-    async fn dead_letter<D: Delivery>(&self, delivery: &D, fault: Fault, mut report: Settled) {
+    async fn dead_letter<D: Delivery>(&self, delivery: &D, fault: Fault, base: &Base<'_>) {
         let message = dead_letter_of(
             delivery,
             &fault,
@@ -638,28 +689,25 @@ impl<K: Sink> Shared<K> {
         match send_with_retry(&self.sink, message, retry).await {
             Ok(_) => {
                 let reason = fault.summary();
-                report.outcome = Outcome::DeadLettered;
-                report.fault = Some(fault);
-                self.report(&report);
+                self.report(base, Outcome::DeadLettered, Some(fault));
                 if let Err(e) = delivery.terminate(&reason).await {
                     log::warn!(
                         "sequence {}: dead-lettered, but the termination was not sent ({e}); it will be dead-lettered again (once: the dead letter is deduplicated)",
-                        report.sequence
+                        base.sequence
                     );
                 }
             }
             Err(error) => {
-                let delay = self.config.retry_delay(report.attempt);
-                report.outcome = Outcome::Retried;
-                report.fault = Some(Fault {
+                let delay = self.config.retry_delay(base.attempt);
+                let fault = Fault {
                     kind: "dead_letter_failed".to_owned(),
                     path: fault.path,
                     message: format!(
                         "the dead letter was not stored on `{}` ({error}); delivered again later. Why it was to be dead-lettered: {}: {}",
                         self.dead_letter_subject, fault.kind, fault.message
                     ),
-                });
-                self.report(&report);
+                };
+                self.report(base, Outcome::Retried, Some(fault));
                 let _ = delivery.retry_after(delay).await;
             }
         }

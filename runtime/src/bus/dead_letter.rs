@@ -93,7 +93,8 @@ pub fn dead_letter_of(
         })
         .map(|(n, v)| (n.to_owned(), v.to_owned()))
         .collect();
-    let mut put = |name: &str, value: &str| headers.append(name, percent_encode(value));
+    let mut put =
+        |name: &'static str, value: &str| headers.append(name, percent_encode(value).into_owned());
     put(KIND, &fault.kind);
     put(PATH, &fault.path);
     put(MESSAGE, &fault.message);

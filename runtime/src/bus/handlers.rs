@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// What a handler returns.
 pub type HandlerResult = Result<(), HandlerError>;
@@ -72,21 +73,21 @@ impl fmt::Display for HandlerError {
     }
 }
 
-/// Where an event came from, for its handler.
+/// Where an event came from, for its handler (cheap to clone: its parts are shared).
 #[derive(Debug, Clone)]
 pub struct Context {
     /// Its CloudEvents id (`ce-id`).
     pub id: String,
     /// The subject it was published to.
-    pub subject: String,
+    pub subject: Arc<str>,
     /// Its position in the stream.
     pub sequence: u64,
     /// Which delivery this is (1 the first time).
     pub attempt: u64,
     /// Its envelope fields: `id`, `source`, `time`, … (see [`super::cloudevents`]).
-    pub metadata: Metadata,
+    pub metadata: Arc<Metadata>,
     /// The message's headers, as they came.
-    pub headers: Headers,
+    pub headers: Arc<Headers>,
 }
 
 /// What a consumer does with an event whose type or version the catalogue does not know: never a
@@ -252,6 +253,12 @@ impl Handlers {
             }
         }
         let fallback = self.fallback.as_ref()?;
+        // The fallback gets the whole decoded event, its envelope fields included.
+        let metadata = if metadata.is_empty() {
+            (*context.metadata).clone()
+        } else {
+            metadata
+        };
         Some(fallback(
             Decoded::Known(KnownEvent { event, metadata }),
             context,

@@ -5,14 +5,20 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// The headers of one message, in order; a name may repeat.
+/// The headers of one message, in order; a name may repeat. Names the bus writes itself are kept as
+/// static strings (no allocation per message).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Headers(Vec<(String, String)>);
+pub struct Headers(Vec<(Cow<'static, str>, String)>);
 
 impl Headers {
     /// No headers.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// No headers, with room for `capacity`.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Headers(Vec::with_capacity(capacity))
     }
 
     /// The first value of `name` (matched without regard to case).
@@ -24,14 +30,14 @@ impl Headers {
     }
 
     /// Sets `name` to `value`, replacing every value it had.
-    pub fn insert(&mut self, name: impl Into<String>, value: impl Into<String>) {
+    pub fn insert(&mut self, name: impl Into<Cow<'static, str>>, value: impl Into<String>) {
         let name = name.into();
         self.remove(&name);
         self.0.push((name, value.into()));
     }
 
     /// Adds a value of `name`, keeping those it had.
-    pub fn append(&mut self, name: impl Into<String>, value: impl Into<String>) {
+    pub fn append(&mut self, name: impl Into<Cow<'static, str>>, value: impl Into<String>) {
         self.0.push((name.into(), value.into()));
     }
 
@@ -42,7 +48,7 @@ impl Headers {
 
     /// Every header, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+        self.0.iter().map(|(n, v)| (&**n, v.as_str()))
     }
 
     /// The number of values.
@@ -64,7 +70,7 @@ impl Headers {
 
 impl FromIterator<(String, String)> for Headers {
     fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
-        Headers(iter.into_iter().collect())
+        Headers(iter.into_iter().map(|(n, v)| (Cow::Owned(n), v)).collect())
     }
 }
 

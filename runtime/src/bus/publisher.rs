@@ -158,10 +158,7 @@ impl<S: Sink> Publisher<S> {
         }
         let defaults = Defaults {
             source: &self.source,
-            data_schema: Some(format!(
-                "{JSON_SCHEMA_ID_BASE}{}",
-                energy_api_core::bus::event_schema_path(event_type, version)
-            )),
+            data_schema: Some(data_schema(event_type, version)),
         };
         let (id, headers) = cloudevents::to_headers(event_type, version, &draft.metadata, defaults)
             .map_err(|e| e.of(Some(event_type), Some(version)))?;
@@ -214,11 +211,10 @@ impl<S: Sink> Publisher<S> {
             };
             match next {
                 Either::Left(Some((tag, message))) => {
-                    let acknowledgement: Acknowledgement =
-                        match self.sink.send(message.clone()).await {
-                            Ok(ack) => Box::pin(ack),
-                            Err(error) => Box::pin(std::future::ready(Err(error))),
-                        };
+                    let acknowledgement: Acknowledgement = match self.sink.send(&message).await {
+                        Ok(ack) => Box::pin(ack),
+                        Err(error) => Box::pin(std::future::ready(Err(error))),
+                    };
                     pending.push_back((tag, message, acknowledgement));
                 }
                 Either::Left(None) => input_done = true,
@@ -242,6 +238,15 @@ impl<S: Sink> Publisher<S> {
     }
 }
 
+/// The `$id` of a version's JSON Schema: `<base>events/<type>.<version>.json`.
+fn data_schema(event_type: &str, version: &str) -> String {
+    let path = energy_api_core::bus::event_schema_path(event_type, version);
+    let mut id = String::with_capacity(JSON_SCHEMA_ID_BASE.len() + path.len());
+    id.push_str(JSON_SCHEMA_ID_BASE);
+    id.push_str(&path);
+    id
+}
+
 /// Sends `message` on `sink`, retrying passing failures under `retry`.
 pub(crate) async fn send_with_retry<S: Sink>(
     sink: &S,
@@ -253,7 +258,7 @@ pub(crate) async fn send_with_retry<S: Sink>(
     let mut attempts = 0u32;
     loop {
         attempts += 1;
-        match sink.publish(message.clone()).await {
+        match sink.publish(&message).await {
             Ok(receipt) => return Ok(receipt),
             Err(error) if error.is_transient() && started.elapsed() + delay < retry.deadline => {
                 log::debug!(

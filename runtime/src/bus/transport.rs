@@ -87,13 +87,13 @@ pub trait Sink: Clone + Send + Sync + 'static {
     /// order. Resolves once it is sent, to the acknowledgement to wait for.
     fn send(
         &self,
-        message: Outgoing,
+        message: &Outgoing,
     ) -> impl Future<Output = Result<Self::Pending, TransportError>> + Send;
 
     /// Sends `message` and waits for the broker to have stored it (or to say it had it already).
     fn publish(
         &self,
-        message: Outgoing,
+        message: &Outgoing,
     ) -> impl Future<Output = Result<Receipt, TransportError>> + Send {
         async move { self.send(message).await?.await }
     }
@@ -119,8 +119,8 @@ pub struct DeliveryInfo {
 pub trait Delivery: Send + Sync + 'static {
     /// The subject it was published to.
     fn subject(&self) -> &str;
-    /// Its headers.
-    fn headers(&self) -> &Headers;
+    /// Its headers (shared, so that a handler's context takes them without a copy).
+    fn headers(&self) -> &std::sync::Arc<Headers>;
     /// Its body.
     fn payload(&self) -> &Bytes;
     /// Where it stands.
@@ -151,16 +151,17 @@ pub trait Source: Send + 'static {
     /// The deliveries it produces.
     type Delivery: Delivery;
 
-    /// Pulls until `stop` turns true: for each message, takes a free slot of `room` and sends the
-    /// delivery with it to `deliveries`. Pulls only as many as there are free slots, so that no message
-    /// waits in a buffer while the broker's timer runs; retries by itself when the broker goes away and
-    /// comes back (a pull is never left waiting on a connection that was lost). Messages that arrive
-    /// after `stop` are handed back to the broker at once. Returns when stopped, or on an error that
-    /// retrying cannot mend.
+    /// Pulls until `stop` turns true: for each message, takes a free slot of `room`, and sends the
+    /// deliveries of each pull together to `deliveries` (one hand-over per pull, not per message).
+    /// Pulls only as many as there are free slots, so that no message waits in a buffer while the
+    /// broker's timer runs; retries by itself when the broker goes away and comes back (a pull is
+    /// never left waiting on a connection that was lost). Messages that arrive after `stop` are
+    /// handed back to the broker at once. Returns when stopped, or on an error that retrying cannot
+    /// mend.
     fn pull(
         self,
         room: std::sync::Arc<Semaphore>,
-        deliveries: mpsc::Sender<Pulled<Self::Delivery>>,
+        deliveries: mpsc::Sender<Vec<Pulled<Self::Delivery>>>,
         stop: watch::Receiver<bool>,
     ) -> impl Future<Output = Result<(), TransportError>> + Send;
 }

@@ -824,7 +824,7 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
             let mut lag = String::new();
             let mut ticks = 0u32;
             loop {
-                if ticks % 4 == 0
+                if ticks.is_multiple_of(4)
                     && let Ok(l) = probe.lag().await
                 {
                     lag = format!(", lag {} (+{} unsettled)", l.pending, l.ack_pending);
