@@ -395,8 +395,9 @@ impl Bus {
         }
         if existing.duplicate_window != wanted.duplicate_window {
             changes.push(format!(
-                "duplicate window: {:?} → {:?}",
-                existing.duplicate_window, wanted.duplicate_window
+                "duplicate window: {} → {}",
+                age(existing.duplicate_window),
+                age(wanted.duplicate_window)
             ));
         }
         // Subjects are only ever added: events of a type no longer in the catalogue stay storable.
@@ -752,12 +753,21 @@ fn describe_filters(filters: &[String]) -> String {
     }
 }
 
+/// A duration in the largest whole unit that states it (`30d`, `2m`, `90s`); `none` for zero (no limit).
 fn age(duration: Duration) -> String {
+    let seconds = duration.as_secs();
     if duration.is_zero() {
-        "none".to_owned()
-    } else {
-        format!("{duration:?}")
+        return "none".to_owned();
     }
+    if u128::from(seconds) * 1_000 != duration.as_millis() {
+        return format!("{}ms", duration.as_millis());
+    }
+    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] {
+        if seconds % size == 0 {
+            return format!("{}{unit}", seconds / size);
+        }
+    }
+    format!("{seconds}s")
 }
 
 /// Whether a JetStream error says the stream does not exist.
@@ -1179,5 +1189,21 @@ impl Delivery for NatsDelivery {
 
     async fn keep_alive(&self) -> Result<(), TransportError> {
         self.send(AckKind::Progress).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::age;
+    use std::time::Duration;
+
+    #[test]
+    fn ages_are_written_in_their_largest_whole_unit() {
+        assert_eq!(age(Duration::ZERO), "none");
+        assert_eq!(age(Duration::from_secs(30 * 86_400)), "30d");
+        assert_eq!(age(Duration::from_secs(7_200)), "2h");
+        assert_eq!(age(Duration::from_secs(120)), "2m");
+        assert_eq!(age(Duration::from_secs(90)), "90s");
+        assert_eq!(age(Duration::from_millis(1_500)), "1500ms");
     }
 }

@@ -1,0 +1,356 @@
+//! The bus commands of `energy` as a user runs them, against a real `nats-server` on 127.0.0.1: what
+//! they print, their exit statuses, and their errors.
+#![cfg(feature = "bus")]
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use support::nats::NatsServer;
+
+fn energy(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_energy"))
+        .args(args)
+        .env_remove("NATS_URL")
+        .env_remove("ENERGY_SUBJECT_PREFIX")
+        .output()
+        .expect("energy runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn mixed() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/events/mixed.ndjson")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn init_creates_the_streams_once_and_refuses_to_lose_events() {
+    let server = NatsServer::start();
+    let first = energy(&["bus", "init", "--server", &server.url]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert_eq!(
+        text(&first.stdout),
+        "stream ENERGY_EVENTS: created; 274 subject filters\nstream ENERGY_DEAD_LETTERS: created; 1 subject filter\n"
+    );
+    let again = energy(&["bus", "init", "--server", &server.url]);
+    assert_eq!(
+        text(&again.stdout),
+        "stream ENERGY_EVENTS: unchanged; 274 subject filters\nstream ENERGY_DEAD_LETTERS: unchanged; 1 subject filter\n"
+    );
+    let wider = energy(&[
+        "bus",
+        "init",
+        "--server",
+        &server.url,
+        "--duplicate-window",
+        "5m",
+    ]);
+    assert!(
+        text(&wider.stdout).contains("updated (duplicate window: 2m → 5m)"),
+        "{}",
+        text(&wider.stdout)
+    );
+    let shorter = energy(&["bus", "init", "--server", &server.url, "--max-age", "30d"]);
+    assert_eq!(shorter.status.code(), Some(1));
+    assert_eq!(
+        text(&shorter.stderr),
+        "error: stream `ENERGY_EVENTS` not changed: its age limit is none; 30d would remove the events older than that\n"
+    );
+    let emptied = energy(&[
+        "bus",
+        "init",
+        "--server",
+        &server.url,
+        "--retention",
+        "workqueue",
+    ]);
+    assert_eq!(emptied.status.code(), Some(1));
+    assert!(text(&emptied.stderr).contains("would remove events that are kept now"));
+    let other = energy(&[
+        "bus",
+        "init",
+        "--server",
+        &server.url,
+        "--prefix",
+        "acme.energy",
+    ]);
+    assert!(text(&other.stdout).contains("stream ACME_ENERGY_EVENTS: created"));
+}
+
+#[test]
+fn publish_reports_invalid_lines_exactly_as_validate_does_and_publishes_the_others() {
+    let server = NatsServer::start();
+    energy(&["bus", "init", "--server", &server.url]);
+    let published = energy(&["events", "publish", "--server", &server.url, &mixed()]);
+    assert_eq!(
+        published.status.code(),
+        Some(1),
+        "{}",
+        text(&published.stderr)
+    );
+    let validated = energy(&["events", "validate", &mixed()]);
+    let invalid_in_validate: Vec<String> = text(&validated.stdout)
+        .lines()
+        .filter(|l| l.contains(r#""ok":false"#))
+        .map(str::to_owned)
+        .collect();
+    let lines: Vec<String> = text(&published.stdout).lines().map(str::to_owned).collect();
+    let invalid_in_publish: Vec<String> = lines
+        .iter()
+        .filter(|l| l.contains(r#""ok":false"#))
+        .cloned()
+        .collect();
+    assert_eq!(
+        invalid_in_publish, invalid_in_validate,
+        "the same reports, in line order"
+    );
+    let ok: Vec<serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.contains(r#""ok":true"#))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events = text(&validated.stdout).lines().count();
+    assert_eq!(
+        ok.len() + invalid_in_publish.len(),
+        events,
+        "every event line reported"
+    );
+    for (i, line) in ok.iter().enumerate() {
+        assert_eq!(line["sequence"], i as u64 + 1, "{line}");
+        assert_eq!(line["duplicate"], false);
+    }
+    let numbers: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["line"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        numbers.windows(2).all(|w| w[0] < w[1]),
+        "in line order: {numbers:?}"
+    );
+    assert!(text(&published.stderr).contains(&format!("{} published", ok.len())));
+
+    // Published again: the events with an id are dropped as duplicates; those without get a new one.
+    let again = energy(&["events", "publish", "--server", &server.url, &mixed()]);
+    let duplicates = text(&again.stdout).matches(r#""duplicate":true"#).count();
+    assert!(duplicates >= 3, "{}", text(&again.stdout));
+}
+
+#[test]
+fn consume_prints_one_line_per_outcome() {
+    let server = NatsServer::start();
+    energy(&["bus", "init", "--server", &server.url]);
+    energy(&["events", "publish", "--server", &server.url, &mixed()]);
+    let consumed = energy(&[
+        "events",
+        "consume",
+        "--server",
+        &server.url,
+        "--durable",
+        "printer",
+        "--idle-exit",
+        "1",
+    ]);
+    assert_eq!(
+        consumed.status.code(),
+        Some(0),
+        "{}",
+        text(&consumed.stderr)
+    );
+    let lines: Vec<serde_json::Value> = text(&consumed.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert!(!lines.is_empty());
+    for line in &lines {
+        assert_eq!(line["outcome"], "handled", "{line}");
+        for field in [
+            "id",
+            "event_type",
+            "version",
+            "subject",
+            "sequence",
+            "attempt",
+        ] {
+            assert!(!line[field].is_null(), "{field} in {line}");
+        }
+    }
+    assert!(text(&consumed.stderr).contains(&format!("{} handled", lines.len())));
+    // The durable consumer goes on where it was: nothing left.
+    let again = energy(&[
+        "events",
+        "consume",
+        "--server",
+        &server.url,
+        "--durable",
+        "printer",
+        "--idle-exit",
+        "1",
+    ]);
+    assert_eq!(text(&again.stdout), "");
+    // Another durable consumer, of one section, from a sequence.
+    let billing = energy(&[
+        "events",
+        "consume",
+        "--server",
+        &server.url,
+        "--durable",
+        "billing",
+        "--section",
+        "billing",
+        "--from-sequence",
+        "2",
+        "--idle-exit",
+        "1",
+    ]);
+    for line in text(&billing.stdout).lines() {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(
+            line["event_type"].as_str().unwrap().starts_with("billing."),
+            "{line}"
+        );
+        assert!(line["sequence"].as_u64().unwrap() >= 2);
+    }
+    // The same durable name for other events is an error, not a silent change.
+    let clash = energy(&[
+        "events",
+        "consume",
+        "--server",
+        &server.url,
+        "--durable",
+        "billing",
+        "--section",
+        "accounts",
+        "--idle-exit",
+        "1",
+    ]);
+    assert_eq!(clash.status.code(), Some(2));
+    assert!(
+        text(&clash.stderr).contains("exists and selects"),
+        "{}",
+        text(&clash.stderr)
+    );
+}
+
+#[test]
+fn usage_and_connection_errors_exit_2_with_a_message() {
+    for (args, says) in [
+        (
+            vec!["events", "publish", "--server", "nats://127.0.0.1:1", "-"],
+            "cannot connect to nats://127.0.0.1:1",
+        ),
+        (
+            vec!["bus", "init", "--server", "nats://127.0.0.1:1"],
+            "cannot connect",
+        ),
+        (
+            vec![
+                "events",
+                "consume",
+                "--durable",
+                "a.b",
+                "--server",
+                "nats://127.0.0.1:1",
+            ],
+            "cannot connect",
+        ),
+        (
+            vec!["events", "publish", "--prefix", "energy.>", "-"],
+            "cannot be a subject prefix",
+        ),
+        (vec!["bus", "init", "--replicas", "9"], "9 is not in 1..=5"),
+        (
+            vec![
+                "events",
+                "consume",
+                "--durable",
+                "x",
+                "--retry-delay",
+                "soon",
+            ],
+            "not a duration",
+        ),
+        (
+            vec![
+                "events",
+                "consume",
+                "--durable",
+                "x",
+                "--since",
+                "yesterday",
+            ],
+            "nor a duration ago",
+        ),
+        (vec!["events", "consume"], "--durable"),
+        (
+            vec!["events", "publish", "/no/such/file.ndjson"],
+            "cannot read `/no/such/file.ndjson`",
+        ),
+    ] {
+        let output = energy(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        assert!(
+            text(&output.stderr).contains(says),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+    let server = NatsServer::start();
+    energy(&["bus", "init", "--server", &server.url]);
+    for (args, says) in [
+        (
+            vec![
+                "events",
+                "consume",
+                "--server",
+                &server.url,
+                "--durable",
+                "a.b",
+            ],
+            "cannot name a durable consumer",
+        ),
+        (
+            vec![
+                "events",
+                "consume",
+                "--server",
+                &server.url,
+                "--durable",
+                "x",
+                "--section",
+                "nope",
+            ],
+            "is not a catalogue section",
+        ),
+        (
+            vec!["events", "dlq", "show", "--server", &server.url, "7"],
+            "no dead letter at sequence 7",
+        ),
+    ] {
+        let output = energy(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        assert!(
+            text(&output.stderr).contains(says),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+}
