@@ -763,7 +763,7 @@ fn age(duration: Duration) -> String {
         return format!("{}ms", duration.as_millis());
     }
     for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] {
-        if seconds % size == 0 {
+        if seconds.is_multiple_of(size) {
             return format!("{}{unit}", seconds / size);
         }
     }
