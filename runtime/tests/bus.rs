@@ -939,3 +939,43 @@ fn a_captured_subject_is_published_again_byte_for_byte() {
         }
     });
 }
+
+#[test]
+fn a_slow_handler_keeps_its_messages_and_those_waiting_for_a_slot_are_not_pulled_early() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let publisher = bus.publisher();
+        for i in 0..6 {
+            publisher
+                .publish_draft(Draft {
+                    event_type: "business.created".to_owned(),
+                    version: "v1".to_owned(),
+                    payload: format!(r#"{{"id":{i}}}"#).into(),
+                    metadata: Metadata::new(),
+                })
+                .await
+                .unwrap();
+        }
+        let mut handlers = Handlers::new();
+        handlers.fallback(|_, _| async {
+            // Two and a half acknowledgement waits.
+            tokio::time::sleep(Duration::from_millis(2_500)).await;
+            Ok(())
+        });
+        // Two at a time: four messages wait for a slot while two are handled, for longer than the wait.
+        let config = ConsumerConfig::durable("slow")
+            .ack_wait(Duration::from_secs(1))
+            .concurrency(2);
+        let (settled, stats) = consume(&bus, config, handlers).await;
+        assert_eq!(
+            (stats.handled, stats.retried, stats.total()),
+            (6, 0, 6),
+            "{settled:#?}"
+        );
+        assert!(
+            settled.iter().all(|s| s.attempt == 1),
+            "none delivered twice: {settled:#?}"
+        );
+    });
+}

@@ -339,6 +339,18 @@ fn usage_and_connection_errors_exit_2_with_a_message() {
             vec!["events", "dlq", "show", "--server", &server.url, "7"],
             "no dead letter at sequence 7",
         ),
+        (
+            vec![
+                "events",
+                "publish",
+                "--server",
+                &server.url,
+                "--prefix",
+                "other",
+                "-",
+            ],
+            "the stream `OTHER_EVENTS` does not exist: create it with `energy bus init",
+        ),
     ] {
         let output = energy(&args);
         assert_eq!(

@@ -541,6 +541,13 @@ impl Bus {
         }
     }
 
+    /// An error unless the events stream exists (`energy bus init` creates it).
+    pub async fn check_streams(&self) -> Result<(), BusError> {
+        self.events_stream(&self.subjects.events_stream())
+            .await
+            .map(|_| ())
+    }
+
     /// Every dead letter stored on `subject` (a filter; `None` for all), oldest first.
     pub async fn dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
         let name = self.subjects.dead_letter_stream();

@@ -427,6 +427,10 @@ async fn publish_lines(
         Ok(bus) => bus,
         Err(code) => return code,
     };
+    // Without the stream every publish would be retried for a minute before failing: say so now.
+    if let Err(e) = bus.check_streams().await {
+        return failed(&e);
+    }
     let publisher = bus.publisher().with_source(&args.source);
     let max_line = usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX);
     // Lines are read and checked on a thread, so that reading never stalls the acknowledgements.
