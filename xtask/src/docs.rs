@@ -226,13 +226,14 @@ fn rest_expectations(model: &Model) -> Vec<String> {
 }
 
 /// Texts the AsyncAPI page renders: each section's title (a group in the navigation and a heading) and
-/// the first event type of each section (its group lists its first channels); and the bus: the
-/// dead-letter channel's address and the address of the first event type's channel (its subject).
+/// the first event type of each section (its group lists its first channels); and the bus: the server's
+/// protocol and host variable, and the dead-letter channel's address.
 fn event_expectations(model: &Model) -> Vec<String> {
-    let mut expected = vec![energy_codegen::emit::bus::dead_letter_address()];
-    if let Some(first) = model.sections.first().and_then(|s| s.events.first()) {
-        expected.push(energy_codegen::emit::bus::event_address(&first.name));
-    }
+    let mut expected = vec![
+        "nats".to_owned(),
+        "{nats_host}".to_owned(),
+        energy_codegen::emit::bus::dead_letter_address(),
+    ];
     for section in &model.sections {
         expected.push(section.title.clone());
         if let Some(first) = section.events.first() {
@@ -243,7 +244,8 @@ fn event_expectations(model: &Model) -> Vec<String> {
 }
 
 /// Channel pages to open, by their link in the rendered events page (`#/<section>/channels/<key>`), with
-/// the message titles each must show (and, for several versions, their compatibility table): the first event type with several versions, and the first with a
+/// the message titles each must show (and, for several versions, their compatibility table; and the
+/// channel's address and the messages' headers): the first event type with several versions, and the first with a
 /// version not labelled `v<N>` (`1.0.0`), among the channels the page links to.
 fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<String>)>, String> {
     let link_of = |e: &energy_codegen::model::EventType| {
@@ -279,6 +281,9 @@ fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<Str
                 // The compatibility table of its messages, rendered as a table.
                 titles.push("a reader of the older version, given the newer".to_owned());
             }
+            // Its subject on the bus, and the CloudEvents headers of its messages.
+            titles.push(energy_codegen::emit::bus::event_address(&e.name));
+            titles.push("ce-dataversion".to_owned());
             (link, titles)
         })
         .collect())
