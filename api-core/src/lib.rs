@@ -17,6 +17,7 @@ mod raw;
 pub mod read;
 pub mod rest;
 pub mod shape;
+pub mod table;
 
 pub use borrowed::{CowStr, RawObject};
 pub use name_hash::name_hash;

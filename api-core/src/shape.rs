@@ -10,44 +10,7 @@ use crate::de::{FieldKey, Key};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
-/// The shape of a value.
-#[derive(Debug)]
-pub enum Shape {
-    /// A string.
-    Str,
-    /// An integer that fits `i64`.
-    Int,
-    /// A number (integers too).
-    Num,
-    /// A boolean.
-    Bool,
-    /// A free-form JSON object (or `null`, read as an empty object, as `serde_json::Map` does).
-    Obj,
-    /// An array of values of one shape.
-    Array(&'static Shape),
-    /// An object whose member names are data, each value of one shape (`BTreeMap<String, T>`; `null`
-    /// is not one, and a repeated name keeps its last value, as serde's map impls do).
-    Map(&'static Shape),
-    /// A struct.
-    Struct(&'static StructShape),
-    /// `null`, or a value of the shape.
-    Optional(&'static Shape),
-}
-
-/// The shape of a struct.
-#[derive(Debug)]
-pub struct StructShape {
-    /// As serde names it in messages: `struct Ledger`.
-    pub name: &'static str,
-    /// JSON field names, in declared order.
-    pub fields: &'static [&'static str],
-    /// Former names of fields, each with its field's index: read as the field.
-    pub aliases: &'static [(&'static str, usize)],
-    /// The shape of each field.
-    pub shapes: &'static [Shape],
-    /// Whether each field is required.
-    pub required: &'static [bool],
-}
+pub use crate::table::{Shape, StructShape};
 
 /// Checks a struct of `shape` read from `deserializer`, keeping nothing.
 pub fn check_struct<'de, D: Deserializer<'de>>(

@@ -1,5 +1,7 @@
-//! The shape checker accepts exactly what the `Deserialize` impls of `deserialize_struct!` accept: both
-//! are run on every mutation of valid payloads (each value replaced by values of every JSON type and by
+//! The shape checker accepts exactly what the `Deserialize` impls of `deserialize_struct!` accept, and the
+//! table-driven reader (`energy_api_core::table`, through `table_struct!`) decodes exactly what they
+//! decode, to the same values, with the same errors (message, line, column): all are run on every
+//! mutation of valid payloads (each value replaced by values of every JSON type and by
 //! numbers at the edges of `i64`/`f64`, each member removed, repeated, or joined by an unknown one), and
 //! on arbitrary JSON, and must give the same verdict. The borrowed views' decoding (strings and free-form
 //! objects pointing into the input) must give it too. The fast reader (`energy_api_core::read`) may stop
@@ -12,6 +14,7 @@ use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+#[derive(Debug)]
 #[allow(dead_code, reason = "only decoded")]
 struct Account {
     number: String,
@@ -23,8 +26,10 @@ static ACCOUNT: StructShape = StructShape {
     fields: &["number"],
     shapes: &[Shape::Str],
     required: &[true],
+    keep_unlisted: false,
 };
 
+#[derive(Debug)]
 #[allow(dead_code, reason = "only decoded")]
 struct Ledger {
     account: Account,
@@ -50,8 +55,10 @@ static LEDGER: StructShape = StructShape {
         Shape::Optional(&Shape::Str),
     ],
     required: &[true, true, false],
+    keep_unlisted: false,
 };
 
+#[derive(Debug)]
 #[allow(dead_code, reason = "only decoded")]
 struct Entry {
     id: i64,
@@ -97,8 +104,10 @@ static ENTRY: StructShape = StructShape {
         Shape::Optional(&Shape::Int),
     ],
     required: &[true, true, true, true, true, false, false],
+    keep_unlisted: false,
 };
 
+#[derive(Debug)]
 #[allow(dead_code, reason = "only decoded")]
 struct Renamed {
     account_id: String,
@@ -119,8 +128,10 @@ static RENAMED: StructShape = StructShape {
     fields: &["account_id", "note"],
     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
     required: &[true, false],
+    keep_unlisted: false,
 };
 
+#[derive(Debug)]
 #[allow(dead_code, reason = "only decoded")]
 struct Priced {
     tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
@@ -143,8 +154,10 @@ static PRICED: StructShape = StructShape {
         Shape::Optional(&Shape::Map(&Shape::Int)),
     ],
     required: &[true, false],
+    keep_unlisted: false,
 };
 
+#[derive(Debug)]
 #[allow(dead_code, reason = "only decoded")]
 struct Kept {
     mprn: String,
@@ -157,6 +170,7 @@ static KEPT: StructShape = StructShape {
     fields: &["mprn"],
     shapes: &[Shape::Str],
     required: &[true],
+    keep_unlisted: true,
 };
 
 /// Borrowed twins of the structs above, as a generated crate's `borrowed` views write them: strings and
@@ -165,6 +179,7 @@ mod borrowed {
     use energy_api_core::{CowStr, RawObject, Unlisted, deserialize_struct};
     use std::collections::BTreeMap;
 
+    #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
     pub struct Account<'a> {
         number: CowStr<'a>,
@@ -175,6 +190,7 @@ mod borrowed {
         [(0, required, number, "number")]
     );
 
+    #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
     pub struct Ledger<'a> {
         account: Account<'a>,
@@ -191,6 +207,7 @@ mod borrowed {
         ]
     );
 
+    #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
     pub struct Entry<'a> {
         id: i64,
@@ -215,6 +232,7 @@ mod borrowed {
         ]
     );
 
+    #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
     pub struct Renamed<'a> {
         account_id: CowStr<'a>,
@@ -230,6 +248,7 @@ mod borrowed {
         aliases[("account_number", 0)]
     );
 
+    #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
     pub struct Priced<'a> {
         tariffs: BTreeMap<CowStr<'a>, BTreeMap<CowStr<'a>, Account<'a>>>,
@@ -244,12 +263,161 @@ mod borrowed {
         ]
     );
 
+    #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
     pub struct Kept<'a> {
         mprn: CowStr<'a>,
         additional_fields: Unlisted,
     }
     deserialize_struct!(Kept<'a>, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
+}
+
+/// The same structs read by their tables (what the generator writes for payload types): owned, then
+/// borrowed. Named as the reference structs, so that their `Debug` texts compare.
+mod table {
+    use energy_api_core::table_struct;
+    use serde_json::{Map, Value};
+
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Account {
+        number: String,
+    }
+    table_struct!(Account, super::ACCOUNT, Owned, [number]);
+
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Ledger {
+        account: Account,
+        number: String,
+        id: Option<String>,
+    }
+    table_struct!(Ledger, super::LEDGER, Owned, [account, number, id]);
+
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Entry {
+        id: i64,
+        amount: f64,
+        is_charge: bool,
+        flags: Vec<bool>,
+        changes: Map<String, Value>,
+        ledgers: Option<Vec<Ledger>>,
+        r#type: Option<i64>,
+    }
+    table_struct!(Entry, super::ENTRY, Owned, [id, amount, is_charge, flags, changes, ledgers, r#type]);
+
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Renamed {
+        account_id: String,
+        note: Option<String>,
+    }
+    table_struct!(Renamed, super::RENAMED, Owned, [account_id, note]);
+
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Priced {
+        tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
+        quotes: Option<std::collections::BTreeMap<String, i64>>,
+    }
+    table_struct!(Priced, super::PRICED, Owned, [tariffs, quotes]);
+
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Kept {
+        mprn: String,
+        additional_fields: energy_api_core::Unlisted,
+    }
+    table_struct!(Kept, super::KEPT, Owned, [mprn], keep_unlisted_in additional_fields);
+
+    pub mod borrowed {
+        use energy_api_core::{CowStr, RawObject, Unlisted, table_struct};
+        use std::collections::BTreeMap;
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Account<'a> {
+            number: CowStr<'a>,
+        }
+        table_struct!(Account<'a>, super::super::ACCOUNT, Borrowed, [number]);
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Ledger<'a> {
+            account: Account<'a>,
+            number: CowStr<'a>,
+            id: Option<CowStr<'a>>,
+        }
+        table_struct!(Ledger<'a>, super::super::LEDGER, Borrowed, [account, number, id]);
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Entry<'a> {
+            id: i64,
+            amount: f64,
+            is_charge: bool,
+            flags: Vec<bool>,
+            changes: RawObject<'a>,
+            ledgers: Option<Vec<Ledger<'a>>>,
+            r#type: Option<i64>,
+        }
+        table_struct!(Entry<'a>, super::super::ENTRY, Borrowed, [id, amount, is_charge, flags, changes, ledgers, r#type]);
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Renamed<'a> {
+            account_id: CowStr<'a>,
+            note: Option<CowStr<'a>>,
+        }
+        table_struct!(Renamed<'a>, super::super::RENAMED, Borrowed, [account_id, note]);
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Priced<'a> {
+            tariffs: BTreeMap<CowStr<'a>, BTreeMap<CowStr<'a>, Account<'a>>>,
+            quotes: Option<BTreeMap<CowStr<'a>, i64>>,
+        }
+        table_struct!(Priced<'a>, super::super::PRICED, Borrowed, [tariffs, quotes]);
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Kept<'a> {
+            mprn: CowStr<'a>,
+            additional_fields: Unlisted,
+        }
+        table_struct!(Kept<'a>, super::super::KEPT, Borrowed, [mprn], keep_unlisted_in additional_fields);
+    }
+}
+
+/// The reference decode and the table's of `json`, as `Debug` texts or error messages (with their
+/// line and column), and the fast reader's of the table struct when it reads: they must agree.
+fn table_agrees<'a, R, T>(name: &str, json: &'a str)
+where
+    R: serde::Deserialize<'a> + std::fmt::Debug,
+    T: serde::Deserialize<'a> + ReadJson<'a> + std::fmt::Debug,
+{
+    let reference = serde_json::from_str::<R>(json).map(|v| format!("{v:?}")).map_err(|e| e.to_string());
+    let table = serde_json::from_str::<T>(json).map(|v| format!("{v:?}")).map_err(|e| e.to_string());
+    assert_eq!(reference, table, "{name}: {json}");
+    if let Ok(fast) = Reader::read_all::<T>(json) {
+        assert_eq!(Ok(format!("{fast:?}")), reference, "{name}, the fast reader: {json}");
+    }
+}
+
+fn assert_tables_agree(json: &str) {
+    table_agrees::<Account, table::Account>("Account", json);
+    table_agrees::<Ledger, table::Ledger>("Ledger", json);
+    table_agrees::<Entry, table::Entry>("Entry", json);
+    table_agrees::<Renamed, table::Renamed>("Renamed", json);
+    table_agrees::<Priced, table::Priced>("Priced", json);
+    table_agrees::<Kept, table::Kept>("Kept", json);
+    table_agrees::<borrowed::Account<'_>, table::borrowed::Account<'_>>("borrowed Account", json);
+    table_agrees::<borrowed::Ledger<'_>, table::borrowed::Ledger<'_>>("borrowed Ledger", json);
+    table_agrees::<borrowed::Entry<'_>, table::borrowed::Entry<'_>>("borrowed Entry", json);
+    table_agrees::<borrowed::Renamed<'_>, table::borrowed::Renamed<'_>>("borrowed Renamed", json);
+    table_agrees::<borrowed::Priced<'_>, table::borrowed::Priced<'_>>("borrowed Priced", json);
+    table_agrees::<borrowed::Kept<'_>, table::borrowed::Kept<'_>>("borrowed Kept", json);
 }
 
 /// Whether the borrowed twin decodes `json`.
@@ -337,6 +505,7 @@ fn fast_verdicts(json: &str) -> Vec<(&'static str, bool, bool)> {
 }
 
 fn assert_agree(json: &str) {
+    assert_tables_agree(json);
     for (name, decoded, fast) in fast_verdicts(json) {
         assert!(
             decoded || !fast,

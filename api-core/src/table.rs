@@ -1,0 +1,608 @@
+//! The one description of how a payload struct is read: a static table per struct ([`StructShape`]:
+//! its JSON field names, former names, the [`Shape`] of each field, which are required, whether it
+//! keeps unlisted members), and the one reader of it.
+//!
+//! The generator writes a table per struct (the generated crate's `shapes` module) and, per struct, only
+//! the small [`FromFields`] conversion that moves read values into the struct's fields
+//! ([`table_struct!`](crate::table_struct)). Everything that reads is here, once, for every struct:
+//!
+//! - [`deserialize`]: a serde `Deserialize` of any struct from its table, through any deserializer: the
+//!   values, and the errors (kinds, messages, positions), are those of a derived or
+//!   `deserialize_struct!` impl, because every value is read by the same `Deserialize` impls of
+//!   `String`, `i64`, `f64`, `bool`, `serde_json::Map`, [`CowStr`] and [`RawObject`];
+//! - [`read`]: the fast reader ([`crate::read::Reader`]) walking the same table over JSON text, which
+//!   stops where it is not sure (and the caller then decodes with [`deserialize`]);
+//! - the shape check of [`crate::shape`] walks the same tables without keeping anything.
+//!
+//! Each reads into [`Fields`] (a slot per field), which the struct's [`FromFields`] takes apart. An owned
+//! struct and its borrowed view share one table; [`Mode`] says whether strings and free-form objects are
+//! copied out of the input or point into it.
+
+use crate::borrowed::{CowStr, RawObject};
+use crate::de::{FieldKey, Key};
+use crate::raw::{RawJson, Unlisted};
+use crate::read::{Member, Reader, Stop};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+
+/// The shape of a value.
+#[derive(Debug)]
+pub enum Shape {
+    /// A string.
+    Str,
+    /// An integer that fits `i64`.
+    Int,
+    /// A number (integers too).
+    Num,
+    /// A boolean.
+    Bool,
+    /// A free-form JSON object (what `serde_json::Map` accepts).
+    Obj,
+    /// An array of values of one shape.
+    Array(&'static Shape),
+    /// An object whose member names are data, each value of one shape (`BTreeMap<String, T>`; `null`
+    /// is not one, and a repeated name keeps its last value, as serde's map impls do).
+    Map(&'static Shape),
+    /// A struct.
+    Struct(&'static StructShape),
+    /// `null`, or a value of the shape.
+    Optional(&'static Shape),
+}
+
+/// The shape of a struct: the table it is read by.
+#[derive(Debug)]
+pub struct StructShape {
+    /// As serde names it in messages: `struct Ledger`.
+    pub name: &'static str,
+    /// JSON field names, in declared order.
+    pub fields: &'static [&'static str],
+    /// Former names of fields, each with its field's index: read as the field.
+    pub aliases: &'static [(&'static str, usize)],
+    /// The shape of each field.
+    pub shapes: &'static [Shape],
+    /// Whether each field is required.
+    pub required: &'static [bool],
+    /// Whether members the struct does not list are kept (as JSON text) rather than skipped.
+    pub keep_unlisted: bool,
+}
+
+/// Whether strings and free-form objects are copied out of the input (for the owned structs) or point
+/// into it (for the borrowed views: [`CowStr`], [`RawObject`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `String` and `serde_json::Map`.
+    Owned,
+    /// [`CowStr`] and [`RawObject`].
+    Borrowed,
+}
+
+/// One value read by its shape, before it is moved into its struct's field.
+#[derive(Debug)]
+pub enum Slot<'a> {
+    /// `null` (read where the shape is optional).
+    Null,
+    /// A string: borrowed from the input when it allowed, owned otherwise.
+    Str(Cow<'a, str>),
+    /// An integer.
+    Int(i64),
+    /// A number.
+    Num(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A free-form object, read as a map ([`Mode::Owned`]).
+    Map(Map<String, Value>),
+    /// A free-form object, kept as its text ([`Mode::Borrowed`]).
+    Raw(RawObject<'a>),
+    /// An array.
+    Array(Vec<Slot<'a>>),
+    /// An object whose member names are data, in the order read.
+    Entries(Vec<(Cow<'a, str>, Slot<'a>)>),
+    /// A struct.
+    Struct(Fields<'a>),
+}
+
+/// The fields of one struct as read: a slot per declared field (`None` when absent), and the members
+/// it keeps without listing them.
+#[derive(Debug)]
+pub struct Fields<'a> {
+    slots: Vec<Option<Slot<'a>>>,
+    unlisted: Unlisted,
+}
+
+impl<'a> Fields<'a> {
+    fn new(count: usize) -> Self {
+        let mut slots = Vec::with_capacity(count);
+        slots.resize_with(count, || None);
+        Fields {
+            slots,
+            unlisted: Unlisted::new(),
+        }
+    }
+
+    /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
+    /// its fields.
+    pub fn into_parts(self) -> (std::vec::IntoIter<Option<Slot<'a>>>, Unlisted) {
+        (self.slots.into_iter(), self.unlisted)
+    }
+}
+
+/// A struct made from the fields its table read. `None` only if the table and the struct disagree,
+/// which the generator never writes (each table and struct come from the same model).
+pub trait FromFields<'a>: Sized {
+    /// Moves the read values into a struct.
+    fn from_fields(fields: Fields<'a>) -> Option<Self>;
+}
+
+/// A field's value made from its slot (`None`: the field was absent).
+pub trait FromSlot<'a>: Sized {
+    /// The value, or `None` when the slot does not hold one of this type.
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self>;
+}
+
+impl<'a> FromSlot<'a> for String {
+    #[inline]
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Str(s) => Some(s.into_owned()),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> FromSlot<'a> for CowStr<'a> {
+    #[inline]
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Str(s) => Some(CowStr(s)),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> FromSlot<'a> for i64 {
+    #[inline]
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> FromSlot<'a> for f64 {
+    #[inline]
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Num(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> FromSlot<'a> for bool {
+    #[inline]
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> FromSlot<'a> for Map<String, Value> {
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Map(map) => Some(map),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> FromSlot<'a> for RawObject<'a> {
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Raw(raw) => Some(raw),
+            _ => None,
+        }
+    }
+}
+
+/// Absent and `null` are both `None`.
+impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
+    #[inline]
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot {
+            None | Some(Slot::Null) => Some(None),
+            some => T::from_slot(some).map(Some),
+        }
+    }
+}
+
+impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Array(items) => items.into_iter().map(|s| T::from_slot(Some(s))).collect(),
+            _ => None,
+        }
+    }
+}
+
+/// A later member of the same name replaces an earlier one, as serde's map impls do.
+impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
+    for std::collections::BTreeMap<K, T>
+{
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        match slot? {
+            Slot::Entries(entries) => entries
+                .into_iter()
+                .map(|(k, v)| T::from_slot(Some(v)).map(|v| (K::from(k), v)))
+                .collect(),
+            _ => None,
+        }
+    }
+}
+
+impl<'a, T: FromSlot<'a>> FromSlot<'a> for Box<T> {
+    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+        T::from_slot(slot).map(Box::new)
+    }
+}
+
+impl<'a> From<Cow<'a, str>> for CowStr<'a> {
+    fn from(s: Cow<'a, str>) -> Self {
+        CowStr(s)
+    }
+}
+
+/// The struct of a slot: every generated struct is a field value through its [`FromFields`].
+#[inline]
+pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>) -> Option<T> {
+    match slot? {
+        Slot::Struct(fields) => T::from_fields(fields),
+        _ => None,
+    }
+}
+
+/// The message of the error a table that disagrees with its struct would give (never, for generated
+/// code): a bug of the generator, not of the input.
+pub const MISMATCH: &str = "internal error: a generated table does not match its struct";
+
+/// Reads a struct of `shape` from any serde deserializer.
+pub fn deserialize<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    shape: &'static StructShape,
+    mode: Mode,
+) -> Result<Fields<'de>, D::Error> {
+    deserializer.deserialize_struct(shape.name, shape.fields, StructVisitor { shape, mode })
+}
+
+/// Reads a struct with [`deserialize`], then makes it ([`FromFields`]): a generated struct's
+/// `Deserialize` impl.
+pub fn deserialize_into<'de, D: Deserializer<'de>, T: FromFields<'de>>(
+    deserializer: D,
+    shape: &'static StructShape,
+    mode: Mode,
+) -> Result<T, D::Error> {
+    let fields = deserialize(deserializer, shape, mode)?;
+    T::from_fields(fields).ok_or_else(|| de::Error::custom(MISMATCH))
+}
+
+struct StructVisitor {
+    shape: &'static StructShape,
+    mode: Mode,
+}
+
+impl<'de> Visitor<'de> for StructVisitor {
+    type Value = Fields<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.shape.name)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+        let shape = self.shape;
+        let mut fields = Fields::new(shape.fields.len());
+        let mut next = 0;
+        while let Some(key) = map.next_key_seed(Key {
+            fields: shape.fields,
+            aliases: shape.aliases,
+            next: &mut next,
+            keep_unknown: shape.keep_unlisted,
+        })? {
+            match key {
+                FieldKey::Known(i) => {
+                    if fields.slots[i].is_some() {
+                        return Err(de::Error::duplicate_field(shape.fields[i]));
+                    }
+                    let value = map.next_value_seed(ValueSeed {
+                        shape: &shape.shapes[i],
+                        mode: self.mode,
+                    })?;
+                    fields.slots[i] = Some(value);
+                }
+                FieldKey::Unknown(Some(name)) => {
+                    let text = map.next_value::<RawJson>()?;
+                    fields.unlisted.insert(name, text);
+                }
+                FieldKey::Unknown(None) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        for (i, slot) in fields.slots.iter().enumerate() {
+            if slot.is_none() && shape.required[i] {
+                return Err(de::Error::missing_field(shape.fields[i]));
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// A value of one shape, read by the `Deserialize` impl of the Rust type the shape stands for (so the
+/// errors are that impl's).
+#[derive(Clone, Copy)]
+struct ValueSeed {
+    shape: &'static Shape,
+    mode: Mode,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed {
+    type Value = Slot<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
+        let mode = self.mode;
+        match (self.shape, mode) {
+            (Shape::Str, Mode::Owned) => String::deserialize(deserializer).map(|s| Slot::Str(Cow::Owned(s))),
+            (Shape::Str, Mode::Borrowed) => CowStr::deserialize(deserializer).map(|s| Slot::Str(s.0)),
+            (Shape::Int, _) => i64::deserialize(deserializer).map(Slot::Int),
+            (Shape::Num, _) => f64::deserialize(deserializer).map(Slot::Num),
+            (Shape::Bool, _) => bool::deserialize(deserializer).map(Slot::Bool),
+            (Shape::Obj, Mode::Owned) => Map::deserialize(deserializer).map(Slot::Map),
+            (Shape::Obj, Mode::Borrowed) => RawObject::deserialize(deserializer).map(Slot::Raw),
+            (Shape::Array(item), _) => deserializer.deserialize_seq(ArrayVisitor(ValueSeed { shape: item, mode })),
+            (Shape::Map(value), _) => {
+                deserializer.deserialize_map(EntriesVisitor(ValueSeed { shape: value, mode }))
+            }
+            (Shape::Struct(shape), _) => deserialize(deserializer, shape, mode).map(Slot::Struct),
+            (Shape::Optional(inner), _) => {
+                deserializer.deserialize_option(OptionVisitor(ValueSeed { shape: inner, mode }))
+            }
+        }
+    }
+}
+
+/// An array, read as `Vec<T>` reads it.
+struct ArrayVisitor(ValueSeed);
+
+impl<'de> Visitor<'de> for ArrayVisitor {
+    type Value = Slot<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Slot<'de>, A::Error> {
+        // As serde's `Vec<T>`: a cautious capacity, whatever the input says.
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(self.0)? {
+            items.push(item);
+        }
+        Ok(Slot::Array(items))
+    }
+}
+
+/// An object of values of one shape, read as `BTreeMap<String, T>` reads it.
+struct EntriesVisitor(ValueSeed);
+
+impl<'de> Visitor<'de> for EntriesVisitor {
+    type Value = Slot<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Slot<'de>, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+            let value = map.next_value_seed(self.0)?;
+            entries.push((key.0, value));
+        }
+        Ok(Slot::Entries(entries))
+    }
+}
+
+/// `null` or a value, read as `Option<T>` reads it.
+struct OptionVisitor(ValueSeed);
+
+impl<'de> Visitor<'de> for OptionVisitor {
+    type Value = Slot<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Slot<'de>, E> {
+        Ok(Slot::Null)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Slot<'de>, E> {
+        Ok(Slot::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
+        self.0.deserialize(deserializer)
+    }
+}
+
+/// Reads a struct of `shape` with the fast reader: [`Stop`] wherever it is not sure (then decode with
+/// [`deserialize`], which gives the value or the error).
+pub fn read<'a>(
+    reader: &mut Reader<'a>,
+    shape: &'static StructShape,
+    mode: Mode,
+) -> Result<Fields<'a>, Stop> {
+    let mut fields = Fields::new(shape.fields.len());
+    let mut next = 0;
+    let mut members = reader.object()?;
+    while let Some(member) = members.next_field(reader, shape.fields, shape.aliases, &mut next)? {
+        match member {
+            Member::Field(i) => {
+                let slot = fields.slots.get_mut(i).ok_or(Stop)?;
+                if slot.is_some() {
+                    return Err(Stop);
+                }
+                *slot = Some(read_value(reader, &shape.shapes[i], mode)?);
+            }
+            Member::Other(name) if shape.keep_unlisted => {
+                let text = reader.skip()?;
+                let raw = RawJson::from_json(text).map_err(|_| Stop)?;
+                fields.unlisted.insert(name.to_owned(), raw);
+            }
+            Member::Other(_) => {
+                reader.skip()?;
+            }
+        }
+    }
+    for (slot, required) in fields.slots.iter().zip(shape.required) {
+        if slot.is_none() && *required {
+            return Err(Stop);
+        }
+    }
+    Ok(fields)
+}
+
+/// Reads a struct with [`read`], then makes it ([`FromFields`]).
+#[inline]
+pub fn read_into<'a, T: FromFields<'a>>(
+    reader: &mut Reader<'a>,
+    shape: &'static StructShape,
+    mode: Mode,
+) -> Result<T, Stop> {
+    T::from_fields(read(reader, shape, mode)?).ok_or(Stop)
+}
+
+fn read_value<'a>(reader: &mut Reader<'a>, shape: &'static Shape, mode: Mode) -> Result<Slot<'a>, Stop> {
+    Ok(match (shape, mode) {
+        (Shape::Str, _) => Slot::Str(reader.string()?),
+        (Shape::Int, _) => Slot::Int(reader.integer()?),
+        (Shape::Num, _) => Slot::Num(reader.float()?),
+        (Shape::Bool, _) => Slot::Bool(reader.boolean()?),
+        (Shape::Obj, Mode::Owned) => Slot::Map(crate::read::ReadJson::read(reader)?),
+        (Shape::Obj, Mode::Borrowed) => Slot::Raw(crate::read::ReadJson::read(reader)?),
+        (Shape::Array(item), _) => {
+            let mut elements = reader.array()?;
+            let mut items = Vec::new();
+            while elements.next(reader)? {
+                items.push(read_value(reader, item, mode)?);
+            }
+            Slot::Array(items)
+        }
+        (Shape::Map(value), _) => {
+            let mut members = reader.object()?;
+            let mut entries = Vec::new();
+            while let Some(key) = members.next_key(reader)? {
+                entries.push((Cow::Borrowed(key), read_value(reader, value, mode)?));
+            }
+            Slot::Entries(entries)
+        }
+        (Shape::Struct(shape), _) => Slot::Struct(read(reader, shape, mode)?),
+        (Shape::Optional(inner), _) => {
+            if reader.null() {
+                Slot::Null
+            } else {
+                read_value(reader, inner, mode)?
+            }
+        }
+    })
+}
+
+/// A generated struct read by its table: its [`FromFields`] (the one piece of code per struct), and
+/// `Deserialize` and the fast reader's `ReadJson` through [`deserialize_into`] and [`read_into`].
+///
+/// ```
+/// use energy_api_core::table::{Mode, Shape, StructShape};
+/// # use energy_api_core::table_struct;
+///
+/// static LEDGER: StructShape = StructShape {
+///     name: "struct Ledger",
+///     fields: &["number", "id"],
+///     aliases: &[],
+///     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
+///     required: &[true, false],
+///     keep_unlisted: false,
+/// };
+/// #[derive(Debug)]
+/// pub struct Ledger { number: String, id: Option<String> }
+/// table_struct!(Ledger, LEDGER, Owned, [number, id]);
+///
+/// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
+/// assert_eq!((ledger.number.as_str(), ledger.id), ("L-1", None));
+/// let wrong = serde_json::from_str::<Ledger>(r#"{"number": 7}"#).unwrap_err();
+/// assert_eq!(wrong.to_string(), "invalid type: integer `7`, expected a string at line 1 column 12");
+/// ```
+///
+/// Fields are listed in the table's order; a struct may keep its unlisted members in a field
+/// (`keep_unlisted_in additional_fields`); a borrowed view is written `Name<'a>` with mode `Borrowed`.
+#[macro_export]
+macro_rules! table_struct {
+    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
+            fn from_fields(fields: $crate::table::Fields<$lt>) -> ::std::option::Option<Self> {
+                $crate::table_struct!(@body $name, fields, [$($field),*] $(, $additional)?)
+            }
+        }
+        impl<'de: $lt, $lt> $crate::__private::serde::Deserialize<'de> for $name<$lt> {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::table::deserialize_into(deserializer, &$shape, $crate::table::Mode::$mode)
+            }
+        }
+        impl<$lt> $crate::read::ReadJson<$lt> for $name<$lt> {
+            fn read(
+                reader: &mut $crate::read::Reader<$lt>,
+            ) -> ::std::result::Result<Self, $crate::read::Stop> {
+                $crate::table::read_into(reader, &$shape, $crate::table::Mode::$mode)
+            }
+        }
+        impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
+            #[inline]
+            fn from_slot(
+                slot: ::std::option::Option<$crate::table::Slot<$lt>>,
+            ) -> ::std::option::Option<Self> {
+                $crate::table::struct_from_slot(slot)
+            }
+        }
+    };
+    ($name:ident, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        impl<'a> $crate::table::FromFields<'a> for $name {
+            fn from_fields(fields: $crate::table::Fields<'a>) -> ::std::option::Option<Self> {
+                $crate::table_struct!(@body $name, fields, [$($field),*] $(, $additional)?)
+            }
+        }
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::table::deserialize_into(deserializer, &$shape, $crate::table::Mode::$mode)
+            }
+        }
+        impl<'r> $crate::read::ReadJson<'r> for $name {
+            fn read(
+                reader: &mut $crate::read::Reader<'r>,
+            ) -> ::std::result::Result<Self, $crate::read::Stop> {
+                $crate::table::read_into(reader, &$shape, $crate::table::Mode::$mode)
+            }
+        }
+        impl<'a> $crate::table::FromSlot<'a> for $name {
+            #[inline]
+            fn from_slot(
+                slot: ::std::option::Option<$crate::table::Slot<'a>>,
+            ) -> ::std::option::Option<Self> {
+                $crate::table::struct_from_slot(slot)
+            }
+        }
+    };
+    (@body $name:ident, $fields:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
+        #[allow(unused_mut, unused_variables)]
+        let (mut slots, unlisted) = $fields.into_parts();
+        ::std::option::Option::Some($name {
+            $($field: $crate::table::FromSlot::from_slot(slots.next()?)?,)*
+            $($additional: unlisted,)?
+        })
+    }};
+}
