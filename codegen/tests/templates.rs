@@ -17,21 +17,14 @@ pub use routing::{PayloadVersion, TypedEvent};
 mod borrowed_decode;
 pub use borrowed_decode::BorrowedPayload;
 
-use energy_api_core::shape::{Shape, StructShape};
+use energy_api_core::table::{Fields, FromFields, Mode, Shape, StructShape};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MeterReadV1 {
     pub mprn: String,
     pub reading: i64,
 }
-energy_api_core::deserialize_struct!(
-    MeterReadV1,
-    "struct MeterReadV1",
-    [
-        (0, required, mprn, "mprn"),
-        (1, required, reading, "reading")
-    ]
-);
+energy_api_core::table_struct!(MeterReadV1, METER_READ_V1, Owned, [mprn, reading]);
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MeterReadV2 {
@@ -39,15 +32,7 @@ pub struct MeterReadV2 {
     pub reading: i64,
     pub registers: Vec<String>,
 }
-energy_api_core::deserialize_struct!(
-    MeterReadV2,
-    "struct MeterReadV2",
-    [
-        (0, required, mprn, "mprn"),
-        (1, required, reading, "reading"),
-        (2, required, registers, "registers")
-    ]
-);
+energy_api_core::table_struct!(MeterReadV2, METER_READ_V2, Owned, [mprn, reading, registers]);
 
 static METER_READ_V1: StructShape = StructShape {
     name: "struct MeterReadV1",
@@ -55,6 +40,7 @@ static METER_READ_V1: StructShape = StructShape {
     aliases: &[],
     shapes: &[Shape::Str, Shape::Int],
     required: &[true, true],
+    keep_unlisted: false,
 };
 static METER_READ_V2: StructShape = StructShape {
     name: "struct MeterReadV2",
@@ -62,6 +48,7 @@ static METER_READ_V2: StructShape = StructShape {
     aliases: &[],
     shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
     required: &[true, true, true],
+    keep_unlisted: false,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -202,42 +189,47 @@ impl EventKind {
             _ => &METER_READ_V2,
         }
     }
-}
 
-impl EventKind {
+    fn from_fields(self, fields: Fields<'_>) -> Option<Event> {
+        let versions = match self.version {
+            0 => MeterReadV1::from_fields(fields).map(MeterRead::V1),
+            _ => MeterReadV2::from_fields(fields).map(MeterRead::V2),
+        };
+        versions.map(Event::MeterRead)
+    }
+
+    fn view_from_fields(self, fields: Fields<'_>) -> Option<EventRef<'_>> {
+        let versions = match self.version {
+            0 => views::MeterReadV1::from_fields(fields).map(views::MeterRead::V1),
+            _ => views::MeterReadV2::from_fields(fields).map(views::MeterRead::V2),
+        };
+        versions.map(EventRef::MeterRead)
+    }
+
     pub fn read(
         self,
         reader: &mut energy_api_core::read::Reader<'_>,
     ) -> Result<Event, energy_api_core::read::Stop> {
-        use energy_api_core::read::ReadJson;
-        let versions = match self.version {
-            0 => MeterReadV1::read(reader).map(MeterRead::V1),
-            _ => MeterReadV2::read(reader).map(MeterRead::V2),
-        };
-        versions.map(Event::MeterRead)
+        let fields = energy_api_core::table::read(reader, self.shape(), Mode::Owned)?;
+        self.from_fields(fields).ok_or(energy_api_core::read::Stop)
     }
 
     pub fn read_borrowed<'a>(
         self,
         reader: &mut energy_api_core::read::Reader<'a>,
     ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
-        use energy_api_core::read::ReadJson;
-        let versions = match self.version {
-            0 => views::MeterReadV1::read(reader).map(views::MeterRead::V1),
-            _ => views::MeterReadV2::read(reader).map(views::MeterRead::V2),
-        };
-        versions.map(EventRef::MeterRead)
+        let fields = energy_api_core::table::read(reader, self.shape(), Mode::Borrowed)?;
+        self.view_from_fields(fields).ok_or(energy_api_core::read::Stop)
     }
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
-        let versions = match self.version {
-            0 => <MeterReadV1 as serde::Deserialize>::deserialize(d).map(MeterRead::V1),
-            _ => <MeterReadV2 as serde::Deserialize>::deserialize(d).map(MeterRead::V2),
-        };
-        versions.map(Event::MeterRead)
+        let fields = energy_api_core::table::deserialize(d, self.shape(), Mode::Owned)?;
+        self.from_fields(fields).ok_or_else(|| {
+            <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH)
+        })
     }
 }
 
@@ -250,14 +242,7 @@ pub mod views {
         pub mprn: CowStr<'a>,
         pub reading: i64,
     }
-    energy_api_core::deserialize_struct!(
-        MeterReadV1<'a>,
-        "struct MeterReadV1",
-        [
-            (0, required, mprn, "mprn"),
-            (1, required, reading, "reading")
-        ]
-    );
+    energy_api_core::table_struct!(MeterReadV1<'a>, super::METER_READ_V1, Borrowed, [mprn, reading]);
 
     #[derive(Debug, Clone, PartialEq, serde::Serialize)]
     pub struct MeterReadV2<'a> {
@@ -265,14 +250,11 @@ pub mod views {
         pub reading: i64,
         pub registers: Vec<CowStr<'a>>,
     }
-    energy_api_core::deserialize_struct!(
+    energy_api_core::table_struct!(
         MeterReadV2<'a>,
-        "struct MeterReadV2",
-        [
-            (0, required, mprn, "mprn"),
-            (1, required, reading, "reading"),
-            (2, required, registers, "registers")
-        ]
+        super::METER_READ_V2,
+        Borrowed,
+        [mprn, reading, registers]
     );
 
     #[derive(Debug, Clone, PartialEq)]
@@ -310,13 +292,10 @@ impl EventRef<'_> {
 impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
     type Value = EventRef<'de>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
-        let versions = match self.0.version {
-            0 => <views::MeterReadV1<'de> as serde::Deserialize>::deserialize(d)
-                .map(views::MeterRead::V1),
-            _ => <views::MeterReadV2<'de> as serde::Deserialize>::deserialize(d)
-                .map(views::MeterRead::V2),
-        };
-        versions.map(EventRef::MeterRead)
+        let fields = energy_api_core::table::deserialize(d, self.0.shape(), Mode::Borrowed)?;
+        self.0.view_from_fields(fields).ok_or_else(|| {
+            <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH)
+        })
     }
 }
 

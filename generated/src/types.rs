@@ -15,13 +15,14 @@ pub struct ActivatedSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ActivatedSupplyPoint,
-    "struct ActivatedSupplyPoint",
+    crate::shapes::ActivatedSupplyPoint,
+    Owned,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, confirmed_supply_start_date, "confirmed_supply_start_date"),
+        external_identifier,
+        market_name,
+        confirmed_supply_start_date,
     ],
 );
 
@@ -36,12 +37,13 @@ pub struct ActivationInitiatedSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ActivationInitiatedSupplyPoint,
-    "struct ActivationInitiatedSupplyPoint",
+    crate::shapes::ActivationInitiatedSupplyPoint,
+    Owned,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
+        external_identifier,
+        market_name,
     ],
 );
 
@@ -56,12 +58,13 @@ pub struct AllocationComponent {
 }
 
 #[cfg(feature = "collections")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AllocationComponent,
-    "struct AllocationComponent",
+    crate::shapes::AllocationComponent,
+    Owned,
     [
-        (0, required, source_type, "source_type"),
-        (1, required, source_identifier, "source_identifier"),
+        source_type,
+        source_identifier,
     ],
 );
 
@@ -80,14 +83,15 @@ pub struct AmendedSubject {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AmendedSubject,
-    "struct AmendedSubject",
+    crate::shapes::AmendedSubject,
+    Owned,
     [
-        (0, required, r#type, "type"),
-        (1, required, identifier, "identifier"),
-        (2, required, effective_from, "effective_from"),
-        (3, required, effective_to, "effective_to"),
+        r#type,
+        identifier,
+        effective_from,
+        effective_to,
     ],
 );
 
@@ -100,11 +104,12 @@ pub struct BillingAccount {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingAccount,
-    "struct BillingAccount",
+    crate::shapes::BillingAccount,
+    Owned,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -119,12 +124,13 @@ pub struct ChargePeriod {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ChargePeriod,
-    "struct ChargePeriod",
+    crate::shapes::ChargePeriod,
+    Owned,
     [
-        (0, required, start_at, "start_at"),
-        (1, required, end_at, "end_at"),
+        start_at,
+        end_at,
     ],
 );
 
@@ -148,13 +154,14 @@ pub struct CommsPreferencesChanges {
 }
 
 #[cfg(feature = "accounts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsPreferencesChanges,
-    "struct CommsPreferencesChanges",
+    crate::shapes::CommsPreferencesChanges,
+    Owned,
     [
-        (0, optional, requires_postal_comms, "requires_postal_comms"),
-        (1, optional, preferred_language_for_comms, "preferred_language_for_comms"),
-        (2, optional, document_accessibility, "document_accessibility"),
+        requires_postal_comms,
+        preferred_language_for_comms,
+        document_accessibility,
     ],
 );
 
@@ -173,14 +180,15 @@ pub struct Consent {
 }
 
 #[cfg(feature = "communications")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Consent,
-    "struct Consent",
+    crate::shapes::Consent,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, consent_type_code, "consent_type_code"),
-        (2, required, value, "value"),
-        (3, required, signed_at, "signed_at"),
+        id,
+        consent_type_code,
+        value,
+        signed_at,
     ],
 );
 
@@ -197,13 +205,14 @@ pub struct ContractJourney {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractJourney,
-    "struct ContractJourney",
+    crate::shapes::ContractJourney,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, r#type, "type"),
-        (2, required, requested_at, "requested_at"),
+        number,
+        r#type,
+        requested_at,
     ],
 );
 
@@ -220,12 +229,13 @@ pub struct ContractReferences {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractReferences,
-    "struct ContractReferences",
+    crate::shapes::ContractReferences,
+    Owned,
     [
-        (0, optional, account_contract_identifier, "account_contract_identifier"),
-        (1, optional, business_contract_identifier, "business_contract_identifier"),
+        account_contract_identifier,
+        business_contract_identifier,
     ],
 );
 
@@ -242,13 +252,14 @@ pub struct DispatchPayload {
 }
 
 #[cfg(feature = "flexible-devices")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DispatchPayload,
-    "struct DispatchPayload",
+    crate::shapes::DispatchPayload,
+    Owned,
     [
-        (0, required, begin, "begin"),
-        (1, required, end, "end"),
-        (2, required, power, "power"),
+        begin,
+        end,
+        power,
     ],
 );
 
@@ -301,32 +312,33 @@ pub struct DisputedClosingReading {
     pub is_gain: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DisputedClosingReading,
-    "struct DisputedClosingReading",
+    crate::shapes::DisputedClosingReading,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supplier, "supplier"),
-        (2, required, reference_number, "reference_number"),
-        (3, required, transfer_date, "transfer_date"),
-        (4, required, initiating_organisation, "initiating_organisation"),
-        (5, required, io_contact_name, "io_contact_name"),
-        (6, required, recipient_organisation, "recipient_organisation"),
-        (7, required, ro_contact_name, "ro_contact_name"),
-        (8, required, meter_serial, "meter_serial"),
-        (9, required, meter_digits, "meter_digits"),
-        (10, required, house_name_number, "house_name_number"),
-        (11, required, postcode, "postcode"),
-        (12, required, disputed_reading, "disputed_reading"),
-        (13, required, disputed_reading_is_actual, "disputed_reading_is_actual"),
-        (14, required, proposed_reading, "proposed_reading"),
-        (15, required, proposed_reading_is_actual, "proposed_reading_is_actual"),
-        (16, required, status_response, "status_response"),
-        (17, required, root_cause, "root_cause"),
-        (18, required, rejection_acceptance_code, "rejection_acceptance_code"),
-        (19, required, criteria, "criteria"),
-        (20, required, comments, "comments"),
-        (21, required, is_gain, "is_gain"),
+        mprn,
+        supplier,
+        reference_number,
+        transfer_date,
+        initiating_organisation,
+        io_contact_name,
+        recipient_organisation,
+        ro_contact_name,
+        meter_serial,
+        meter_digits,
+        house_name_number,
+        postcode,
+        disputed_reading,
+        disputed_reading_is_actual,
+        proposed_reading,
+        proposed_reading_is_actual,
+        status_response,
+        root_cause,
+        rejection_acceptance_code,
+        criteria,
+        comments,
+        is_gain,
     ],
 );
 
@@ -345,14 +357,15 @@ pub struct EnrollmentSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-status")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     EnrollmentSupplyPoint,
-    "struct EnrollmentSupplyPoint",
+    crate::shapes::EnrollmentSupplyPoint,
+    Owned,
     [
-        (0, required, market_name, "market_name"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, confirmed_ssd, "confirmed_ssd"),
-        (3, required, was_cancelled, "was_cancelled"),
+        market_name,
+        external_identifier,
+        confirmed_ssd,
+        was_cancelled,
     ],
 );
 
@@ -367,12 +380,13 @@ pub struct FlexDeviceDisconnectedPayload {
 }
 
 #[cfg(feature = "flexible-devices")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceDisconnectedPayload,
-    "struct FlexDeviceDisconnectedPayload",
+    crate::shapes::FlexDeviceDisconnectedPayload,
+    Owned,
     [
-        (0, required, cause, "cause"),
-        (1, required, disconnected_soc, "disconnected_soc"),
+        cause,
+        disconnected_soc,
     ],
 );
 
@@ -415,26 +429,27 @@ pub struct FlexDeviceOptimisationCreatedPayload {
 }
 
 #[cfg(feature = "flexible-devices")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedPayload,
-    "struct FlexDeviceOptimisationCreatedPayload",
+    crate::shapes::FlexDeviceOptimisationCreatedPayload,
+    Owned,
     [
-        (0, required, dispatches, "dispatches"),
-        (1, required, achievable_target_soc, "achievable_target_soc"),
-        (2, required, energy_capacity, "energy_capacity"),
-        (3, required, start_soc, "start_soc"),
-        (4, required, user_target_soc, "user_target_soc"),
-        (5, required, optimization_begin, "optimization_begin"),
-        (6, required, optimization_end, "optimization_end"),
-        (7, required, is_reoptimization, "is_reoptimization"),
-        (8, required, force_v1g_charging, "force_v1g_charging"),
-        (9, required, fleet_id, "fleet_id"),
-        (10, required, target_type, "target_type"),
-        (11, required, capped_target_soc, "capped_target_soc"),
-        (12, required, is_charge_duration_capped, "is_charge_duration_capped"),
-        (13, required, can_cap_charging_duration, "can_cap_charging_duration"),
-        (14, required, dispatch_times, "dispatch_times"),
-        (15, required, will_reach_target_soc, "will_reach_target_soc"),
+        dispatches,
+        achievable_target_soc,
+        energy_capacity,
+        start_soc,
+        user_target_soc,
+        optimization_begin,
+        optimization_end,
+        is_reoptimization,
+        force_v1g_charging,
+        fleet_id,
+        target_type,
+        capped_target_soc,
+        is_charge_duration_capped,
+        can_cap_charging_duration,
+        dispatch_times,
+        will_reach_target_soc,
     ],
 );
 
@@ -451,13 +466,14 @@ pub struct GroupMembership {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupMembership,
-    "struct GroupMembership",
+    crate::shapes::GroupMembership,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, valid_from, "valid_from"),
-        (2, required, valid_to, "valid_to"),
+        contract_identifier,
+        valid_from,
+        valid_to,
     ],
 );
 
@@ -475,13 +491,14 @@ pub struct GroupMembershipNew {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupMembershipNew,
-    "struct GroupMembershipNew",
+    crate::shapes::GroupMembershipNew,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, valid_from, "valid_from"),
-        (2, optional, valid_to, "valid_to"),
+        contract_identifier,
+        valid_from,
+        valid_to,
     ],
 );
 
@@ -496,12 +513,13 @@ pub struct GroupPeriod {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupPeriod,
-    "struct GroupPeriod",
+    crate::shapes::GroupPeriod,
+    Owned,
     [
-        (0, required, start, "start"),
-        (1, required, end, "end"),
+        start,
+        end,
     ],
 );
 
@@ -518,13 +536,14 @@ pub struct GroupTrait {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupTrait,
-    "struct GroupTrait",
+    crate::shapes::GroupTrait,
+    Owned,
     [
-        (0, required, identifier, "identifier"),
-        (1, required, r#type, "type"),
-        (2, required, data, "data"),
+        identifier,
+        r#type,
+        data,
     ],
 );
 
@@ -543,14 +562,15 @@ pub struct GroupVersion {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupVersion,
-    "struct GroupVersion",
+    crate::shapes::GroupVersion,
+    Owned,
     [
-        (0, required, identifier, "identifier"),
-        (1, required, effective_period, "effective_period"),
-        (2, required, system_period, "system_period"),
-        (3, required, traits, "traits"),
+        identifier,
+        effective_period,
+        system_period,
+        traits,
     ],
 );
 
@@ -563,12 +583,13 @@ pub struct HouseMoveAccount {
     pub external_reference: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     HouseMoveAccount,
-    "struct HouseMoveAccount",
+    crate::shapes::HouseMoveAccount,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, external_reference, "external_reference"),
+        number,
+        external_reference,
     ],
 );
 
@@ -588,14 +609,15 @@ pub struct HouseMoveSupplyPoint {
     pub tariff_payment_method: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     HouseMoveSupplyPoint,
-    "struct HouseMoveSupplyPoint",
+    crate::shapes::HouseMoveSupplyPoint,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, optional, industry, "industry"),
-        (2, optional, tariff_code, "tariff_code"),
-        (3, optional, tariff_payment_method, "tariff_payment_method"),
+        id,
+        industry,
+        tariff_code,
+        tariff_payment_method,
     ],
 );
 
@@ -612,13 +634,14 @@ pub struct InkAction {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkAction,
-    "struct InkAction",
+    crate::shapes::InkAction,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, required, succeeded, "succeeded"),
-        (2, required, stop_further_evaluation, "stop_further_evaluation"),
+        code,
+        succeeded,
+        stop_further_evaluation,
     ],
 );
 
@@ -640,14 +663,15 @@ pub struct InkContent {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkContent,
-    "struct InkContent",
+    crate::shapes::InkContent,
+    Owned,
     [
-        (0, optional, from_address, "from_address"),
-        (1, optional, subject, "subject"),
-        (2, optional, to_addresses, "to_addresses"),
-        (3, required, tags, "tags"),
+        from_address,
+        subject,
+        to_addresses,
+        tags,
     ],
 );
 
@@ -664,13 +688,14 @@ pub struct InkConversation {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversation,
-    "struct InkConversation",
+    crate::shapes::InkConversation,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -687,13 +712,14 @@ pub struct InkFailureData {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkFailureData,
-    "struct InkFailureData",
+    crate::shapes::InkFailureData,
+    Owned,
     [
-        (0, required, r#type, "type"),
-        (1, required, reason, "reason"),
-        (2, required, occurred_at, "occurred_at"),
+        r#type,
+        reason,
+        occurred_at,
     ],
 );
 
@@ -712,14 +738,15 @@ pub struct InkMessage {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessage,
-    "struct InkMessage",
+    crate::shapes::InkMessage,
+    Owned,
     [
-        (0, required, relay_id, "relay_id"),
-        (1, required, vendor_id, "vendor_id"),
-        (2, required, channel, "channel"),
-        (3, required, occurred_at, "occurred_at"),
+        relay_id,
+        vendor_id,
+        channel,
+        occurred_at,
     ],
 );
 
@@ -738,14 +765,15 @@ pub struct InkMessageContent {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageContent,
-    "struct InkMessageContent",
+    crate::shapes::InkMessageContent,
+    Owned,
     [
-        (0, required, message_id, "message_id"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, channel, "channel"),
-        (3, required, content, "content"),
+        message_id,
+        occurred_at,
+        channel,
+        content,
     ],
 );
 
@@ -766,15 +794,16 @@ pub struct InkMessageWithVendor {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageWithVendor,
-    "struct InkMessageWithVendor",
+    crate::shapes::InkMessageWithVendor,
+    Owned,
     [
-        (0, required, relay_id, "relay_id"),
-        (1, required, vendor, "vendor"),
-        (2, required, vendor_id, "vendor_id"),
-        (3, required, channel, "channel"),
-        (4, required, occurred_at, "occurred_at"),
+        relay_id,
+        vendor,
+        vendor_id,
+        channel,
+        occurred_at,
     ],
 );
 
@@ -793,14 +822,15 @@ pub struct JoinAgreement {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     JoinAgreement,
-    "struct JoinAgreement",
+    crate::shapes::JoinAgreement,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, valid_from, "valid_from"),
-        (2, required, valid_to, "valid_to"),
-        (3, required, product_code, "product_code"),
+        id,
+        valid_from,
+        valid_to,
+        product_code,
     ],
 );
 
@@ -817,13 +847,14 @@ pub struct JoinSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     JoinSupplyPoint,
-    "struct JoinSupplyPoint",
+    crate::shapes::JoinSupplyPoint,
+    Owned,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, requested_supply_start_date, "requested_supply_start_date"),
+        external_identifier,
+        market_name,
+        requested_supply_start_date,
     ],
 );
 
@@ -840,13 +871,14 @@ pub struct LeaveSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-leave")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeaveSupplyPoint,
-    "struct LeaveSupplyPoint",
+    crate::shapes::LeaveSupplyPoint,
+    Owned,
     [
-        (0, required, market_identifier, "market_identifier"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, market_name, "market_name"),
+        market_identifier,
+        external_identifier,
+        market_name,
     ],
 );
 
@@ -864,13 +896,14 @@ pub struct Ledger {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Ledger,
-    "struct Ledger",
+    crate::shapes::Ledger,
+    Owned,
     [
-        (0, required, account, "account"),
-        (1, required, number, "number"),
-        (2, optional, id, "id"),
+        account,
+        number,
+        id,
     ],
 );
 
@@ -901,19 +934,20 @@ pub struct LedgerEntry {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LedgerEntry,
-    "struct LedgerEntry",
+    crate::shapes::LedgerEntry,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, is_charge, "is_charge"),
-        (2, required, is_credit, "is_credit"),
-        (3, required, is_payment, "is_payment"),
-        (4, required, is_repayment, "is_repayment"),
-        (5, required, is_reversal, "is_reversal"),
-        (6, required, is_reversed, "is_reversed"),
-        (7, optional, source_id, "source_id"),
-        (8, optional, source_type, "source_type"),
+        id,
+        is_charge,
+        is_credit,
+        is_payment,
+        is_repayment,
+        is_reversal,
+        is_reversed,
+        source_id,
+        source_type,
     ],
 );
 
@@ -942,19 +976,20 @@ pub struct LedgerEntryRemoval {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LedgerEntryRemoval,
-    "struct LedgerEntryRemoval",
+    crate::shapes::LedgerEntryRemoval,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, amount, "amount"),
-        (2, required, is_charge, "is_charge"),
-        (3, required, is_credit, "is_credit"),
-        (4, required, is_payment, "is_payment"),
-        (5, required, is_repayment, "is_repayment"),
-        (6, required, is_reversal, "is_reversal"),
-        (7, required, is_reversed, "is_reversed"),
-        (8, required, source_reason, "source_reason"),
+        id,
+        amount,
+        is_charge,
+        is_credit,
+        is_payment,
+        is_repayment,
+        is_reversal,
+        is_reversed,
+        source_reason,
     ],
 );
 
@@ -999,28 +1034,29 @@ pub struct Meter {
     pub registers: ::std::vec::Vec<crate::types::Register>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Meter,
-    "struct Meter",
+    crate::shapes::Meter,
+    Owned,
     [
-        (0, required, serial_number, "serial_number"),
-        (1, required, current_rating, "current_rating"),
-        (2, required, location, "location"),
-        (3, required, make_and_type, "make_and_type"),
-        (4, required, meter_asset_provider_mpid, "meter_asset_provider_mpid"),
-        (5, required, meter_type, "meter_type"),
-        (6, required, retrieval_method, "retrieval_method"),
-        (7, required, retrieval_method_effective_from, "retrieval_method_effective_from"),
-        (8, required, meter_cop, "meter_cop"),
-        (9, required, meter_cop_dispensation, "meter_cop_dispensation"),
-        (10, required, communications_address, "communications_address"),
-        (11, required, communications_method, "communications_method"),
-        (12, required, vt_ratio, "vt_ratio"),
-        (13, required, installation_date, "installation_date"),
-        (14, required, timing_device_id, "timing_device_id"),
-        (15, required, is_tele_switch, "is_tele_switch"),
-        (16, required, ct_ratio, "ct_ratio"),
-        (17, required, registers, "registers"),
+        serial_number,
+        current_rating,
+        location,
+        make_and_type,
+        meter_asset_provider_mpid,
+        meter_type,
+        retrieval_method,
+        retrieval_method_effective_from,
+        meter_cop,
+        meter_cop_dispensation,
+        communications_address,
+        communications_method,
+        vt_ratio,
+        installation_date,
+        timing_device_id,
+        is_tele_switch,
+        ct_ratio,
+        registers,
     ],
 );
 
@@ -1040,15 +1076,16 @@ pub struct Payment {
     pub failure_reason: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Payment,
-    "struct Payment",
+    crate::shapes::Payment,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, amount, "amount"),
-        (2, required, payment_date, "payment_date"),
-        (3, required, description, "description"),
-        (4, optional, failure_reason, "failure_reason"),
+        id,
+        amount,
+        payment_date,
+        description,
+        failure_reason,
     ],
 );
 
@@ -1059,11 +1096,12 @@ pub struct PaymentsAccount {
     pub number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     PaymentsAccount,
-    "struct PaymentsAccount",
+    crate::shapes::PaymentsAccount,
+    Owned,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -1077,12 +1115,13 @@ pub struct PaymentsLedger {
     pub id: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     PaymentsLedger,
-    "struct PaymentsLedger",
+    crate::shapes::PaymentsLedger,
+    Owned,
     [
-        (0, required, account, "account"),
-        (1, optional, id, "id"),
+        account,
+        id,
     ],
 );
 
@@ -1099,13 +1138,14 @@ pub struct Product {
 }
 
 #[cfg(feature = "agreements-and-approvals")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Product,
-    "struct Product",
+    crate::shapes::Product,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, required, market_name, "market_name"),
-        (2, required, brand_code, "brand_code"),
+        code,
+        market_name,
+        brand_code,
     ],
 );
 
@@ -1122,13 +1162,14 @@ pub struct PsrRecord {
 }
 
 #[cfg(feature = "account-users")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     PsrRecord,
-    "struct PsrRecord",
+    crate::shapes::PsrRecord,
+    Owned,
     [
-        (0, required, description, "description"),
-        (1, required, electricity_industry_code, "electricity_industry_code"),
-        (2, required, gas_industry_code, "gas_industry_code"),
+        description,
+        electricity_industry_code,
+        gas_industry_code,
     ],
 );
 
@@ -1153,18 +1194,19 @@ pub struct Register {
     pub associated_register_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Register,
-    "struct Register",
+    crate::shapes::Register,
+    Owned,
     [
-        (0, required, register_id, "register_id"),
-        (1, required, register_type, "register_type"),
-        (2, required, measurement_quantity, "measurement_quantity"),
-        (3, required, multiplier, "multiplier"),
-        (4, required, digits, "digits"),
-        (5, required, is_main, "is_main"),
-        (6, required, associated_meter_serial, "associated_meter_serial"),
-        (7, required, associated_register_id, "associated_register_id"),
+        register_id,
+        register_type,
+        measurement_quantity,
+        multiplier,
+        digits,
+        is_main,
+        associated_meter_serial,
+        associated_register_id,
     ],
 );
 
@@ -1179,13 +1221,14 @@ pub struct RemovedMeter {
     pub meter_asset_provider_mpid: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     RemovedMeter,
-    "struct RemovedMeter",
+    crate::shapes::RemovedMeter,
+    Owned,
     [
-        (0, required, serial_number, "serial_number"),
-        (1, required, date_of_removal, "date_of_removal"),
-        (2, required, meter_asset_provider_mpid, "meter_asset_provider_mpid"),
+        serial_number,
+        date_of_removal,
+        meter_asset_provider_mpid,
     ],
 );
 
@@ -1200,12 +1243,13 @@ pub struct SigningIdentity {
 }
 
 #[cfg(feature = "communications")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     SigningIdentity,
-    "struct SigningIdentity",
+    crate::shapes::SigningIdentity,
+    Owned,
     [
-        (0, required, identity_type, "identity_type"),
-        (1, required, identity, "identity"),
+        identity_type,
+        identity,
     ],
 );
 
@@ -1220,12 +1264,13 @@ pub struct SubjectContractJourney {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     SubjectContractJourney,
-    "struct SubjectContractJourney",
+    crate::shapes::SubjectContractJourney,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, subject_number, "subject_number"),
+        number,
+        subject_number,
     ],
 );
 
@@ -1242,13 +1287,14 @@ pub struct SupplyPeriodData {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     SupplyPeriodData,
-    "struct SupplyPeriodData",
+    crate::shapes::SupplyPeriodData,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, supply_start_at, "supply_start_at"),
-        (2, required, supply_end_at, "supply_end_at"),
+        id,
+        supply_start_at,
+        supply_end_at,
     ],
 );
 
@@ -1265,13 +1311,14 @@ pub struct TerminatedSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-leave")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     TerminatedSupplyPoint,
-    "struct TerminatedSupplyPoint",
+    crate::shapes::TerminatedSupplyPoint,
+    Owned,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, confirmed_supply_end_date, "confirmed_supply_end_date"),
+        external_identifier,
+        market_name,
+        confirmed_supply_end_date,
     ],
 );
 
@@ -1288,12 +1335,13 @@ pub struct TerminationInitiatedSupplyPoint {
 }
 
 #[cfg(feature = "lifecycle-leave")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     TerminationInitiatedSupplyPoint,
-    "struct TerminationInitiatedSupplyPoint",
+    crate::shapes::TerminationInitiatedSupplyPoint,
+    Owned,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, requested_supply_end_date, "requested_supply_end_date"),
+        external_identifier,
+        market_name,
+        requested_supply_end_date,
     ],
 );

@@ -115,6 +115,7 @@ fn struct_shape(
         aliases: aliases.leak(),
         shapes: shapes.leak(),
         required: required.leak(),
+        keep_unlisted: s.incomplete,
     }))
 }
 

@@ -3952,727 +3952,713 @@ impl ::serde::Serialize for EventRef<'_> {
 }
 
 impl crate::EventKind {
-    /// Reads the view of a payload of this kind with the fast reader
-    /// ([`energy_api_core::read`]): it stops where it is not sure, and
-    /// [`crate::EventKind::decode_borrowed`] then decodes the same text with serde.
-    pub fn read_borrowed<'a>(
+    /// The view of an event of this kind from the fields its table read.
+    fn view_from_fields<'a>(
         self,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<EventRef<'a>> {
         match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
-                events::accounts::AccountCommunicationsPreferencesUpdated::read_version(
+                events::accounts::AccountCommunicationsPreferencesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountCommunicationsPreferencesUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
-                events::accounts::AccountCreated::read_version(self.version, reader)
+                events::accounts::AccountCreated::from_fields(self.version, fields)
                     .map(EventRef::AccountCreated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
-                events::accounts::AccountOccupied::read_version(self.version, reader)
+                events::accounts::AccountOccupied::from_fields(self.version, fields)
                     .map(EventRef::AccountOccupied)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
-                events::accounts::AccountReactivated::read_version(self.version, reader)
+                events::accounts::AccountReactivated::from_fields(self.version, fields)
                     .map(EventRef::AccountReactivated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
-                events::accounts::AccountSmartMeterReadPermissionChanged::read_version(
+                events::accounts::AccountSmartMeterReadPermissionChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountSmartMeterReadPermissionChanged)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
-                events::accounts::AccountUpdated::read_version(self.version, reader)
+                events::accounts::AccountUpdated::from_fields(self.version, fields)
                     .map(EventRef::AccountUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
-                events::accounts::AccountMetadataCreated::read_version(
+                events::accounts::AccountMetadataCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountMetadataCreated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
-                events::accounts::AccountMetadataRemoved::read_version(
+                events::accounts::AccountMetadataRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountMetadataRemoved)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
-                events::accounts::AccountMetadataUpdated::read_version(
+                events::accounts::AccountMetadataUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountMetadataUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataCreated::read_version(
+                events::accounts::AccountPropertyEffectivePeriodMetadataCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountPropertyEffectivePeriodMetadataCreated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::read_version(
+                events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountPropertyEffectivePeriodMetadataRemoved)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::read_version(
+                events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountPropertyEffectivePeriodMetadataUpdated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
-                events::account_users::AccountUserCreated::read_version(
+                events::account_users::AccountUserCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserCreated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
-                events::account_users::AccountUserPasswordChanged::read_version(
+                events::account_users::AccountUserPasswordChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserPasswordChanged)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
-                events::account_users::AccountUserPasswordResetRequested::read_version(
+                events::account_users::AccountUserPasswordResetRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserPasswordResetRequested)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
-                events::account_users::AccountUserPsrRecordsUpdated::read_version(
+                events::account_users::AccountUserPsrRecordsUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserPsrRecordsUpdated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
-                events::account_users::AccountUserRemoved::read_version(
+                events::account_users::AccountUserRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserRemoved)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
-                events::account_users::AccountUserUpdated::read_version(
+                events::account_users::AccountUserUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserUpdated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
-                events::account_users::AccountUserVerificationCompleted::read_version(
+                events::account_users::AccountUserVerificationCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserVerificationCompleted)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
-                events::account_users::AccountUserVerificationStarted::read_version(
+                events::account_users::AccountUserVerificationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserVerificationStarted)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
-                events::account_users::AccountUserMetadataCreated::read_version(
+                events::account_users::AccountUserMetadataCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserMetadataCreated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
-                events::account_users::AccountUserMetadataRemoved::read_version(
+                events::account_users::AccountUserMetadataRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserMetadataRemoved)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
-                events::account_users::AccountUserMetadataUpdated::read_version(
+                events::account_users::AccountUserMetadataUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AccountUserMetadataUpdated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
-                events::agreements_and_approvals::ActualIntervalsReceived::read_version(
+                events::agreements_and_approvals::ActualIntervalsReceived::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ActualIntervalsReceived)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
-                events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::read_version(
+                events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AffiliatesAffiliateAccountContractCreated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
-                events::agreements_and_approvals::AgreementCreated::read_version(
+                events::agreements_and_approvals::AgreementCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AgreementCreated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
-                events::agreements_and_approvals::AgreementRevoked::read_version(
+                events::agreements_and_approvals::AgreementRevoked::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AgreementRevoked)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
-                events::agreements_and_approvals::AgreementRolloverCompleted::read_version(
+                events::agreements_and_approvals::AgreementRolloverCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AgreementRolloverCompleted)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
-                events::agreements_and_approvals::AgreementTerminated::read_version(
+                events::agreements_and_approvals::AgreementTerminated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AgreementTerminated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
-                events::agreements_and_approvals::AgreementUpdated::read_version(
+                events::agreements_and_approvals::AgreementUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AgreementUpdated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
-                events::agreements_and_approvals::ApprovalsApprovalApproved::read_version(
+                events::agreements_and_approvals::ApprovalsApprovalApproved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ApprovalsApprovalApproved)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
-                events::agreements_and_approvals::ApprovalsApprovalCreated::read_version(
+                events::agreements_and_approvals::ApprovalsApprovalCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ApprovalsApprovalCreated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
-                events::agreements_and_approvals::ApprovalsApprovalRejected::read_version(
+                events::agreements_and_approvals::ApprovalsApprovalRejected::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ApprovalsApprovalRejected)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestApproved::read_version(
+                events::agreements_and_approvals::ApprovalsApprovalRequestApproved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ApprovalsApprovalRequestApproved)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::read_version(
+                events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ApprovalsApprovalRequestAssigned)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestRejected::read_version(
+                events::agreements_and_approvals::ApprovalsApprovalRequestRejected::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ApprovalsApprovalRequestRejected)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
-                events::authentication_server::AuthServerAccessTokenIssued::read_version(
+                events::authentication_server::AuthServerAccessTokenIssued::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AuthServerAccessTokenIssued)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::read_version(
+                events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AuthServerAccountUserGenerateMfaChallengeError)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
-                events::authentication_server::AuthServerAccountUserLoggedIn::read_version(
+                events::authentication_server::AuthServerAccountUserLoggedIn::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AuthServerAccountUserLoggedIn)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
-                events::authentication_server::AuthServerAccountUserLoginDenied::read_version(
+                events::authentication_server::AuthServerAccountUserLoginDenied::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AuthServerAccountUserLoginDenied)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
-                events::authentication_server::AuthServerAccountUserLoginFailed::read_version(
+                events::authentication_server::AuthServerAccountUserLoginFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AuthServerAccountUserLoginFailed)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
-                events::authentication_server::AuthServerAccountUserLoginStepCompleted::read_version(
+                events::authentication_server::AuthServerAccountUserLoginStepCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::AuthServerAccountUserLoginStepCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
-                events::billing::BillingBillingDocumentHeld::read_version(
+                events::billing::BillingBillingDocumentHeld::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingBillingDocumentHeld)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
-                events::billing::BillingBillingDocumentIssued::read_version(
+                events::billing::BillingBillingDocumentIssued::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingBillingDocumentIssued)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
-                events::billing::BillingBillingDocumentRepresentationDispatched::read_version(
+                events::billing::BillingBillingDocumentRepresentationDispatched::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingBillingDocumentRepresentationDispatched)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
-                events::billing::BillingBillingOptionsUpdated::read_version(
+                events::billing::BillingBillingOptionsUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingBillingOptionsUpdated)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
-                events::billing::BillingChargingLedgerAssignedToAgreement::read_version(
+                events::billing::BillingChargingLedgerAssignedToAgreement::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingChargingLedgerAssignedToAgreement)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
-                events::billing::BillingChargingSupplyPointTriggered::read_version(
+                events::billing::BillingChargingSupplyPointTriggered::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingChargingSupplyPointTriggered)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
-                events::billing::BillingDuosInvoiceCancel::read_version(
+                events::billing::BillingDuosInvoiceCancel::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingDuosInvoiceCancel)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
-                events::billing::BillingDuosInvoiceNew::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::billing::BillingDuosInvoiceNew::from_fields(self.version, fields)
                     .map(EventRef::BillingDuosInvoiceNew)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
-                events::billing::BillingDuosInvoiceReplace::read_version(
+                events::billing::BillingDuosInvoiceReplace::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingDuosInvoiceReplace)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
-                events::billing::BillingFinalBill::read_version(self.version, reader)
+                events::billing::BillingFinalBill::from_fields(self.version, fields)
                     .map(EventRef::BillingFinalBill)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
-                events::billing::BillingIssuanceExternalStatusCreated::read_version(
+                events::billing::BillingIssuanceExternalStatusCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingIssuanceExternalStatusCreated)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
-                events::billing::BillingIssuedBill::read_version(self.version, reader)
+                events::billing::BillingIssuedBill::from_fields(self.version, fields)
                     .map(EventRef::BillingIssuedBill)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
-                events::billing::BillingLedgerEntryPosted::read_version(
+                events::billing::BillingLedgerEntryPosted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingLedgerEntryPosted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
-                events::billing::BillingLedgerEntryRemoved::read_version(
+                events::billing::BillingLedgerEntryRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingLedgerEntryRemoved)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
-                events::billing::BillingPathwayTraversalFailed::read_version(
+                events::billing::BillingPathwayTraversalFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingPathwayTraversalFailed)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
-                events::billing::BillingPathwayTraversalSucceeded::read_version(
+                events::billing::BillingPathwayTraversalSucceeded::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingPathwayTraversalSucceeded)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                events::billing::BillingPortfolioInvoiceSummaryCompleted::read_version(
+                events::billing::BillingPortfolioInvoiceSummaryCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BillingPortfolioInvoiceSummaryCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
-                events::billing::BillingRebateAccepted::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::billing::BillingRebateAccepted::from_fields(self.version, fields)
                     .map(EventRef::BillingRebateAccepted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
-                events::billing::BillingRebateCreated::read_version(self.version, reader)
+                events::billing::BillingRebateCreated::from_fields(self.version, fields)
                     .map(EventRef::BillingRebateCreated)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
-                events::billing::BillingRebateDeclined::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::billing::BillingRebateDeclined::from_fields(self.version, fields)
                     .map(EventRef::BillingRebateDeclined)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
-                events::billing::BillingRebateUpdated::read_version(self.version, reader)
+                events::billing::BillingRebateUpdated::from_fields(self.version, fields)
                     .map(EventRef::BillingRebateUpdated)
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
-                events::businesses::BusinessCreated::read_version(self.version, reader)
+                events::businesses::BusinessCreated::from_fields(self.version, fields)
                     .map(EventRef::BusinessCreated)
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
-                events::businesses::BusinessUpdated::read_version(self.version, reader)
+                events::businesses::BusinessUpdated::from_fields(self.version, fields)
                     .map(EventRef::BusinessUpdated)
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
-                events::businesses::BusinessOperationsTeamUpdated::read_version(
+                events::businesses::BusinessOperationsTeamUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::BusinessOperationsTeamUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
-                events::accounts::CampaignAccountAdded::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::accounts::CampaignAccountAdded::from_fields(self.version, fields)
                     .map(EventRef::CampaignAccountAdded)
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
-                events::accounts::CampaignAccountRemoved::read_version(
+                events::accounts::CampaignAccountRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CampaignAccountRemoved)
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
-                events::accounts::CampaignAccountUpdated::read_version(
+                events::accounts::CampaignAccountUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CampaignAccountUpdated)
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
-                events::billing::ChargingPrimingErrored::read_version(
+                events::billing::ChargingPrimingErrored::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ChargingPrimingErrored)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
-                events::collections::CollateralAgreementFulfilled::read_version(
+                events::collections::CollateralAgreementFulfilled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollateralAgreementFulfilled)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
-                events::collections::CollectionProceedingCreated::read_version(
+                events::collections::CollectionProceedingCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProceedingCreated)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
-                events::collections::CollectionProcessCommStepResolved::read_version(
+                events::collections::CollectionProcessCommStepResolved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessCommStepResolved)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
-                events::collections::CollectionProcessLeaveSupplierInstigated::read_version(
+                events::collections::CollectionProcessLeaveSupplierInstigated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessLeaveSupplierInstigated)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
-                events::collections::CollectionProcessPaused::read_version(
+                events::collections::CollectionProcessPaused::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessPaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
-                events::collections::CollectionProcessRaised::read_version(
+                events::collections::CollectionProcessRaised::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessRaised)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
-                events::collections::CollectionProcessReactivated::read_version(
+                events::collections::CollectionProcessReactivated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessReactivated)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
-                events::collections::CollectionProcessRunTerminationRequested::read_version(
+                events::collections::CollectionProcessRunTerminationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessRunTerminationRequested)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
-                events::collections::CollectionProcessUnpaused::read_version(
+                events::collections::CollectionProcessUnpaused::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessUnpaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
-                events::collections::CollectionProcessWithdrawn::read_version(
+                events::collections::CollectionProcessWithdrawn::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CollectionProcessWithdrawn)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
-                events::communications::CommsAccountCallUpdated::read_version(
+                events::communications::CommsAccountCallUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CommsAccountCallUpdated)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
-                events::communications::CommsCustomerEmailBounced::read_version(
+                events::communications::CommsCustomerEmailBounced::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CommsCustomerEmailBounced)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::read_version(
+                events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
@@ -4681,633 +4667,624 @@ impl crate::EventKind {
 
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
-                events::communications::CommsTranscriptionCreated::read_version(
+                events::communications::CommsTranscriptionCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CommsTranscriptionCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
-                events::communications::ComplaintsComplaintNewContact::read_version(
+                events::communications::ComplaintsComplaintNewContact::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ComplaintsComplaintNewContact)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
-                events::communications::ComplaintsComplaintOpened::read_version(
+                events::communications::ComplaintsComplaintOpened::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ComplaintsComplaintOpened)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
-                events::communications::ComplaintsDrpFinished::read_version(
+                events::communications::ComplaintsDrpFinished::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ComplaintsDrpFinished)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
-                events::communications::ComplaintsDrpStarted::read_version(
+                events::communications::ComplaintsDrpStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ComplaintsDrpStarted)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
-                events::communications::ComplexQuotingCostCalculationFinished::read_version(
+                events::communications::ComplexQuotingCostCalculationFinished::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ComplexQuotingCostCalculationFinished)
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
-                events::communications::ConsentsConsentCreated::read_version(
+                events::communications::ConsentsConsentCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ConsentsConsentCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
-                events::communications::ConsentsConsentUpdated::read_version(
+                events::communications::ConsentsConsentUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ConsentsConsentUpdated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
-                events::contracts::ContractGroupsCreated::read_version(
+                events::contracts::ContractGroupsCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractGroupsCreated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
-                events::contracts::ContractGroupsMembershipsChanged::read_version(
+                events::contracts::ContractGroupsMembershipsChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractGroupsMembershipsChanged)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
-                events::contracts::ContractGroupsVersionCreated::read_version(
+                events::contracts::ContractGroupsVersionCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractGroupsVersionCreated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
-                events::contracts::ContractsActualized::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::contracts::ContractsActualized::from_fields(self.version, fields)
                     .map(EventRef::ContractsActualized)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
-                events::contracts::ContractsCreated::read_version(self.version, reader)
+                events::contracts::ContractsCreated::from_fields(self.version, fields)
                     .map(EventRef::ContractsCreated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
-                events::contracts::ContractsExpired::read_version(self.version, reader)
+                events::contracts::ContractsExpired::from_fields(self.version, fields)
                     .map(EventRef::ContractsExpired)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
-                events::contracts::ContractsExpiryApproaching::read_version(
+                events::contracts::ContractsExpiryApproaching::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractsExpiryApproaching)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
-                events::contracts::ContractsJourneysCreationStarted::read_version(
+                events::contracts::ContractsJourneysCreationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractsJourneysCreationStarted)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
-                events::contracts::ContractsJourneysTerminationStarted::read_version(
+                events::contracts::ContractsJourneysTerminationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractsJourneysTerminationStarted)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
-                events::contracts::ContractsJourneysVariationStarted::read_version(
+                events::contracts::ContractsJourneysVariationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractsJourneysVariationStarted)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
-                events::contracts::ContractsNovated::read_version(self.version, reader)
+                events::contracts::ContractsNovated::from_fields(self.version, fields)
                     .map(EventRef::ContractsNovated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
-                events::contracts::ContractsRescinded::read_version(self.version, reader)
+                events::contracts::ContractsRescinded::from_fields(self.version, fields)
                     .map(EventRef::ContractsRescinded)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
-                events::contracts::ContractsRevoked::read_version(self.version, reader)
+                events::contracts::ContractsRevoked::from_fields(self.version, fields)
                     .map(EventRef::ContractsRevoked)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
-                events::contracts::ContractsSubjectAmended::read_version(
+                events::contracts::ContractsSubjectAmended::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractsSubjectAmended)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
-                events::contracts::ContractsTerminated::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::contracts::ContractsTerminated::from_fields(self.version, fields)
                     .map(EventRef::ContractsTerminated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
-                events::contracts::ContractsTermsVaried::read_version(
+                events::contracts::ContractsTermsVaried::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ContractsTermsVaried)
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
-                events::collections::CreditCheckCreated::read_version(
+                events::collections::CreditCheckCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CreditCheckCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
-                events::customer_access::CustomerAccessPartnerRolesCreated::read_version(
+                events::customer_access::CustomerAccessPartnerRolesCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CustomerAccessPartnerRolesCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
-                events::customer_access::CustomerAccessPartnerRolesUpdated::read_version(
+                events::customer_access::CustomerAccessPartnerRolesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CustomerAccessPartnerRolesUpdated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
-                events::customer_access::CustomerAccessPartnerUserRolesCreated::read_version(
+                events::customer_access::CustomerAccessPartnerUserRolesCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CustomerAccessPartnerUserRolesCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
-                events::customer_access::CustomerAccessPartnerUserRolesUpdated::read_version(
+                events::customer_access::CustomerAccessPartnerUserRolesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CustomerAccessPartnerUserRolesUpdated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
-                events::customer_access::CustomerAccessUserRolesCreated::read_version(
+                events::customer_access::CustomerAccessUserRolesCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CustomerAccessUserRolesCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
-                events::customer_access::CustomerAccessUserRolesUpdated::read_version(
+                events::customer_access::CustomerAccessUserRolesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::CustomerAccessUserRolesUpdated)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
-                events::data_import::DataImportImportProcessCancelled::read_version(
+                events::data_import::DataImportImportProcessCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessCancelled)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
-                events::data_import::DataImportImportProcessComplete::read_version(
+                events::data_import::DataImportImportProcessComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessComplete)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
-                events::data_import::DataImportImportProcessDryRunComplete::read_version(
+                events::data_import::DataImportImportProcessDryRunComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessDryRunComplete)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
-                events::data_import::DataImportImportProcessDryRunError::read_version(
+                events::data_import::DataImportImportProcessDryRunError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessDryRunError)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
-                events::data_import::DataImportImportProcessError::read_version(
+                events::data_import::DataImportImportProcessError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessError)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
-                events::data_import::DataImportImportProcessPostImportCompleted::read_version(
+                events::data_import::DataImportImportProcessPostImportCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessPostImportCompleted)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
-                events::data_import::DataImportImportProcessPostImportError::read_version(
+                events::data_import::DataImportImportProcessPostImportError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportImportProcessPostImportError)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
-                events::data_import::DataImportOrderProcessCancelled::read_version(
+                events::data_import::DataImportOrderProcessCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportOrderProcessCancelled)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
-                events::data_import::DataImportOrderProcessComplete::read_version(
+                events::data_import::DataImportOrderProcessComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportOrderProcessComplete)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
-                events::data_import::DataImportOrderProcessError::read_version(
+                events::data_import::DataImportOrderProcessError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DataImportOrderProcessError)
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                events::collections::DebtActioningAutomatedDebtWriteBackCompleted::read_version(
+                events::collections::DebtActioningAutomatedDebtWriteBackCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DebtActioningAutomatedDebtWriteBackCompleted)
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                events::collections::DebtActioningAutomatedDebtWriteBackFailed::read_version(
+                events::collections::DebtActioningAutomatedDebtWriteBackFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DebtActioningAutomatedDebtWriteBackFailed)
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                events::collections::DebtActioningAutomatedDebtWriteBackSkipped::read_version(
+                events::collections::DebtActioningAutomatedDebtWriteBackSkipped::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DebtActioningAutomatedDebtWriteBackSkipped)
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
-                events::collections::DelinquentDebtAllocationCreated::read_version(
+                events::collections::DelinquentDebtAllocationCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DelinquentDebtAllocationCreated)
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
-                events::collections::DelinquentDebtPositionChanged::read_version(
+                events::collections::DelinquentDebtPositionChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DelinquentDebtPositionChanged)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
-                events::collections::DepositAgreementAccepted::read_version(
+                events::collections::DepositAgreementAccepted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DepositAgreementAccepted)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
-                events::collections::DepositAgreementFulfilled::read_version(
+                events::collections::DepositAgreementFulfilled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DepositAgreementFulfilled)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
-                events::collections::DepositAgreementInstalmentReturned::read_version(
+                events::collections::DepositAgreementInstalmentReturned::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DepositAgreementInstalmentReturned)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
-                events::collections::DepositAgreementReturned::read_version(
+                events::collections::DepositAgreementReturned::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DepositAgreementReturned)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
-                events::collections::DepositAgreementWithdrawn::read_version(
+                events::collections::DepositAgreementWithdrawn::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DepositAgreementWithdrawn)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
-                events::collections::DunningPathPaused::read_version(
-                        self.version,
-                        reader,
-                    )
+                events::collections::DunningPathPaused::from_fields(self.version, fields)
                     .map(EventRef::DunningPathPaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
-                events::collections::DunningPathStarted::read_version(
+                events::collections::DunningPathStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DunningPathStarted)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
-                events::collections::DunningPathUnpaused::read_version(
+                events::collections::DunningPathUnpaused::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DunningPathUnpaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
-                events::collections::DunningPathWithdrawn::read_version(
+                events::collections::DunningPathWithdrawn::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::DunningPathWithdrawn)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::read_version(
+                events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ElectricityFlowFileCancellationInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::read_version(
+                events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ElectricityFlowFileComplementaryInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::read_version(
+                events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ElectricityFlowFileRectificationInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::read_version(
+                events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ElectricityFlowFileRegularizerInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::read_version(
+                events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRegularInvoiceProcessed::read_version(
+                events::market_files::ElectricityFlowFileRegularInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ElectricityFlowFileRegularInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
-                events::market_files::EspSupplyPointsEnrichmentDataSent::read_version(
+                events::market_files::EspSupplyPointsEnrichmentDataSent::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::EspSupplyPointsEnrichmentDataSent)
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
-                events::market_files::EspSupplyPointsAtrSnapshotSent::read_version(
+                events::market_files::EspSupplyPointsAtrSnapshotSent::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::EspSupplyPointsAtrSnapshotSent)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
-                events::data_import::ExternalMessagingUploadedFileProcessed::read_version(
+                events::data_import::ExternalMessagingUploadedFileProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ExternalMessagingUploadedFileProcessed)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                events::data_import::ExternalMessagingUploadedFileProcessingFailed::read_version(
+                events::data_import::ExternalMessagingUploadedFileProcessingFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ExternalMessagingUploadedFileProcessingFailed)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
-                events::data_import::ExternalMessagingUploadedFileSafe::read_version(
+                events::data_import::ExternalMessagingUploadedFileSafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ExternalMessagingUploadedFileSafe)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
-                events::data_import::ExternalMessagingUploadedFileUnsafe::read_version(
+                events::data_import::ExternalMessagingUploadedFileUnsafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::ExternalMessagingUploadedFileUnsafe)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
-                events::flexible_devices::FlexDeviceDeauthenticated::read_version(
+                events::flexible_devices::FlexDeviceDeauthenticated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::FlexDeviceDeauthenticated)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
-                events::flexible_devices::FlexDeviceDisconnected::read_version(
+                events::flexible_devices::FlexDeviceDisconnected::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::FlexDeviceDisconnected)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
-                events::flexible_devices::FlexDeviceOptimisationCreated::read_version(
+                events::flexible_devices::FlexDeviceOptimisationCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::FlexDeviceOptimisationCreated)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
-                events::flexible_devices::FlexDeviceRegistered::read_version(
+                events::flexible_devices::FlexDeviceRegistered::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::FlexDeviceRegistered)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::read_version(
+                events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
@@ -5316,99 +5293,99 @@ impl crate::EventKind {
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::read_version(
+                events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasBillFlowDetailsCancellationInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::read_version(
+                events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasBillFlowDetailsComplementaryInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::read_version(
+                events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasBillFlowDetailsRectificationInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsRegularInvoiceCreated::read_version(
+                events::market_files::GasBillFlowDetailsRegularInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasBillFlowDetailsRegularInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::read_version(
+                events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                events::market_files::GasFlowFileB7033RegularInvoiceProcessed::read_version(
+                events::market_files::GasFlowFileB7033RegularInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasFlowFileB7033RegularInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
-                events::market_files::GasSupplyPointInspectionResultsReceived::read_version(
+                events::market_files::GasSupplyPointInspectionResultsReceived::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GasSupplyPointInspectionResultsReceived)
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
-                events::communications::GoodsPurchaseCreated::read_version(
+                events::communications::GoodsPurchaseCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GoodsPurchaseCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
-                events::communications::GoodsQuoteCreatedForAccount::read_version(
+                events::communications::GoodsQuoteCreatedForAccount::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GoodsQuoteCreatedForAccount)
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
-                events::communications::GoodsQuoteCreatedWithoutAccount::read_version(
+                events::communications::GoodsQuoteCreatedWithoutAccount::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::GoodsQuoteCreatedWithoutAccount)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::read_version(
+                events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
@@ -5417,426 +5394,426 @@ impl crate::EventKind {
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::read_version(
+                events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::IndustryElectricityChangeOfServiceMeterDeactivated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                events::industry::IndustryElectricityChangeOfSupplyGainInitiated::read_version(
+                events::industry::IndustryElectricityChangeOfSupplyGainInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::IndustryElectricityChangeOfSupplyGainInitiated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                events::industry::IndustryElectricityChangeOfSupplyLossComplete::read_version(
+                events::industry::IndustryElectricityChangeOfSupplyLossComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::IndustryElectricityChangeOfSupplyLossComplete)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
-                events::industry::IndustryElectricityExportInstallationValidated::read_version(
+                events::industry::IndustryElectricityExportInstallationValidated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::IndustryElectricityExportInstallationValidated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                events::industry::IndustryGasChangeOfSupplyGainInitiated::read_version(
+                events::industry::IndustryGasChangeOfSupplyGainInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::IndustryGasChangeOfSupplyGainInitiated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
-                events::industry::IndustryGasChangeOfSupplyLossComplete::read_version(
+                events::industry::IndustryGasChangeOfSupplyLossComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::IndustryGasChangeOfSupplyLossComplete)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
-                events::conversations::InkActionsRun::read_version(self.version, reader)
+                events::conversations::InkActionsRun::from_fields(self.version, fields)
                     .map(EventRef::InkActionsRun)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
-                events::conversations::InkContentInboundMessageTagged::read_version(
+                events::conversations::InkContentInboundMessageTagged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkContentInboundMessageTagged)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
-                events::conversations::InkConversationAssignedToBucket::read_version(
+                events::conversations::InkConversationAssignedToBucket::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationAssignedToBucket)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
-                events::conversations::InkConversationAssignedToTimeline::read_version(
+                events::conversations::InkConversationAssignedToTimeline::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationAssignedToTimeline)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
-                events::conversations::InkConversationAwaitCustomerReply::read_version(
+                events::conversations::InkConversationAwaitCustomerReply::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationAwaitCustomerReply)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
-                events::conversations::InkConversationClosed::read_version(
+                events::conversations::InkConversationClosed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationClosed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
-                events::conversations::InkConversationOpenStatusChanged::read_version(
+                events::conversations::InkConversationOpenStatusChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationOpenStatusChanged)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
-                events::conversations::InkConversationOpened::read_version(
+                events::conversations::InkConversationOpened::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationOpened)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
-                events::conversations::InkConversationPriorityChanged::read_version(
+                events::conversations::InkConversationPriorityChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationPriorityChanged)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
-                events::conversations::InkConversationSnoozed::read_version(
+                events::conversations::InkConversationSnoozed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationSnoozed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
-                events::conversations::InkConversationUnassignedFromBucket::read_version(
+                events::conversations::InkConversationUnassignedFromBucket::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationUnassignedFromBucket)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
-                events::conversations::InkConversationUnassignedFromTimeline::read_version(
+                events::conversations::InkConversationUnassignedFromTimeline::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkConversationUnassignedFromTimeline)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
-                events::conversations::InkLiveChatClosed::read_version(
+                events::conversations::InkLiveChatClosed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkLiveChatClosed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
-                events::conversations::InkLiveChatInitiated::read_version(
+                events::conversations::InkLiveChatInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkLiveChatInitiated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                events::conversations::InkLiveChatMessagesOutboundMessageCreated::read_version(
+                events::conversations::InkLiveChatMessagesOutboundMessageCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkLiveChatMessagesOutboundMessageCreated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
-                events::conversations::InkMessageAttachmentSafe::read_version(
+                events::conversations::InkMessageAttachmentSafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessageAttachmentSafe)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
-                events::conversations::InkMessageAttachmentUnsafe::read_version(
+                events::conversations::InkMessageAttachmentUnsafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessageAttachmentUnsafe)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
-                events::conversations::InkMessagesInboundEmailMigration::read_version(
+                events::conversations::InkMessagesInboundEmailMigration::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesInboundEmailMigration)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
-                events::conversations::InkMessagesInboundMessageCreated::read_version(
+                events::conversations::InkMessagesInboundMessageCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesInboundMessageCreated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
-                events::conversations::InkMessagesInboundMessageIngested::read_version(
+                events::conversations::InkMessagesInboundMessageIngested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesInboundMessageIngested)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
-                events::conversations::InkMessagesOutboundMessageCreated::read_version(
+                events::conversations::InkMessagesOutboundMessageCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesOutboundMessageCreated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
-                events::conversations::InkMessagesOutboundMessageFailed::read_version(
+                events::conversations::InkMessagesOutboundMessageFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesOutboundMessageFailed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
-                events::conversations::InkMessagesPhishingReportDismissed::read_version(
+                events::conversations::InkMessagesPhishingReportDismissed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesPhishingReportDismissed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
-                events::conversations::InkMessagesReportedPhishing::read_version(
+                events::conversations::InkMessagesReportedPhishing::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesReportedPhishing)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
-                events::conversations::InkMessagesReportedSpam::read_version(
+                events::conversations::InkMessagesReportedSpam::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesReportedSpam)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
-                events::conversations::InkMessagesSpamReportDismissed::read_version(
+                events::conversations::InkMessagesSpamReportDismissed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InkMessagesSpamReportDismissed)
             }
 
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
-                events::businesses::InternalCompanyCreated::read_version(
+                events::businesses::InternalCompanyCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::InternalCompanyCreated)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
-                events::billing::LatePaymentFeeApplicationServiceCompleted::read_version(
+                events::billing::LatePaymentFeeApplicationServiceCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeApplicationServiceCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                events::billing::LatePaymentFeeApplicationServiceFeeApplied::read_version(
+                events::billing::LatePaymentFeeApplicationServiceFeeApplied::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeApplicationServiceFeeApplied)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
-                events::billing::LatePaymentFeeApplicationServiceStarted::read_version(
+                events::billing::LatePaymentFeeApplicationServiceStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeApplicationServiceStarted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
-                events::billing::LatePaymentFeeCalculationServiceCompleted::read_version(
+                events::billing::LatePaymentFeeCalculationServiceCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeCalculationServiceCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
-                events::billing::LatePaymentFeeCalculationServiceStarted::read_version(
+                events::billing::LatePaymentFeeCalculationServiceStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeCalculationServiceStarted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
-                events::billing::LatePaymentFeeCalculatorCompleted::read_version(
+                events::billing::LatePaymentFeeCalculatorCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeCalculatorCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
-                events::billing::LatePaymentFeeCalculatorFeeApplied::read_version(
+                events::billing::LatePaymentFeeCalculatorFeeApplied::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeCalculatorFeeApplied)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
-                events::billing::LatePaymentFeeCalculatorStarted::read_version(
+                events::billing::LatePaymentFeeCalculatorStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LatePaymentFeeCalculatorStarted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
-                events::billing::LatePaymentFeeWaived::read_version(self.version, reader)
+                events::billing::LatePaymentFeeWaived::from_fields(self.version, fields)
                     .map(EventRef::LatePaymentFeeWaived)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
-                events::communications::LeadsLeadStageUpdated::read_version(
+                events::communications::LeadsLeadStageUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LeadsLeadStageUpdated)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                events::communications::LeadsOpportunityDocumentAttachedToOpportunity::read_version(
+                events::communications::LeadsOpportunityDocumentAttachedToOpportunity::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LeadsOpportunityDocumentAttachedToOpportunity)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
-                events::communications::LeadsOpportunityOfferGroupCreated::read_version(
+                events::communications::LeadsOpportunityOfferGroupCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LeadsOpportunityOfferGroupCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
-                events::communications::LeadsOpportunityStageUpdated::read_version(
+                events::communications::LeadsOpportunityStageUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LeadsOpportunityStageUpdated)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::read_version(
+                events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::read_version(
+                events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
@@ -5845,36 +5822,36 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierActivationCompleted)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierActivationInitiated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierAgreementCreated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
@@ -5883,9 +5860,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
@@ -5894,9 +5871,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
@@ -5905,72 +5882,72 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierCancellationRequested)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
-                events::lifecycle_join::LifecycleJoinSupplierCancelled::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierCancelled)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierCompleted::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierCompleted)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierRequested::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierRequested)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierReversalRequested::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierReversalRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierReversalRequested)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
-                events::lifecycle_join::LifecycleJoinSupplierReversed::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierReversed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierReversed)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierSupplyPeriodCreated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
@@ -5979,9 +5956,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
@@ -5990,9 +5967,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
@@ -6001,9 +5978,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
@@ -6012,27 +5989,27 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierSecurityDepositsCreated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::read_version(
+                events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
@@ -6041,9 +6018,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
@@ -6052,9 +6029,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
@@ -6063,54 +6040,54 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierCancellationRequested)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCancelled::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierCancelled)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCompleted::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierCompleted)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierRequested::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierRequested)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierReversalRequested)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
@@ -6119,9 +6096,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
@@ -6130,9 +6107,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
@@ -6141,81 +6118,81 @@ impl crate::EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierTerminationConfirmed)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierTerminationInitiated)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierUpdated::read_version(
+                events::lifecycle_leave::LifecycleLeaveSupplierUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleLeaveSupplierUpdated)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
-                events::lifecycle_status::LifecycleStatusChanged::read_version(
+                events::lifecycle_status::LifecycleStatusChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleStatusChanged)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
-                events::lifecycle_status::LifecycleSupportSiteSale::read_version(
+                events::lifecycle_status::LifecycleSupportSiteSale::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LifecycleSupportSiteSale)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
-                events::customer_access::LoyaltyPointsUserRoleRemoval::read_version(
+                events::customer_access::LoyaltyPointsUserRoleRemoval::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::LoyaltyPointsUserRoleRemoval)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
-                events::market_files::MarketsEspBillFlowFileProcessed::read_version(
+                events::market_files::MarketsEspBillFlowFileProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MarketsEspBillFlowFileProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
-                events::market_files::MarketsEspFlowFileProcessed::read_version(
+                events::market_files::MarketsEspFlowFileProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MarketsEspFlowFileProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::read_version(
+                events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
@@ -6224,162 +6201,162 @@ impl crate::EventKind {
 
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
-                events::market_files::MarketsGasSupplyPointCreated::read_version(
+                events::market_files::MarketsGasSupplyPointCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MarketsGasSupplyPointCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
-                events::market_files::MarketsNetworkOperatorCreated::read_version(
+                events::market_files::MarketsNetworkOperatorCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MarketsNetworkOperatorCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
-                events::communications::MessagingPushNotificationTokenUnregistered::read_version(
+                events::communications::MessagingPushNotificationTokenUnregistered::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MessagingPushNotificationTokenUnregistered)
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
-                events::meter_data_quality::MeterDataQualityResolutionCancelled::read_version(
+                events::meter_data_quality::MeterDataQualityResolutionCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterDataQualityResolutionCancelled)
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
-                events::meter_data_quality::MeterDataQualityResolutionRequested::read_version(
+                events::meter_data_quality::MeterDataQualityResolutionRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterDataQualityResolutionRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
-                events::meter_points::MeterpointElecCosGainRegistrationRequested::read_version(
+                events::meter_points::MeterpointElecCosGainRegistrationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointElecCosGainRegistrationRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
-                events::meter_points::MeterpointGasApiBackfill::read_version(
+                events::meter_points::MeterpointGasApiBackfill::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasApiBackfill)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
-                events::meter_points::MeterpointGasAppointMamRequested::read_version(
+                events::meter_points::MeterpointGasAppointMamRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasAppointMamRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
-                events::meter_points::MeterpointGasBackfill::read_version(
+                events::meter_points::MeterpointGasBackfill::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasBackfill)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
-                events::meter_points::MeterpointGasChangeOfCohortRequested::read_version(
+                events::meter_points::MeterpointGasChangeOfCohortRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasChangeOfCohortRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
-                events::meter_points::MeterpointGasChangeOfMamRequested::read_version(
+                events::meter_points::MeterpointGasChangeOfMamRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasChangeOfMamRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
-                events::meter_points::MeterpointGasCosGainMtdReceived::read_version(
+                events::meter_points::MeterpointGasCosGainMtdReceived::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasCosGainMtdReceived)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                events::meter_points::MeterpointGasCosGainRegistrationConfirmed::read_version(
+                events::meter_points::MeterpointGasCosGainRegistrationConfirmed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasCosGainRegistrationConfirmed)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
-                events::meter_points::MeterpointGasCosGainRegistrationRequested::read_version(
+                events::meter_points::MeterpointGasCosGainRegistrationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasCosGainRegistrationRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
-                events::meter_points::MeterpointGasCosLossConfirmed::read_version(
+                events::meter_points::MeterpointGasCosLossConfirmed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasCosLossConfirmed)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
-                events::meter_points::MeterpointGasDeappointMamRequested::read_version(
+                events::meter_points::MeterpointGasDeappointMamRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasDeappointMamRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::read_version(
+                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::read_version(
+                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
@@ -6388,9 +6365,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::read_version(
+                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
@@ -6399,9 +6376,9 @@ impl crate::EventKind {
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::read_version(
+                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
@@ -6410,13 +6387,28 @@ impl crate::EventKind {
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::read_version(
+                events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(EventRef::MeterpointGasDisputedClosingReadingQueriedByUs)
             }
         }
+    }
+
+    /// Reads the view of a payload of this kind with the fast reader
+    /// ([`energy_api_core::read`]): it stops where it is not sure, and
+    /// [`crate::EventKind::decode_borrowed`] then decodes the same text with serde.
+    pub fn read_borrowed<'a>(
+        self,
+        reader: &mut ::energy_api_core::read::Reader<'a>,
+    ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
+        let fields = ::energy_api_core::table::read(
+            reader,
+            self.shape(),
+            ::energy_api_core::table::Mode::Borrowed,
+        )?;
+        self.view_from_fields(fields).ok_or(::energy_api_core::read::Stop)
     }
 }
 
@@ -6428,2514 +6420,14 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
         deserializer: D,
     ) -> ::std::result::Result<EventRef<'de>, D::Error> {
         let kind = self.0;
-        match kind.event_type {
-            #[cfg(feature = "accounts")]
-            EventType::AccountCommunicationsPreferencesUpdated => {
-                events::accounts::AccountCommunicationsPreferencesUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountCommunicationsPreferencesUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountCreated => {
-                events::accounts::AccountCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountCreated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountOccupied => {
-                events::accounts::AccountOccupied::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountOccupied)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountReactivated => {
-                events::accounts::AccountReactivated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountReactivated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountSmartMeterReadPermissionChanged => {
-                events::accounts::AccountSmartMeterReadPermissionChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountSmartMeterReadPermissionChanged)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountUpdated => {
-                events::accounts::AccountUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataCreated => {
-                events::accounts::AccountMetadataCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountMetadataCreated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataRemoved => {
-                events::accounts::AccountMetadataRemoved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountMetadataRemoved)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataUpdated => {
-                events::accounts::AccountMetadataUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountMetadataUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountPropertyEffectivePeriodMetadataCreated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountPropertyEffectivePeriodMetadataRemoved)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountPropertyEffectivePeriodMetadataUpdated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserCreated => {
-                events::account_users::AccountUserCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserCreated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordChanged => {
-                events::account_users::AccountUserPasswordChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserPasswordChanged)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordResetRequested => {
-                events::account_users::AccountUserPasswordResetRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserPasswordResetRequested)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPsrRecordsUpdated => {
-                events::account_users::AccountUserPsrRecordsUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserPsrRecordsUpdated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserRemoved => {
-                events::account_users::AccountUserRemoved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserRemoved)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserUpdated => {
-                events::account_users::AccountUserUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserUpdated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationCompleted => {
-                events::account_users::AccountUserVerificationCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserVerificationCompleted)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationStarted => {
-                events::account_users::AccountUserVerificationStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserVerificationStarted)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataCreated => {
-                events::account_users::AccountUserMetadataCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserMetadataCreated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataRemoved => {
-                events::account_users::AccountUserMetadataRemoved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserMetadataRemoved)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataUpdated => {
-                events::account_users::AccountUserMetadataUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AccountUserMetadataUpdated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ActualIntervalsReceived => {
-                events::agreements_and_approvals::ActualIntervalsReceived::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ActualIntervalsReceived)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AffiliatesAffiliateAccountContractCreated => {
-                events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AffiliatesAffiliateAccountContractCreated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementCreated => {
-                events::agreements_and_approvals::AgreementCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AgreementCreated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRevoked => {
-                events::agreements_and_approvals::AgreementRevoked::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AgreementRevoked)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRolloverCompleted => {
-                events::agreements_and_approvals::AgreementRolloverCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AgreementRolloverCompleted)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementTerminated => {
-                events::agreements_and_approvals::AgreementTerminated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AgreementTerminated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementUpdated => {
-                events::agreements_and_approvals::AgreementUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AgreementUpdated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalApproved => {
-                events::agreements_and_approvals::ApprovalsApprovalApproved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ApprovalsApprovalApproved)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalCreated => {
-                events::agreements_and_approvals::ApprovalsApprovalCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ApprovalsApprovalCreated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRejected => {
-                events::agreements_and_approvals::ApprovalsApprovalRejected::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ApprovalsApprovalRejected)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestApproved => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestApproved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ApprovalsApprovalRequestApproved)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestAssigned => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ApprovalsApprovalRequestAssigned)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestRejected => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestRejected::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ApprovalsApprovalRequestRejected)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccessTokenIssued => {
-                events::authentication_server::AuthServerAccessTokenIssued::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AuthServerAccessTokenIssued)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AuthServerAccountUserGenerateMfaChallengeError)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoggedIn => {
-                events::authentication_server::AuthServerAccountUserLoggedIn::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoggedIn)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginDenied => {
-                events::authentication_server::AuthServerAccountUserLoginDenied::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoginDenied)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginFailed => {
-                events::authentication_server::AuthServerAccountUserLoginFailed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoginFailed)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginStepCompleted => {
-                events::authentication_server::AuthServerAccountUserLoginStepCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoginStepCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentHeld => {
-                events::billing::BillingBillingDocumentHeld::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingBillingDocumentHeld)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentIssued => {
-                events::billing::BillingBillingDocumentIssued::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingBillingDocumentIssued)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentRepresentationDispatched => {
-                events::billing::BillingBillingDocumentRepresentationDispatched::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingBillingDocumentRepresentationDispatched)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingOptionsUpdated => {
-                events::billing::BillingBillingOptionsUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingBillingOptionsUpdated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingLedgerAssignedToAgreement => {
-                events::billing::BillingChargingLedgerAssignedToAgreement::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingChargingLedgerAssignedToAgreement)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingSupplyPointTriggered => {
-                events::billing::BillingChargingSupplyPointTriggered::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingChargingSupplyPointTriggered)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceCancel => {
-                events::billing::BillingDuosInvoiceCancel::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingDuosInvoiceCancel)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceNew => {
-                events::billing::BillingDuosInvoiceNew::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingDuosInvoiceNew)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceReplace => {
-                events::billing::BillingDuosInvoiceReplace::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingDuosInvoiceReplace)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingFinalBill => {
-                events::billing::BillingFinalBill::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingFinalBill)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuanceExternalStatusCreated => {
-                events::billing::BillingIssuanceExternalStatusCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingIssuanceExternalStatusCreated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuedBill => {
-                events::billing::BillingIssuedBill::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingIssuedBill)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryPosted => {
-                events::billing::BillingLedgerEntryPosted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingLedgerEntryPosted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryRemoved => {
-                events::billing::BillingLedgerEntryRemoved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingLedgerEntryRemoved)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalFailed => {
-                events::billing::BillingPathwayTraversalFailed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingPathwayTraversalFailed)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalSucceeded => {
-                events::billing::BillingPathwayTraversalSucceeded::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingPathwayTraversalSucceeded)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                events::billing::BillingPortfolioInvoiceSummaryCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingPortfolioInvoiceSummaryCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateAccepted => {
-                events::billing::BillingRebateAccepted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingRebateAccepted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateCreated => {
-                events::billing::BillingRebateCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingRebateCreated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateDeclined => {
-                events::billing::BillingRebateDeclined::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingRebateDeclined)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateUpdated => {
-                events::billing::BillingRebateUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BillingRebateUpdated)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessCreated => {
-                events::businesses::BusinessCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BusinessCreated)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessUpdated => {
-                events::businesses::BusinessUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BusinessUpdated)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessOperationsTeamUpdated => {
-                events::businesses::BusinessOperationsTeamUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::BusinessOperationsTeamUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountAdded => {
-                events::accounts::CampaignAccountAdded::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CampaignAccountAdded)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountRemoved => {
-                events::accounts::CampaignAccountRemoved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CampaignAccountRemoved)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountUpdated => {
-                events::accounts::CampaignAccountUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CampaignAccountUpdated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::ChargingPrimingErrored => {
-                events::billing::ChargingPrimingErrored::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ChargingPrimingErrored)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollateralAgreementFulfilled => {
-                events::collections::CollateralAgreementFulfilled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollateralAgreementFulfilled)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProceedingCreated => {
-                events::collections::CollectionProceedingCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProceedingCreated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessCommStepResolved => {
-                events::collections::CollectionProcessCommStepResolved::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessCommStepResolved)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessLeaveSupplierInstigated => {
-                events::collections::CollectionProcessLeaveSupplierInstigated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessLeaveSupplierInstigated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessPaused => {
-                events::collections::CollectionProcessPaused::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessPaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRaised => {
-                events::collections::CollectionProcessRaised::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessRaised)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessReactivated => {
-                events::collections::CollectionProcessReactivated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessReactivated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRunTerminationRequested => {
-                events::collections::CollectionProcessRunTerminationRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessRunTerminationRequested)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessUnpaused => {
-                events::collections::CollectionProcessUnpaused::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessUnpaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessWithdrawn => {
-                events::collections::CollectionProcessWithdrawn::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CollectionProcessWithdrawn)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsAccountCallUpdated => {
-                events::communications::CommsAccountCallUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CommsAccountCallUpdated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsCustomerEmailBounced => {
-                events::communications::CommsCustomerEmailBounced::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CommsCustomerEmailBounced)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-                    )
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsTranscriptionCreated => {
-                events::communications::CommsTranscriptionCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CommsTranscriptionCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintNewContact => {
-                events::communications::ComplaintsComplaintNewContact::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ComplaintsComplaintNewContact)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintOpened => {
-                events::communications::ComplaintsComplaintOpened::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ComplaintsComplaintOpened)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpFinished => {
-                events::communications::ComplaintsDrpFinished::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ComplaintsDrpFinished)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpStarted => {
-                events::communications::ComplaintsDrpStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ComplaintsDrpStarted)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplexQuotingCostCalculationFinished => {
-                events::communications::ComplexQuotingCostCalculationFinished::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ComplexQuotingCostCalculationFinished)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentCreated => {
-                events::communications::ConsentsConsentCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ConsentsConsentCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentUpdated => {
-                events::communications::ConsentsConsentUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ConsentsConsentUpdated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsCreated => {
-                events::contracts::ContractGroupsCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractGroupsCreated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsMembershipsChanged => {
-                events::contracts::ContractGroupsMembershipsChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractGroupsMembershipsChanged)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsVersionCreated => {
-                events::contracts::ContractGroupsVersionCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractGroupsVersionCreated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsActualized => {
-                events::contracts::ContractsActualized::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsActualized)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsCreated => {
-                events::contracts::ContractsCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsCreated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpired => {
-                events::contracts::ContractsExpired::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsExpired)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpiryApproaching => {
-                events::contracts::ContractsExpiryApproaching::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsExpiryApproaching)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysCreationStarted => {
-                events::contracts::ContractsJourneysCreationStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsJourneysCreationStarted)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysTerminationStarted => {
-                events::contracts::ContractsJourneysTerminationStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsJourneysTerminationStarted)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysVariationStarted => {
-                events::contracts::ContractsJourneysVariationStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsJourneysVariationStarted)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsNovated => {
-                events::contracts::ContractsNovated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsNovated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRescinded => {
-                events::contracts::ContractsRescinded::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsRescinded)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRevoked => {
-                events::contracts::ContractsRevoked::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsRevoked)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsSubjectAmended => {
-                events::contracts::ContractsSubjectAmended::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsSubjectAmended)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTerminated => {
-                events::contracts::ContractsTerminated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsTerminated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTermsVaried => {
-                events::contracts::ContractsTermsVaried::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ContractsTermsVaried)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CreditCheckCreated => {
-                events::collections::CreditCheckCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CreditCheckCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesCreated => {
-                events::customer_access::CustomerAccessPartnerRolesCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CustomerAccessPartnerRolesCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesUpdated => {
-                events::customer_access::CustomerAccessPartnerRolesUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CustomerAccessPartnerRolesUpdated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesCreated => {
-                events::customer_access::CustomerAccessPartnerUserRolesCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CustomerAccessPartnerUserRolesCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesUpdated => {
-                events::customer_access::CustomerAccessPartnerUserRolesUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CustomerAccessPartnerUserRolesUpdated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesCreated => {
-                events::customer_access::CustomerAccessUserRolesCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CustomerAccessUserRolesCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesUpdated => {
-                events::customer_access::CustomerAccessUserRolesUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::CustomerAccessUserRolesUpdated)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessCancelled => {
-                events::data_import::DataImportImportProcessCancelled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessCancelled)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessComplete => {
-                events::data_import::DataImportImportProcessComplete::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessComplete)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunComplete => {
-                events::data_import::DataImportImportProcessDryRunComplete::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessDryRunComplete)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunError => {
-                events::data_import::DataImportImportProcessDryRunError::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessDryRunError)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessError => {
-                events::data_import::DataImportImportProcessError::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessError)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportCompleted => {
-                events::data_import::DataImportImportProcessPostImportCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessPostImportCompleted)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportError => {
-                events::data_import::DataImportImportProcessPostImportError::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportImportProcessPostImportError)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessCancelled => {
-                events::data_import::DataImportOrderProcessCancelled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportOrderProcessCancelled)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessComplete => {
-                events::data_import::DataImportOrderProcessComplete::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportOrderProcessComplete)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessError => {
-                events::data_import::DataImportOrderProcessError::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DataImportOrderProcessError)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                events::collections::DebtActioningAutomatedDebtWriteBackCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DebtActioningAutomatedDebtWriteBackCompleted)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                events::collections::DebtActioningAutomatedDebtWriteBackFailed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DebtActioningAutomatedDebtWriteBackFailed)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                events::collections::DebtActioningAutomatedDebtWriteBackSkipped::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DebtActioningAutomatedDebtWriteBackSkipped)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtAllocationCreated => {
-                events::collections::DelinquentDebtAllocationCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DelinquentDebtAllocationCreated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtPositionChanged => {
-                events::collections::DelinquentDebtPositionChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DelinquentDebtPositionChanged)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementAccepted => {
-                events::collections::DepositAgreementAccepted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DepositAgreementAccepted)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementFulfilled => {
-                events::collections::DepositAgreementFulfilled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DepositAgreementFulfilled)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementInstalmentReturned => {
-                events::collections::DepositAgreementInstalmentReturned::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DepositAgreementInstalmentReturned)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementReturned => {
-                events::collections::DepositAgreementReturned::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DepositAgreementReturned)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementWithdrawn => {
-                events::collections::DepositAgreementWithdrawn::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DepositAgreementWithdrawn)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathPaused => {
-                events::collections::DunningPathPaused::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DunningPathPaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathStarted => {
-                events::collections::DunningPathStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DunningPathStarted)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathUnpaused => {
-                events::collections::DunningPathUnpaused::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DunningPathUnpaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathWithdrawn => {
-                events::collections::DunningPathWithdrawn::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::DunningPathWithdrawn)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ElectricityFlowFileCancellationInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ElectricityFlowFileComplementaryInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ElectricityFlowFileRectificationInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ElectricityFlowFileRegularizerInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRegularInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ElectricityFlowFileRegularInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsEnrichmentDataSent => {
-                events::market_files::EspSupplyPointsEnrichmentDataSent::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::EspSupplyPointsEnrichmentDataSent)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsAtrSnapshotSent => {
-                events::market_files::EspSupplyPointsAtrSnapshotSent::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::EspSupplyPointsAtrSnapshotSent)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessed => {
-                events::data_import::ExternalMessagingUploadedFileProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileProcessed)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                events::data_import::ExternalMessagingUploadedFileProcessingFailed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileProcessingFailed)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileSafe => {
-                events::data_import::ExternalMessagingUploadedFileSafe::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileSafe)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileUnsafe => {
-                events::data_import::ExternalMessagingUploadedFileUnsafe::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileUnsafe)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDeauthenticated => {
-                events::flexible_devices::FlexDeviceDeauthenticated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::FlexDeviceDeauthenticated)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDisconnected => {
-                events::flexible_devices::FlexDeviceDisconnected::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::FlexDeviceDisconnected)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceOptimisationCreated => {
-                events::flexible_devices::FlexDeviceOptimisationCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::FlexDeviceOptimisationCreated)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceRegistered => {
-                events::flexible_devices::FlexDeviceRegistered::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::FlexDeviceRegistered)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-                    )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasBillFlowDetailsCancellationInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasBillFlowDetailsComplementaryInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasBillFlowDetailsRectificationInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsRegularInvoiceCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasBillFlowDetailsRegularInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                events::market_files::GasFlowFileB7033RegularInvoiceProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasFlowFileB7033RegularInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasSupplyPointInspectionResultsReceived => {
-                events::market_files::GasSupplyPointInspectionResultsReceived::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GasSupplyPointInspectionResultsReceived)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsPurchaseCreated => {
-                events::communications::GoodsPurchaseCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GoodsPurchaseCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedForAccount => {
-                events::communications::GoodsQuoteCreatedForAccount::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GoodsQuoteCreatedForAccount)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedWithoutAccount => {
-                events::communications::GoodsQuoteCreatedWithoutAccount::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::GoodsQuoteCreatedWithoutAccount)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-                    )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::IndustryElectricityChangeOfServiceMeterDeactivated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                events::industry::IndustryElectricityChangeOfSupplyGainInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::IndustryElectricityChangeOfSupplyGainInitiated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                events::industry::IndustryElectricityChangeOfSupplyLossComplete::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::IndustryElectricityChangeOfSupplyLossComplete)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityExportInstallationValidated => {
-                events::industry::IndustryElectricityExportInstallationValidated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::IndustryElectricityExportInstallationValidated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                events::industry::IndustryGasChangeOfSupplyGainInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::IndustryGasChangeOfSupplyGainInitiated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyLossComplete => {
-                events::industry::IndustryGasChangeOfSupplyLossComplete::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::IndustryGasChangeOfSupplyLossComplete)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkActionsRun => {
-                events::conversations::InkActionsRun::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkActionsRun)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkContentInboundMessageTagged => {
-                events::conversations::InkContentInboundMessageTagged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkContentInboundMessageTagged)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToBucket => {
-                events::conversations::InkConversationAssignedToBucket::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationAssignedToBucket)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToTimeline => {
-                events::conversations::InkConversationAssignedToTimeline::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationAssignedToTimeline)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAwaitCustomerReply => {
-                events::conversations::InkConversationAwaitCustomerReply::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationAwaitCustomerReply)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationClosed => {
-                events::conversations::InkConversationClosed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationClosed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpenStatusChanged => {
-                events::conversations::InkConversationOpenStatusChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationOpenStatusChanged)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpened => {
-                events::conversations::InkConversationOpened::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationOpened)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationPriorityChanged => {
-                events::conversations::InkConversationPriorityChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationPriorityChanged)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationSnoozed => {
-                events::conversations::InkConversationSnoozed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationSnoozed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromBucket => {
-                events::conversations::InkConversationUnassignedFromBucket::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationUnassignedFromBucket)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromTimeline => {
-                events::conversations::InkConversationUnassignedFromTimeline::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkConversationUnassignedFromTimeline)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatClosed => {
-                events::conversations::InkLiveChatClosed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkLiveChatClosed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatInitiated => {
-                events::conversations::InkLiveChatInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkLiveChatInitiated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                events::conversations::InkLiveChatMessagesOutboundMessageCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkLiveChatMessagesOutboundMessageCreated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentSafe => {
-                events::conversations::InkMessageAttachmentSafe::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessageAttachmentSafe)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentUnsafe => {
-                events::conversations::InkMessageAttachmentUnsafe::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessageAttachmentUnsafe)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundEmailMigration => {
-                events::conversations::InkMessagesInboundEmailMigration::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesInboundEmailMigration)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageCreated => {
-                events::conversations::InkMessagesInboundMessageCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesInboundMessageCreated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageIngested => {
-                events::conversations::InkMessagesInboundMessageIngested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesInboundMessageIngested)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageCreated => {
-                events::conversations::InkMessagesOutboundMessageCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesOutboundMessageCreated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageFailed => {
-                events::conversations::InkMessagesOutboundMessageFailed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesOutboundMessageFailed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesPhishingReportDismissed => {
-                events::conversations::InkMessagesPhishingReportDismissed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesPhishingReportDismissed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedPhishing => {
-                events::conversations::InkMessagesReportedPhishing::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesReportedPhishing)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedSpam => {
-                events::conversations::InkMessagesReportedSpam::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesReportedSpam)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesSpamReportDismissed => {
-                events::conversations::InkMessagesSpamReportDismissed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InkMessagesSpamReportDismissed)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::InternalCompanyCreated => {
-                events::businesses::InternalCompanyCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::InternalCompanyCreated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceCompleted => {
-                events::billing::LatePaymentFeeApplicationServiceCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeApplicationServiceCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                events::billing::LatePaymentFeeApplicationServiceFeeApplied::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeApplicationServiceFeeApplied)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceStarted => {
-                events::billing::LatePaymentFeeApplicationServiceStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeApplicationServiceStarted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceCompleted => {
-                events::billing::LatePaymentFeeCalculationServiceCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculationServiceCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceStarted => {
-                events::billing::LatePaymentFeeCalculationServiceStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculationServiceStarted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorCompleted => {
-                events::billing::LatePaymentFeeCalculatorCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculatorCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorFeeApplied => {
-                events::billing::LatePaymentFeeCalculatorFeeApplied::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculatorFeeApplied)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorStarted => {
-                events::billing::LatePaymentFeeCalculatorStarted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculatorStarted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeWaived => {
-                events::billing::LatePaymentFeeWaived::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LatePaymentFeeWaived)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsLeadStageUpdated => {
-                events::communications::LeadsLeadStageUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LeadsLeadStageUpdated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                events::communications::LeadsOpportunityDocumentAttachedToOpportunity::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LeadsOpportunityDocumentAttachedToOpportunity)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityOfferGroupCreated => {
-                events::communications::LeadsOpportunityOfferGroupCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LeadsOpportunityOfferGroupCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityStageUpdated => {
-                events::communications::LeadsOpportunityStageUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LeadsOpportunityStageUpdated)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierActivationCompleted)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierActivationInitiated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAgreementCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierAgreementCreated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancellationRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierCancellationRequested)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancelled => {
-                events::lifecycle_join::LifecycleJoinSupplierCancelled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierCancelled)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierCompleted)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierRequested)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversalRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierReversalRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierReversalRequested)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversed => {
-                events::lifecycle_join::LifecycleJoinSupplierReversed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierReversed)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierSupplyPeriodCreated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierSecurityDepositsCreated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancellationRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierCancellationRequested)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancelled => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCancelled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierCancelled)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCompleted => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCompleted::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierCompleted)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierRequested)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierReversalRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierReversalRequested)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierTerminationConfirmed)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierTerminationInitiated)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierUpdated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierUpdated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierUpdated)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleStatusChanged => {
-                events::lifecycle_status::LifecycleStatusChanged::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleStatusChanged)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleSupportSiteSale => {
-                events::lifecycle_status::LifecycleSupportSiteSale::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LifecycleSupportSiteSale)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::LoyaltyPointsUserRoleRemoval => {
-                events::customer_access::LoyaltyPointsUserRoleRemoval::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::LoyaltyPointsUserRoleRemoval)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspBillFlowFileProcessed => {
-                events::market_files::MarketsEspBillFlowFileProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MarketsEspBillFlowFileProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspFlowFileProcessed => {
-                events::market_files::MarketsEspFlowFileProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MarketsEspFlowFileProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-                    )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsGasSupplyPointCreated => {
-                events::market_files::MarketsGasSupplyPointCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MarketsGasSupplyPointCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsNetworkOperatorCreated => {
-                events::market_files::MarketsNetworkOperatorCreated::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MarketsNetworkOperatorCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::MessagingPushNotificationTokenUnregistered => {
-                events::communications::MessagingPushNotificationTokenUnregistered::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MessagingPushNotificationTokenUnregistered)
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionCancelled => {
-                events::meter_data_quality::MeterDataQualityResolutionCancelled::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterDataQualityResolutionCancelled)
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionRequested => {
-                events::meter_data_quality::MeterDataQualityResolutionRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterDataQualityResolutionRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointElecCosGainRegistrationRequested => {
-                events::meter_points::MeterpointElecCosGainRegistrationRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointElecCosGainRegistrationRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasApiBackfill => {
-                events::meter_points::MeterpointGasApiBackfill::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasApiBackfill)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasAppointMamRequested => {
-                events::meter_points::MeterpointGasAppointMamRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasAppointMamRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasBackfill => {
-                events::meter_points::MeterpointGasBackfill::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasBackfill)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfCohortRequested => {
-                events::meter_points::MeterpointGasChangeOfCohortRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasChangeOfCohortRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfMamRequested => {
-                events::meter_points::MeterpointGasChangeOfMamRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasChangeOfMamRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainMtdReceived => {
-                events::meter_points::MeterpointGasCosGainMtdReceived::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasCosGainMtdReceived)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                events::meter_points::MeterpointGasCosGainRegistrationConfirmed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasCosGainRegistrationConfirmed)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationRequested => {
-                events::meter_points::MeterpointGasCosGainRegistrationRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasCosGainRegistrationRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosLossConfirmed => {
-                events::meter_points::MeterpointGasCosLossConfirmed::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasCosLossConfirmed)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDeappointMamRequested => {
-                events::meter_points::MeterpointGasDeappointMamRequested::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasDeappointMamRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-                    )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-                    )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(
-                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-                    )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::deserialize_version(
-                        kind.version,
-                        deserializer,
-                    )
-                    .map(EventRef::MeterpointGasDisputedClosingReadingQueriedByUs)
-            }
-        }
+        let fields = ::energy_api_core::table::deserialize(
+            deserializer,
+            kind.shape(),
+            ::energy_api_core::table::Mode::Borrowed,
+        )?;
+        kind.view_from_fields(fields)
+            .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(
+                ::energy_api_core::table::MISMATCH,
+            ))
     }
 }

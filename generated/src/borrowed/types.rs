@@ -15,13 +15,14 @@ pub struct ActivatedSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ActivatedSupplyPoint<'a>,
-    "struct ActivatedSupplyPoint",
+    crate::shapes::ActivatedSupplyPoint,
+    Borrowed,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, confirmed_supply_start_date, "confirmed_supply_start_date"),
+        external_identifier,
+        market_name,
+        confirmed_supply_start_date,
     ],
 );
 
@@ -36,12 +37,13 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ActivationInitiatedSupplyPoint<'a>,
-    "struct ActivationInitiatedSupplyPoint",
+    crate::shapes::ActivationInitiatedSupplyPoint,
+    Borrowed,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
+        external_identifier,
+        market_name,
     ],
 );
 
@@ -56,12 +58,13 @@ pub struct AllocationComponent<'a> {
 }
 
 #[cfg(feature = "collections")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AllocationComponent<'a>,
-    "struct AllocationComponent",
+    crate::shapes::AllocationComponent,
+    Borrowed,
     [
-        (0, required, source_type, "source_type"),
-        (1, required, source_identifier, "source_identifier"),
+        source_type,
+        source_identifier,
     ],
 );
 
@@ -80,14 +83,15 @@ pub struct AmendedSubject<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AmendedSubject<'a>,
-    "struct AmendedSubject",
+    crate::shapes::AmendedSubject,
+    Borrowed,
     [
-        (0, required, r#type, "type"),
-        (1, required, identifier, "identifier"),
-        (2, required, effective_from, "effective_from"),
-        (3, required, effective_to, "effective_to"),
+        r#type,
+        identifier,
+        effective_from,
+        effective_to,
     ],
 );
 
@@ -100,11 +104,12 @@ pub struct BillingAccount<'a> {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingAccount<'a>,
-    "struct BillingAccount",
+    crate::shapes::BillingAccount,
+    Borrowed,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -119,12 +124,13 @@ pub struct ChargePeriod<'a> {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ChargePeriod<'a>,
-    "struct ChargePeriod",
+    crate::shapes::ChargePeriod,
+    Borrowed,
     [
-        (0, required, start_at, "start_at"),
-        (1, required, end_at, "end_at"),
+        start_at,
+        end_at,
     ],
 );
 
@@ -148,13 +154,14 @@ pub struct CommsPreferencesChanges<'a> {
 }
 
 #[cfg(feature = "accounts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsPreferencesChanges<'a>,
-    "struct CommsPreferencesChanges",
+    crate::shapes::CommsPreferencesChanges,
+    Borrowed,
     [
-        (0, optional, requires_postal_comms, "requires_postal_comms"),
-        (1, optional, preferred_language_for_comms, "preferred_language_for_comms"),
-        (2, optional, document_accessibility, "document_accessibility"),
+        requires_postal_comms,
+        preferred_language_for_comms,
+        document_accessibility,
     ],
 );
 
@@ -173,14 +180,15 @@ pub struct Consent<'a> {
 }
 
 #[cfg(feature = "communications")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Consent<'a>,
-    "struct Consent",
+    crate::shapes::Consent,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, consent_type_code, "consent_type_code"),
-        (2, required, value, "value"),
-        (3, required, signed_at, "signed_at"),
+        id,
+        consent_type_code,
+        value,
+        signed_at,
     ],
 );
 
@@ -197,13 +205,14 @@ pub struct ContractJourney<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractJourney<'a>,
-    "struct ContractJourney",
+    crate::shapes::ContractJourney,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, r#type, "type"),
-        (2, required, requested_at, "requested_at"),
+        number,
+        r#type,
+        requested_at,
     ],
 );
 
@@ -224,12 +233,13 @@ pub struct ContractReferences<'a> {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractReferences<'a>,
-    "struct ContractReferences",
+    crate::shapes::ContractReferences,
+    Borrowed,
     [
-        (0, optional, account_contract_identifier, "account_contract_identifier"),
-        (1, optional, business_contract_identifier, "business_contract_identifier"),
+        account_contract_identifier,
+        business_contract_identifier,
     ],
 );
 
@@ -246,13 +256,14 @@ pub struct DispatchPayload<'a> {
 }
 
 #[cfg(feature = "flexible-devices")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DispatchPayload<'a>,
-    "struct DispatchPayload",
+    crate::shapes::DispatchPayload,
+    Borrowed,
     [
-        (0, required, begin, "begin"),
-        (1, required, end, "end"),
-        (2, required, power, "power"),
+        begin,
+        end,
+        power,
     ],
 );
 
@@ -305,32 +316,33 @@ pub struct DisputedClosingReading<'a> {
     pub is_gain: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DisputedClosingReading<'a>,
-    "struct DisputedClosingReading",
+    crate::shapes::DisputedClosingReading,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supplier, "supplier"),
-        (2, required, reference_number, "reference_number"),
-        (3, required, transfer_date, "transfer_date"),
-        (4, required, initiating_organisation, "initiating_organisation"),
-        (5, required, io_contact_name, "io_contact_name"),
-        (6, required, recipient_organisation, "recipient_organisation"),
-        (7, required, ro_contact_name, "ro_contact_name"),
-        (8, required, meter_serial, "meter_serial"),
-        (9, required, meter_digits, "meter_digits"),
-        (10, required, house_name_number, "house_name_number"),
-        (11, required, postcode, "postcode"),
-        (12, required, disputed_reading, "disputed_reading"),
-        (13, required, disputed_reading_is_actual, "disputed_reading_is_actual"),
-        (14, required, proposed_reading, "proposed_reading"),
-        (15, required, proposed_reading_is_actual, "proposed_reading_is_actual"),
-        (16, required, status_response, "status_response"),
-        (17, required, root_cause, "root_cause"),
-        (18, required, rejection_acceptance_code, "rejection_acceptance_code"),
-        (19, required, criteria, "criteria"),
-        (20, required, comments, "comments"),
-        (21, required, is_gain, "is_gain"),
+        mprn,
+        supplier,
+        reference_number,
+        transfer_date,
+        initiating_organisation,
+        io_contact_name,
+        recipient_organisation,
+        ro_contact_name,
+        meter_serial,
+        meter_digits,
+        house_name_number,
+        postcode,
+        disputed_reading,
+        disputed_reading_is_actual,
+        proposed_reading,
+        proposed_reading_is_actual,
+        status_response,
+        root_cause,
+        rejection_acceptance_code,
+        criteria,
+        comments,
+        is_gain,
     ],
 );
 
@@ -349,14 +361,15 @@ pub struct EnrollmentSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-status")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     EnrollmentSupplyPoint<'a>,
-    "struct EnrollmentSupplyPoint",
+    crate::shapes::EnrollmentSupplyPoint,
+    Borrowed,
     [
-        (0, required, market_name, "market_name"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, confirmed_ssd, "confirmed_ssd"),
-        (3, required, was_cancelled, "was_cancelled"),
+        market_name,
+        external_identifier,
+        confirmed_ssd,
+        was_cancelled,
     ],
 );
 
@@ -371,12 +384,13 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 }
 
 #[cfg(feature = "flexible-devices")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceDisconnectedPayload<'a>,
-    "struct FlexDeviceDisconnectedPayload",
+    crate::shapes::FlexDeviceDisconnectedPayload,
+    Borrowed,
     [
-        (0, required, cause, "cause"),
-        (1, required, disconnected_soc, "disconnected_soc"),
+        cause,
+        disconnected_soc,
     ],
 );
 
@@ -419,26 +433,27 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 }
 
 #[cfg(feature = "flexible-devices")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedPayload<'a>,
-    "struct FlexDeviceOptimisationCreatedPayload",
+    crate::shapes::FlexDeviceOptimisationCreatedPayload,
+    Borrowed,
     [
-        (0, required, dispatches, "dispatches"),
-        (1, required, achievable_target_soc, "achievable_target_soc"),
-        (2, required, energy_capacity, "energy_capacity"),
-        (3, required, start_soc, "start_soc"),
-        (4, required, user_target_soc, "user_target_soc"),
-        (5, required, optimization_begin, "optimization_begin"),
-        (6, required, optimization_end, "optimization_end"),
-        (7, required, is_reoptimization, "is_reoptimization"),
-        (8, required, force_v1g_charging, "force_v1g_charging"),
-        (9, required, fleet_id, "fleet_id"),
-        (10, required, target_type, "target_type"),
-        (11, required, capped_target_soc, "capped_target_soc"),
-        (12, required, is_charge_duration_capped, "is_charge_duration_capped"),
-        (13, required, can_cap_charging_duration, "can_cap_charging_duration"),
-        (14, required, dispatch_times, "dispatch_times"),
-        (15, required, will_reach_target_soc, "will_reach_target_soc"),
+        dispatches,
+        achievable_target_soc,
+        energy_capacity,
+        start_soc,
+        user_target_soc,
+        optimization_begin,
+        optimization_end,
+        is_reoptimization,
+        force_v1g_charging,
+        fleet_id,
+        target_type,
+        capped_target_soc,
+        is_charge_duration_capped,
+        can_cap_charging_duration,
+        dispatch_times,
+        will_reach_target_soc,
     ],
 );
 
@@ -455,13 +470,14 @@ pub struct GroupMembership<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupMembership<'a>,
-    "struct GroupMembership",
+    crate::shapes::GroupMembership,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, valid_from, "valid_from"),
-        (2, required, valid_to, "valid_to"),
+        contract_identifier,
+        valid_from,
+        valid_to,
     ],
 );
 
@@ -479,13 +495,14 @@ pub struct GroupMembershipNew<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupMembershipNew<'a>,
-    "struct GroupMembershipNew",
+    crate::shapes::GroupMembershipNew,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, valid_from, "valid_from"),
-        (2, optional, valid_to, "valid_to"),
+        contract_identifier,
+        valid_from,
+        valid_to,
     ],
 );
 
@@ -500,12 +517,13 @@ pub struct GroupPeriod<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupPeriod<'a>,
-    "struct GroupPeriod",
+    crate::shapes::GroupPeriod,
+    Borrowed,
     [
-        (0, required, start, "start"),
-        (1, required, end, "end"),
+        start,
+        end,
     ],
 );
 
@@ -522,13 +540,14 @@ pub struct GroupTrait<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupTrait<'a>,
-    "struct GroupTrait",
+    crate::shapes::GroupTrait,
+    Borrowed,
     [
-        (0, required, identifier, "identifier"),
-        (1, required, r#type, "type"),
-        (2, required, data, "data"),
+        identifier,
+        r#type,
+        data,
     ],
 );
 
@@ -547,14 +566,15 @@ pub struct GroupVersion<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GroupVersion<'a>,
-    "struct GroupVersion",
+    crate::shapes::GroupVersion,
+    Borrowed,
     [
-        (0, required, identifier, "identifier"),
-        (1, required, effective_period, "effective_period"),
-        (2, required, system_period, "system_period"),
-        (3, required, traits, "traits"),
+        identifier,
+        effective_period,
+        system_period,
+        traits,
     ],
 );
 
@@ -567,12 +587,13 @@ pub struct HouseMoveAccount<'a> {
     pub external_reference: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     HouseMoveAccount<'a>,
-    "struct HouseMoveAccount",
+    crate::shapes::HouseMoveAccount,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, external_reference, "external_reference"),
+        number,
+        external_reference,
     ],
 );
 
@@ -592,14 +613,15 @@ pub struct HouseMoveSupplyPoint<'a> {
     pub tariff_payment_method: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     HouseMoveSupplyPoint<'a>,
-    "struct HouseMoveSupplyPoint",
+    crate::shapes::HouseMoveSupplyPoint,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, optional, industry, "industry"),
-        (2, optional, tariff_code, "tariff_code"),
-        (3, optional, tariff_payment_method, "tariff_payment_method"),
+        id,
+        industry,
+        tariff_code,
+        tariff_payment_method,
     ],
 );
 
@@ -616,13 +638,14 @@ pub struct InkAction<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkAction<'a>,
-    "struct InkAction",
+    crate::shapes::InkAction,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, required, succeeded, "succeeded"),
-        (2, required, stop_further_evaluation, "stop_further_evaluation"),
+        code,
+        succeeded,
+        stop_further_evaluation,
     ],
 );
 
@@ -646,14 +669,15 @@ pub struct InkContent<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkContent<'a>,
-    "struct InkContent",
+    crate::shapes::InkContent,
+    Borrowed,
     [
-        (0, optional, from_address, "from_address"),
-        (1, optional, subject, "subject"),
-        (2, optional, to_addresses, "to_addresses"),
-        (3, required, tags, "tags"),
+        from_address,
+        subject,
+        to_addresses,
+        tags,
     ],
 );
 
@@ -670,13 +694,14 @@ pub struct InkConversation<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversation<'a>,
-    "struct InkConversation",
+    crate::shapes::InkConversation,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -693,13 +718,14 @@ pub struct InkFailureData<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkFailureData<'a>,
-    "struct InkFailureData",
+    crate::shapes::InkFailureData,
+    Borrowed,
     [
-        (0, required, r#type, "type"),
-        (1, required, reason, "reason"),
-        (2, required, occurred_at, "occurred_at"),
+        r#type,
+        reason,
+        occurred_at,
     ],
 );
 
@@ -718,14 +744,15 @@ pub struct InkMessage<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessage<'a>,
-    "struct InkMessage",
+    crate::shapes::InkMessage,
+    Borrowed,
     [
-        (0, required, relay_id, "relay_id"),
-        (1, required, vendor_id, "vendor_id"),
-        (2, required, channel, "channel"),
-        (3, required, occurred_at, "occurred_at"),
+        relay_id,
+        vendor_id,
+        channel,
+        occurred_at,
     ],
 );
 
@@ -744,14 +771,15 @@ pub struct InkMessageContent<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageContent<'a>,
-    "struct InkMessageContent",
+    crate::shapes::InkMessageContent,
+    Borrowed,
     [
-        (0, required, message_id, "message_id"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, channel, "channel"),
-        (3, required, content, "content"),
+        message_id,
+        occurred_at,
+        channel,
+        content,
     ],
 );
 
@@ -772,15 +800,16 @@ pub struct InkMessageWithVendor<'a> {
 }
 
 #[cfg(feature = "conversations")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageWithVendor<'a>,
-    "struct InkMessageWithVendor",
+    crate::shapes::InkMessageWithVendor,
+    Borrowed,
     [
-        (0, required, relay_id, "relay_id"),
-        (1, required, vendor, "vendor"),
-        (2, required, vendor_id, "vendor_id"),
-        (3, required, channel, "channel"),
-        (4, required, occurred_at, "occurred_at"),
+        relay_id,
+        vendor,
+        vendor_id,
+        channel,
+        occurred_at,
     ],
 );
 
@@ -799,14 +828,15 @@ pub struct JoinAgreement<'a> {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     JoinAgreement<'a>,
-    "struct JoinAgreement",
+    crate::shapes::JoinAgreement,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, valid_from, "valid_from"),
-        (2, required, valid_to, "valid_to"),
-        (3, required, product_code, "product_code"),
+        id,
+        valid_from,
+        valid_to,
+        product_code,
     ],
 );
 
@@ -823,13 +853,14 @@ pub struct JoinSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     JoinSupplyPoint<'a>,
-    "struct JoinSupplyPoint",
+    crate::shapes::JoinSupplyPoint,
+    Borrowed,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, requested_supply_start_date, "requested_supply_start_date"),
+        external_identifier,
+        market_name,
+        requested_supply_start_date,
     ],
 );
 
@@ -846,13 +877,14 @@ pub struct LeaveSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-leave")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeaveSupplyPoint<'a>,
-    "struct LeaveSupplyPoint",
+    crate::shapes::LeaveSupplyPoint,
+    Borrowed,
     [
-        (0, required, market_identifier, "market_identifier"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, market_name, "market_name"),
+        market_identifier,
+        external_identifier,
+        market_name,
     ],
 );
 
@@ -870,13 +902,14 @@ pub struct Ledger<'a> {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Ledger<'a>,
-    "struct Ledger",
+    crate::shapes::Ledger,
+    Borrowed,
     [
-        (0, required, account, "account"),
-        (1, required, number, "number"),
-        (2, optional, id, "id"),
+        account,
+        number,
+        id,
     ],
 );
 
@@ -907,19 +940,20 @@ pub struct LedgerEntry<'a> {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LedgerEntry<'a>,
-    "struct LedgerEntry",
+    crate::shapes::LedgerEntry,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, is_charge, "is_charge"),
-        (2, required, is_credit, "is_credit"),
-        (3, required, is_payment, "is_payment"),
-        (4, required, is_repayment, "is_repayment"),
-        (5, required, is_reversal, "is_reversal"),
-        (6, required, is_reversed, "is_reversed"),
-        (7, optional, source_id, "source_id"),
-        (8, optional, source_type, "source_type"),
+        id,
+        is_charge,
+        is_credit,
+        is_payment,
+        is_repayment,
+        is_reversal,
+        is_reversed,
+        source_id,
+        source_type,
     ],
 );
 
@@ -948,19 +982,20 @@ pub struct LedgerEntryRemoval<'a> {
 }
 
 #[cfg(feature = "billing")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LedgerEntryRemoval<'a>,
-    "struct LedgerEntryRemoval",
+    crate::shapes::LedgerEntryRemoval,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, amount, "amount"),
-        (2, required, is_charge, "is_charge"),
-        (3, required, is_credit, "is_credit"),
-        (4, required, is_payment, "is_payment"),
-        (5, required, is_repayment, "is_repayment"),
-        (6, required, is_reversal, "is_reversal"),
-        (7, required, is_reversed, "is_reversed"),
-        (8, required, source_reason, "source_reason"),
+        id,
+        amount,
+        is_charge,
+        is_credit,
+        is_payment,
+        is_repayment,
+        is_reversal,
+        is_reversed,
+        source_reason,
     ],
 );
 
@@ -1005,28 +1040,29 @@ pub struct Meter<'a> {
     pub registers: ::std::vec::Vec<crate::borrowed::types::Register<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Meter<'a>,
-    "struct Meter",
+    crate::shapes::Meter,
+    Borrowed,
     [
-        (0, required, serial_number, "serial_number"),
-        (1, required, current_rating, "current_rating"),
-        (2, required, location, "location"),
-        (3, required, make_and_type, "make_and_type"),
-        (4, required, meter_asset_provider_mpid, "meter_asset_provider_mpid"),
-        (5, required, meter_type, "meter_type"),
-        (6, required, retrieval_method, "retrieval_method"),
-        (7, required, retrieval_method_effective_from, "retrieval_method_effective_from"),
-        (8, required, meter_cop, "meter_cop"),
-        (9, required, meter_cop_dispensation, "meter_cop_dispensation"),
-        (10, required, communications_address, "communications_address"),
-        (11, required, communications_method, "communications_method"),
-        (12, required, vt_ratio, "vt_ratio"),
-        (13, required, installation_date, "installation_date"),
-        (14, required, timing_device_id, "timing_device_id"),
-        (15, required, is_tele_switch, "is_tele_switch"),
-        (16, required, ct_ratio, "ct_ratio"),
-        (17, required, registers, "registers"),
+        serial_number,
+        current_rating,
+        location,
+        make_and_type,
+        meter_asset_provider_mpid,
+        meter_type,
+        retrieval_method,
+        retrieval_method_effective_from,
+        meter_cop,
+        meter_cop_dispensation,
+        communications_address,
+        communications_method,
+        vt_ratio,
+        installation_date,
+        timing_device_id,
+        is_tele_switch,
+        ct_ratio,
+        registers,
     ],
 );
 
@@ -1046,15 +1082,16 @@ pub struct Payment<'a> {
     pub failure_reason: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Payment<'a>,
-    "struct Payment",
+    crate::shapes::Payment,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, amount, "amount"),
-        (2, required, payment_date, "payment_date"),
-        (3, required, description, "description"),
-        (4, optional, failure_reason, "failure_reason"),
+        id,
+        amount,
+        payment_date,
+        description,
+        failure_reason,
     ],
 );
 
@@ -1065,11 +1102,12 @@ pub struct PaymentsAccount<'a> {
     pub number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     PaymentsAccount<'a>,
-    "struct PaymentsAccount",
+    crate::shapes::PaymentsAccount,
+    Borrowed,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -1083,12 +1121,13 @@ pub struct PaymentsLedger<'a> {
     pub id: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     PaymentsLedger<'a>,
-    "struct PaymentsLedger",
+    crate::shapes::PaymentsLedger,
+    Borrowed,
     [
-        (0, required, account, "account"),
-        (1, optional, id, "id"),
+        account,
+        id,
     ],
 );
 
@@ -1105,13 +1144,14 @@ pub struct Product<'a> {
 }
 
 #[cfg(feature = "agreements-and-approvals")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Product<'a>,
-    "struct Product",
+    crate::shapes::Product,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, required, market_name, "market_name"),
-        (2, required, brand_code, "brand_code"),
+        code,
+        market_name,
+        brand_code,
     ],
 );
 
@@ -1128,13 +1168,14 @@ pub struct PsrRecord<'a> {
 }
 
 #[cfg(feature = "account-users")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     PsrRecord<'a>,
-    "struct PsrRecord",
+    crate::shapes::PsrRecord,
+    Borrowed,
     [
-        (0, required, description, "description"),
-        (1, required, electricity_industry_code, "electricity_industry_code"),
-        (2, required, gas_industry_code, "gas_industry_code"),
+        description,
+        electricity_industry_code,
+        gas_industry_code,
     ],
 );
 
@@ -1159,18 +1200,19 @@ pub struct Register<'a> {
     pub associated_register_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     Register<'a>,
-    "struct Register",
+    crate::shapes::Register,
+    Borrowed,
     [
-        (0, required, register_id, "register_id"),
-        (1, required, register_type, "register_type"),
-        (2, required, measurement_quantity, "measurement_quantity"),
-        (3, required, multiplier, "multiplier"),
-        (4, required, digits, "digits"),
-        (5, required, is_main, "is_main"),
-        (6, required, associated_meter_serial, "associated_meter_serial"),
-        (7, required, associated_register_id, "associated_register_id"),
+        register_id,
+        register_type,
+        measurement_quantity,
+        multiplier,
+        digits,
+        is_main,
+        associated_meter_serial,
+        associated_register_id,
     ],
 );
 
@@ -1185,13 +1227,14 @@ pub struct RemovedMeter<'a> {
     pub meter_asset_provider_mpid: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     RemovedMeter<'a>,
-    "struct RemovedMeter",
+    crate::shapes::RemovedMeter,
+    Borrowed,
     [
-        (0, required, serial_number, "serial_number"),
-        (1, required, date_of_removal, "date_of_removal"),
-        (2, required, meter_asset_provider_mpid, "meter_asset_provider_mpid"),
+        serial_number,
+        date_of_removal,
+        meter_asset_provider_mpid,
     ],
 );
 
@@ -1206,12 +1249,13 @@ pub struct SigningIdentity<'a> {
 }
 
 #[cfg(feature = "communications")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     SigningIdentity<'a>,
-    "struct SigningIdentity",
+    crate::shapes::SigningIdentity,
+    Borrowed,
     [
-        (0, required, identity_type, "identity_type"),
-        (1, required, identity, "identity"),
+        identity_type,
+        identity,
     ],
 );
 
@@ -1226,12 +1270,13 @@ pub struct SubjectContractJourney<'a> {
 }
 
 #[cfg(feature = "contracts")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     SubjectContractJourney<'a>,
-    "struct SubjectContractJourney",
+    crate::shapes::SubjectContractJourney,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, subject_number, "subject_number"),
+        number,
+        subject_number,
     ],
 );
 
@@ -1248,13 +1293,14 @@ pub struct SupplyPeriodData<'a> {
 }
 
 #[cfg(feature = "lifecycle-join")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     SupplyPeriodData<'a>,
-    "struct SupplyPeriodData",
+    crate::shapes::SupplyPeriodData,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, supply_start_at, "supply_start_at"),
-        (2, required, supply_end_at, "supply_end_at"),
+        id,
+        supply_start_at,
+        supply_end_at,
     ],
 );
 
@@ -1271,13 +1317,14 @@ pub struct TerminatedSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-leave")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     TerminatedSupplyPoint<'a>,
-    "struct TerminatedSupplyPoint",
+    crate::shapes::TerminatedSupplyPoint,
+    Borrowed,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, confirmed_supply_end_date, "confirmed_supply_end_date"),
+        external_identifier,
+        market_name,
+        confirmed_supply_end_date,
     ],
 );
 
@@ -1294,12 +1341,13 @@ pub struct TerminationInitiatedSupplyPoint<'a> {
 }
 
 #[cfg(feature = "lifecycle-leave")]
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     TerminationInitiatedSupplyPoint<'a>,
-    "struct TerminationInitiatedSupplyPoint",
+    crate::shapes::TerminationInitiatedSupplyPoint,
+    Borrowed,
     [
-        (0, required, external_identifier, "external_identifier"),
-        (1, required, market_name, "market_name"),
-        (2, required, requested_supply_end_date, "requested_supply_end_date"),
+        external_identifier,
+        market_name,
+        requested_supply_end_date,
     ],
 );

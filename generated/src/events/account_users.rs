@@ -31,17 +31,18 @@ pub struct AccountUserCreatedV1 {
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserCreatedV1,
-    "struct AccountUserCreatedV1",
+    crate::shapes::AccountUserCreatedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, user_email, "user_email"),
-        (2, required, user_number, "user_number"),
-        (3, required, linked_accounts, "linked_accounts"),
-        (4, optional, user_identifiers, "user_identifiers"),
-        (5, optional, initiator_type, "initiator_type"),
-        (6, optional, is_customer_initiated, "is_customer_initiated"),
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers,
+        initiator_type,
+        is_customer_initiated,
     ],
 );
 
@@ -68,28 +69,21 @@ impl AccountUserCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -148,11 +142,12 @@ pub struct AccountUserPasswordChangedV1 {
     pub user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserPasswordChangedV1,
-    "struct AccountUserPasswordChangedV1",
+    crate::shapes::AccountUserPasswordChangedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
+        user_id,
     ],
 );
 
@@ -179,28 +174,21 @@ impl AccountUserPasswordChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserPasswordChangedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserPasswordChangedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserPasswordChangedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserPasswordChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -264,12 +252,13 @@ pub struct AccountUserPasswordResetRequestedV1 {
     pub account_user_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1,
-    "struct AccountUserPasswordResetRequestedV1",
+    crate::shapes::AccountUserPasswordResetRequestedV1,
+    Owned,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
+        account_user_id,
+        account_user_number,
     ],
 );
 
@@ -296,31 +285,20 @@ impl AccountUserPasswordResetRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserPasswordResetRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserPasswordResetRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserPasswordResetRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountUserPasswordResetRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -390,14 +368,15 @@ pub struct AccountUserPsrRecordsUpdatedV1 {
     pub deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1,
-    "struct AccountUserPsrRecordsUpdatedV1",
+    crate::shapes::AccountUserPsrRecordsUpdatedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, created_records, "created_records"),
-        (2, required, updated_records, "updated_records"),
-        (3, required, deleted_records, "deleted_records"),
+        user_id,
+        created_records,
+        updated_records,
+        deleted_records,
     ],
 );
 
@@ -424,31 +403,20 @@ impl AccountUserPsrRecordsUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserPsrRecordsUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserPsrRecordsUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserPsrRecordsUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountUserPsrRecordsUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -533,17 +501,18 @@ pub struct AccountUserRemovedV1 {
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserRemovedV1,
-    "struct AccountUserRemovedV1",
+    crate::shapes::AccountUserRemovedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, user_email, "user_email"),
-        (2, required, user_number, "user_number"),
-        (3, required, linked_accounts, "linked_accounts"),
-        (4, optional, user_identifiers, "user_identifiers"),
-        (5, optional, initiator_type, "initiator_type"),
-        (6, optional, is_customer_initiated, "is_customer_initiated"),
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers,
+        initiator_type,
+        is_customer_initiated,
     ],
 );
 
@@ -570,28 +539,21 @@ impl AccountUserRemoved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserRemovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserRemovedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserRemovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -676,19 +638,20 @@ pub struct AccountUserUpdatedV1 {
     pub is_override: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserUpdatedV1,
-    "struct AccountUserUpdatedV1",
+    crate::shapes::AccountUserUpdatedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, user_email, "user_email"),
-        (2, required, user_number, "user_number"),
-        (3, required, linked_accounts, "linked_accounts"),
-        (4, optional, user_identifiers, "user_identifiers"),
-        (5, optional, initiator_type, "initiator_type"),
-        (6, optional, is_customer_initiated, "is_customer_initiated"),
-        (7, required, changes, "changes"),
-        (8, optional, is_override, "is_override"),
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers,
+        initiator_type,
+        is_customer_initiated,
+        changes,
+        is_override,
     ],
 );
 
@@ -715,28 +678,21 @@ impl AccountUserUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -799,13 +755,14 @@ pub struct AccountUserVerificationCompletedV1 {
     pub verification_type: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1,
-    "struct AccountUserVerificationCompletedV1",
+    crate::shapes::AccountUserVerificationCompletedV1,
+    Owned,
     [
-        (0, required, user_number, "user_number"),
-        (1, required, verification_id, "verification_id"),
-        (2, required, verification_type, "verification_type"),
+        user_number,
+        verification_id,
+        verification_type,
     ],
 );
 
@@ -832,31 +789,20 @@ impl AccountUserVerificationCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserVerificationCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserVerificationCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserVerificationCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountUserVerificationCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -924,13 +870,14 @@ pub struct AccountUserVerificationStartedV1 {
     pub verification_type: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1,
-    "struct AccountUserVerificationStartedV1",
+    crate::shapes::AccountUserVerificationStartedV1,
+    Owned,
     [
-        (0, required, user_number, "user_number"),
-        (1, required, verification_id, "verification_id"),
-        (2, required, verification_type, "verification_type"),
+        user_number,
+        verification_id,
+        verification_type,
     ],
 );
 
@@ -957,31 +904,20 @@ impl AccountUserVerificationStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserVerificationStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserVerificationStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserVerificationStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountUserVerificationStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1049,13 +985,14 @@ pub struct AccountUserMetadataCreatedV1 {
     pub value: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1,
-    "struct AccountUserMetadataCreatedV1",
+    crate::shapes::AccountUserMetadataCreatedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        user_id,
+        key,
+        value,
     ],
 );
 
@@ -1082,28 +1019,21 @@ impl AccountUserMetadataCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserMetadataCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserMetadataCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserMetadataCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserMetadataCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1169,13 +1099,14 @@ pub struct AccountUserMetadataRemovedV1 {
     pub value: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1,
-    "struct AccountUserMetadataRemovedV1",
+    crate::shapes::AccountUserMetadataRemovedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        user_id,
+        key,
+        value,
     ],
 );
 
@@ -1202,28 +1133,21 @@ impl AccountUserMetadataRemoved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserMetadataRemovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserMetadataRemovedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserMetadataRemovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserMetadataRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1287,12 +1211,13 @@ pub struct AccountUserMetadataUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1,
-    "struct AccountUserMetadataUpdatedV1",
+    crate::shapes::AccountUserMetadataUpdatedV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, changes, "changes"),
+        user_id,
+        changes,
     ],
 );
 
@@ -1319,28 +1244,21 @@ impl AccountUserMetadataUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUserMetadataUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserMetadataUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserMetadataUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserMetadataUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

@@ -12,12 +12,13 @@ pub struct AccountCommunicationsPreferencesUpdatedV1 {
     pub changes: crate::types::CommsPreferencesChanges,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountCommunicationsPreferencesUpdatedV1,
-    "struct AccountCommunicationsPreferencesUpdatedV1",
+    crate::shapes::AccountCommunicationsPreferencesUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, changes, "changes"),
+        account_number,
+        changes,
     ],
 );
 
@@ -44,31 +45,20 @@ impl AccountCommunicationsPreferencesUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountCommunicationsPreferencesUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountCommunicationsPreferencesUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountCommunicationsPreferencesUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountCommunicationsPreferencesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -138,13 +128,14 @@ pub struct AccountCreatedV1 {
     pub is_imported: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountCreatedV1,
-    "struct AccountCreatedV1",
+    crate::shapes::AccountCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, account_user_emails, "account_user_emails"),
-        (2, optional, is_imported, "is_imported"),
+        account_number,
+        account_user_emails,
+        is_imported,
     ],
 );
 
@@ -171,28 +162,19 @@ impl AccountCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -251,11 +233,12 @@ pub struct AccountOccupiedV1 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountOccupiedV1,
-    "struct AccountOccupiedV1",
+    crate::shapes::AccountOccupiedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
+        account_number,
     ],
 );
 
@@ -282,28 +265,19 @@ impl AccountOccupied {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountOccupiedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountOccupiedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountOccupiedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountOccupiedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -366,13 +340,14 @@ pub struct AccountReactivatedV1 {
     pub reactivation_source: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountReactivatedV1,
-    "struct AccountReactivatedV1",
+    crate::shapes::AccountReactivatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, previous_status, "previous_status"),
-        (2, required, reactivation_source, "reactivation_source"),
+        account_number,
+        previous_status,
+        reactivation_source,
     ],
 );
 
@@ -399,28 +374,21 @@ impl AccountReactivated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountReactivatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountReactivatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountReactivatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountReactivatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -489,16 +457,17 @@ pub struct AccountSmartMeterReadPermissionChangedV1 {
     pub changed_by_type: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountSmartMeterReadPermissionChangedV1,
-    "struct AccountSmartMeterReadPermissionChangedV1",
+    crate::shapes::AccountSmartMeterReadPermissionChangedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, old_permission, "old_permission"),
-        (2, required, new_permission, "new_permission"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, changed_by_id, "changed_by_id"),
-        (5, required, changed_by_type, "changed_by_type"),
+        account_number,
+        old_permission,
+        new_permission,
+        effective_from,
+        changed_by_id,
+        changed_by_type,
     ],
 );
 
@@ -525,31 +494,20 @@ impl AccountSmartMeterReadPermissionChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountSmartMeterReadPermissionChangedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountSmartMeterReadPermissionChangedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountSmartMeterReadPermissionChangedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountSmartMeterReadPermissionChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -621,14 +579,15 @@ pub struct AccountUpdatedV1 {
     pub is_override: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUpdatedV1,
-    "struct AccountUpdatedV1",
+    crate::shapes::AccountUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, account_user_emails, "account_user_emails"),
-        (2, required, changes, "changes"),
-        (3, optional, is_override, "is_override"),
+        account_number,
+        account_user_emails,
+        changes,
+        is_override,
     ],
 );
 
@@ -655,28 +614,19 @@ impl AccountUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -739,13 +689,14 @@ pub struct AccountMetadataCreatedV1 {
     pub value: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountMetadataCreatedV1,
-    "struct AccountMetadataCreatedV1",
+    crate::shapes::AccountMetadataCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_number,
+        key,
+        value,
     ],
 );
 
@@ -772,28 +723,21 @@ impl AccountMetadataCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountMetadataCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountMetadataCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountMetadataCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountMetadataCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -858,13 +802,14 @@ pub struct AccountMetadataRemovedV1 {
     pub value: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountMetadataRemovedV1,
-    "struct AccountMetadataRemovedV1",
+    crate::shapes::AccountMetadataRemovedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_number,
+        key,
+        value,
     ],
 );
 
@@ -891,28 +836,21 @@ impl AccountMetadataRemoved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountMetadataRemovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountMetadataRemovedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountMetadataRemovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountMetadataRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -975,12 +913,13 @@ pub struct AccountMetadataUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountMetadataUpdatedV1,
-    "struct AccountMetadataUpdatedV1",
+    crate::shapes::AccountMetadataUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, changes, "changes"),
+        account_number,
+        changes,
     ],
 );
 
@@ -1007,28 +946,21 @@ impl AccountMetadataUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountMetadataUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountMetadataUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountMetadataUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountMetadataUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1093,13 +1025,14 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     pub value: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1,
-    "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
+    crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1,
+    Owned,
     [
-        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_property_effective_period_id,
+        key,
+        value,
     ],
 );
 
@@ -1126,31 +1059,20 @@ impl AccountPropertyEffectivePeriodMetadataCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountPropertyEffectivePeriodMetadataCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountPropertyEffectivePeriodMetadataCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountPropertyEffectivePeriodMetadataCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1219,13 +1141,14 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     pub value: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1,
-    "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
+    crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1,
+    Owned,
     [
-        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_property_effective_period_id,
+        key,
+        value,
     ],
 );
 
@@ -1252,31 +1175,20 @@ impl AccountPropertyEffectivePeriodMetadataRemoved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountPropertyEffectivePeriodMetadataRemovedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountPropertyEffectivePeriodMetadataRemovedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountPropertyEffectivePeriodMetadataRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1343,12 +1255,13 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1,
-    "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
+    crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1,
+    Owned,
     [
-        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
-        (1, required, changes, "changes"),
+        account_property_effective_period_id,
+        changes,
     ],
 );
 
@@ -1375,31 +1288,20 @@ impl AccountPropertyEffectivePeriodMetadataUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountPropertyEffectivePeriodMetadataUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountPropertyEffectivePeriodMetadataUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AccountPropertyEffectivePeriodMetadataUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1475,15 +1377,16 @@ pub struct CampaignAccountAddedV1 {
     pub campaign_account_expiry_date: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CampaignAccountAddedV1,
-    "struct CampaignAccountAddedV1",
+    crate::shapes::CampaignAccountAddedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, campaign_name, "campaign_name"),
-        (2, optional, campaign_slug, "campaign_slug"),
-        (3, optional, campaign_expiry_date, "campaign_expiry_date"),
-        (4, optional, campaign_account_expiry_date, "campaign_account_expiry_date"),
+        account_number,
+        campaign_name,
+        campaign_slug,
+        campaign_expiry_date,
+        campaign_account_expiry_date,
     ],
 );
 
@@ -1510,28 +1413,21 @@ impl CampaignAccountAdded {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CampaignAccountAddedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CampaignAccountAddedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CampaignAccountAddedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CampaignAccountAddedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1595,13 +1491,14 @@ pub struct CampaignAccountRemovedV1 {
     pub campaign_slug: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CampaignAccountRemovedV1,
-    "struct CampaignAccountRemovedV1",
+    crate::shapes::CampaignAccountRemovedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, campaign_name, "campaign_name"),
-        (2, optional, campaign_slug, "campaign_slug"),
+        account_number,
+        campaign_name,
+        campaign_slug,
     ],
 );
 
@@ -1628,28 +1525,21 @@ impl CampaignAccountRemoved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CampaignAccountRemovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CampaignAccountRemovedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CampaignAccountRemovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CampaignAccountRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1717,14 +1607,15 @@ pub struct CampaignAccountUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CampaignAccountUpdatedV1,
-    "struct CampaignAccountUpdatedV1",
+    crate::shapes::CampaignAccountUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, campaign_name, "campaign_name"),
-        (2, optional, campaign_slug, "campaign_slug"),
-        (3, required, changes, "changes"),
+        account_number,
+        campaign_name,
+        campaign_slug,
+        changes,
     ],
 );
 
@@ -1751,28 +1642,21 @@ impl CampaignAccountUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CampaignAccountUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CampaignAccountUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CampaignAccountUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CampaignAccountUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

@@ -12,12 +12,13 @@ pub struct ActualIntervalsReceivedV1 {
     pub rebill_from: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ActualIntervalsReceivedV1,
-    "struct ActualIntervalsReceivedV1",
+    crate::shapes::ActualIntervalsReceivedV1,
+    Owned,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, rebill_from, "rebill_from"),
+        mpan,
+        rebill_from,
     ],
 );
 
@@ -44,28 +45,21 @@ impl ActualIntervalsReceived {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ActualIntervalsReceivedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ActualIntervalsReceivedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ActualIntervalsReceivedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ActualIntervalsReceivedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -133,14 +127,15 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     pub fuel: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AffiliatesAffiliateAccountContractCreatedV1,
-    "struct AffiliatesAffiliateAccountContractCreatedV1",
+    crate::shapes::AffiliatesAffiliateAccountContractCreatedV1,
+    Owned,
     [
-        (0, required, affiliate_account_contract_id, "affiliate_account_contract_id"),
-        (1, required, affiliate_contract_id, "affiliate_contract_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, fuel, "fuel"),
+        affiliate_account_contract_id,
+        affiliate_contract_id,
+        account_number,
+        fuel,
     ],
 );
 
@@ -167,31 +162,20 @@ impl AffiliatesAffiliateAccountContractCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AffiliatesAffiliateAccountContractCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AffiliatesAffiliateAccountContractCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AffiliatesAffiliateAccountContractCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AffiliatesAffiliateAccountContractCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -268,16 +252,17 @@ pub struct AgreementCreatedV1 {
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementCreatedV1,
-    "struct AgreementCreatedV1",
+    crate::shapes::AgreementCreatedV1,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, valid_from, "valid_from"),
-        (3, required, product_code, "product_code"),
-        (4, optional, account_contract_identifier, "account_contract_identifier"),
-        (5, optional, business_contract_identifier, "business_contract_identifier"),
+        agreement_id,
+        account_number,
+        valid_from,
+        product_code,
+        account_contract_identifier,
+        business_contract_identifier,
     ],
 );
 
@@ -304,28 +289,19 @@ impl AgreementCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AgreementCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AgreementCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AgreementCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AgreementCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -384,11 +360,12 @@ pub struct AgreementRevokedV1 {
     pub agreement_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementRevokedV1,
-    "struct AgreementRevokedV1",
+    crate::shapes::AgreementRevokedV1,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
+        agreement_id,
     ],
 );
 
@@ -405,12 +382,13 @@ pub struct AgreementRevokedV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementRevokedV2,
-    "struct AgreementRevokedV2",
+    crate::shapes::AgreementRevokedV2,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, account_number, "account_number"),
+        agreement_id,
+        account_number,
     ],
 );
 
@@ -440,42 +418,30 @@ impl AgreementRevoked {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::AgreementRevokedV1,
             _ => &crate::shapes::AgreementRevokedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <AgreementRevokedV1 as ::serde::Deserialize>::deserialize(deserializer)
+                <AgreementRevokedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
+                    )
                     .map(Self::V1)
             }
             _ => {
-                <AgreementRevokedV2 as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <AgreementRevokedV1 as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <AgreementRevokedV2 as ::energy_api_core::read::ReadJson>::read(reader)
+                <AgreementRevokedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
+                    )
                     .map(Self::V2)
             }
         }
@@ -588,17 +554,18 @@ pub struct AgreementRolloverCompletedV1 {
     pub rolled_on_to_agreement_valid_to: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementRolloverCompletedV1,
-    "struct AgreementRolloverCompletedV1",
+    crate::shapes::AgreementRolloverCompletedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, supply_point_id, "supply_point_id"),
-        (2, required, expiring_agreement_id, "expiring_agreement_id"),
-        (3, required, rolled_on_to_agreement_id, "rolled_on_to_agreement_id"),
-        (4, required, new_product, "new_product"),
-        (5, required, rolled_on_to_agreement_valid_from, "rolled_on_to_agreement_valid_from"),
-        (6, required, rolled_on_to_agreement_valid_to, "rolled_on_to_agreement_valid_to"),
+        account_number,
+        supply_point_id,
+        expiring_agreement_id,
+        rolled_on_to_agreement_id,
+        new_product,
+        rolled_on_to_agreement_valid_from,
+        rolled_on_to_agreement_valid_to,
     ],
 );
 
@@ -625,28 +592,21 @@ impl AgreementRolloverCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AgreementRolloverCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AgreementRolloverCompletedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AgreementRolloverCompletedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <AgreementRolloverCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -708,11 +668,12 @@ pub struct AgreementTerminatedV1 {
     pub agreement_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementTerminatedV1,
-    "struct AgreementTerminatedV1",
+    crate::shapes::AgreementTerminatedV1,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
+        agreement_id,
     ],
 );
 
@@ -729,12 +690,13 @@ pub struct AgreementTerminatedV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementTerminatedV2,
-    "struct AgreementTerminatedV2",
+    crate::shapes::AgreementTerminatedV2,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, account_number, "account_number"),
+        agreement_id,
+        account_number,
     ],
 );
 
@@ -764,49 +726,29 @@ impl AgreementTerminated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::AgreementTerminatedV1,
             _ => &crate::shapes::AgreementTerminatedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <AgreementTerminatedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <AgreementTerminatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <AgreementTerminatedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <AgreementTerminatedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <AgreementTerminatedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <AgreementTerminatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -913,13 +855,14 @@ pub struct AgreementUpdatedV1 {
     pub is_override: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementUpdatedV1,
-    "struct AgreementUpdatedV1",
+    crate::shapes::AgreementUpdatedV1,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, changes, "changes"),
-        (2, optional, is_override, "is_override"),
+        agreement_id,
+        changes,
+        is_override,
     ],
 );
 
@@ -941,14 +884,15 @@ pub struct AgreementUpdatedV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementUpdatedV2,
-    "struct AgreementUpdatedV2",
+    crate::shapes::AgreementUpdatedV2,
+    Owned,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, changes, "changes"),
-        (2, optional, is_override, "is_override"),
-        (3, required, account_number, "account_number"),
+        agreement_id,
+        changes,
+        is_override,
+        account_number,
     ],
 );
 
@@ -978,42 +922,30 @@ impl AgreementUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::AgreementUpdatedV1,
             _ => &crate::shapes::AgreementUpdatedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <AgreementUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
+                <AgreementUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
+                    )
                     .map(Self::V1)
             }
             _ => {
-                <AgreementUpdatedV2 as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <AgreementUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <AgreementUpdatedV2 as ::energy_api_core::read::ReadJson>::read(reader)
+                <AgreementUpdatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
+                    )
                     .map(Self::V2)
             }
         }
@@ -1122,14 +1054,15 @@ pub struct ApprovalsApprovalApprovedV1 {
     pub approved_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalApprovedV1,
-    "struct ApprovalsApprovalApprovedV1",
+    crate::shapes::ApprovalsApprovalApprovedV1,
+    Owned,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, process_data, "process_data"),
-        (3, required, approved_at, "approved_at"),
+        approval_id,
+        process_type,
+        process_data,
+        approved_at,
     ],
 );
 
@@ -1156,28 +1089,21 @@ impl ApprovalsApprovalApproved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalApprovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ApprovalsApprovalApprovedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalApprovedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ApprovalsApprovalApprovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1247,15 +1173,16 @@ pub struct ApprovalsApprovalCreatedV1 {
     pub requested_by_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalCreatedV1,
-    "struct ApprovalsApprovalCreatedV1",
+    crate::shapes::ApprovalsApprovalCreatedV1,
+    Owned,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, requested_at, "requested_at"),
-        (3, required, assigned_to_id, "assigned_to_id"),
-        (4, required, requested_by_id, "requested_by_id"),
+        approval_id,
+        process_type,
+        requested_at,
+        assigned_to_id,
+        requested_by_id,
     ],
 );
 
@@ -1282,28 +1209,21 @@ impl ApprovalsApprovalCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ApprovalsApprovalCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ApprovalsApprovalCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1371,14 +1291,15 @@ pub struct ApprovalsApprovalRejectedV1 {
     pub rejected_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRejectedV1,
-    "struct ApprovalsApprovalRejectedV1",
+    crate::shapes::ApprovalsApprovalRejectedV1,
+    Owned,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, process_data, "process_data"),
-        (3, required, rejected_at, "rejected_at"),
+        approval_id,
+        process_type,
+        process_data,
+        rejected_at,
     ],
 );
 
@@ -1405,28 +1326,21 @@ impl ApprovalsApprovalRejected {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRejectedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ApprovalsApprovalRejectedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRejectedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ApprovalsApprovalRejectedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1498,16 +1412,17 @@ pub struct ApprovalsApprovalRequestApprovedV1 {
     pub approval_reason: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRequestApprovedV1,
-    "struct ApprovalsApprovalRequestApprovedV1",
+    crate::shapes::ApprovalsApprovalRequestApprovedV1,
+    Owned,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, request_id, "request_id"),
-        (3, required, approved_by_id, "approved_by_id"),
-        (4, required, approved_at, "approved_at"),
-        (5, required, approval_reason, "approval_reason"),
+        approval_id,
+        process_type,
+        request_id,
+        approved_by_id,
+        approved_at,
+        approval_reason,
     ],
 );
 
@@ -1534,31 +1449,20 @@ impl ApprovalsApprovalRequestApproved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRequestApprovedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ApprovalsApprovalRequestApprovedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRequestApprovedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ApprovalsApprovalRequestApprovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1630,15 +1534,16 @@ pub struct ApprovalsApprovalRequestAssignedV1 {
     pub assigned_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRequestAssignedV1,
-    "struct ApprovalsApprovalRequestAssignedV1",
+    crate::shapes::ApprovalsApprovalRequestAssignedV1,
+    Owned,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, request_id, "request_id"),
-        (3, required, assigned_to_id, "assigned_to_id"),
-        (4, required, assigned_at, "assigned_at"),
+        approval_id,
+        process_type,
+        request_id,
+        assigned_to_id,
+        assigned_at,
     ],
 );
 
@@ -1665,31 +1570,20 @@ impl ApprovalsApprovalRequestAssigned {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRequestAssignedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ApprovalsApprovalRequestAssignedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRequestAssignedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ApprovalsApprovalRequestAssignedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1763,16 +1657,17 @@ pub struct ApprovalsApprovalRequestRejectedV1 {
     pub rejected_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRequestRejectedV1,
-    "struct ApprovalsApprovalRequestRejectedV1",
+    crate::shapes::ApprovalsApprovalRequestRejectedV1,
+    Owned,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, request_id, "request_id"),
-        (3, required, rejected_by_id, "rejected_by_id"),
-        (4, required, rejection_reason, "rejection_reason"),
-        (5, required, rejected_at, "rejected_at"),
+        approval_id,
+        process_type,
+        request_id,
+        rejected_by_id,
+        rejection_reason,
+        rejected_at,
     ],
 );
 
@@ -1799,31 +1694,20 @@ impl ApprovalsApprovalRequestRejected {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ApprovalsApprovalRequestRejectedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ApprovalsApprovalRequestRejectedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRequestRejectedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ApprovalsApprovalRequestRejectedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

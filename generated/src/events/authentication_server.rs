@@ -14,13 +14,14 @@ pub struct AuthServerAccessTokenIssuedV1 {
     pub viewer_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccessTokenIssuedV1,
-    "struct AuthServerAccessTokenIssuedV1",
+    crate::shapes::AuthServerAccessTokenIssuedV1,
+    Owned,
     [
-        (0, required, delegate, "delegate"),
-        (1, required, viewer, "viewer"),
-        (2, required, viewer_id, "viewer_id"),
+        delegate,
+        viewer,
+        viewer_id,
     ],
 );
 
@@ -47,31 +48,20 @@ impl AuthServerAccessTokenIssued {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccessTokenIssuedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AuthServerAccessTokenIssuedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccessTokenIssuedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AuthServerAccessTokenIssuedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -139,13 +129,14 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     pub device: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1,
-    "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
+    crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1,
+    Owned,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, device, "device"),
+        account_user_id,
+        account_user_number,
+        device,
     ],
 );
 
@@ -172,31 +163,20 @@ impl AuthServerAccountUserGenerateMfaChallengeError {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -267,14 +247,15 @@ pub struct AuthServerAccountUserLoggedInV1 {
     pub mfa_device_type: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoggedInV1,
-    "struct AuthServerAccountUserLoggedInV1",
+    crate::shapes::AuthServerAccountUserLoggedInV1,
+    Owned,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, login_method, "login_method"),
-        (3, required, mfa_device_type, "mfa_device_type"),
+        account_user_id,
+        account_user_number,
+        login_method,
+        mfa_device_type,
     ],
 );
 
@@ -301,31 +282,20 @@ impl AuthServerAccountUserLoggedIn {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoggedInV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AuthServerAccountUserLoggedInV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoggedInV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AuthServerAccountUserLoggedInV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -393,13 +363,14 @@ pub struct AuthServerAccountUserLoginDeniedV1 {
     pub enforced_security_rule_ids: ::std::vec::Vec<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoginDeniedV1,
-    "struct AuthServerAccountUserLoginDeniedV1",
+    crate::shapes::AuthServerAccountUserLoginDeniedV1,
+    Owned,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, enforced_security_rule_ids, "enforced_security_rule_ids"),
+        account_user_id,
+        account_user_number,
+        enforced_security_rule_ids,
     ],
 );
 
@@ -426,31 +397,20 @@ impl AuthServerAccountUserLoginDenied {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoginDeniedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AuthServerAccountUserLoginDeniedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoginDeniedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AuthServerAccountUserLoginDeniedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -524,16 +484,17 @@ pub struct AuthServerAccountUserLoginFailedV1 {
     pub user_brands: ::std::vec::Vec<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoginFailedV1,
-    "struct AuthServerAccountUserLoginFailedV1",
+    crate::shapes::AuthServerAccountUserLoginFailedV1,
+    Owned,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, step, "step"),
-        (3, required, failure_reason, "failure_reason"),
-        (4, required, brand, "brand"),
-        (5, required, user_brands, "user_brands"),
+        account_user_id,
+        account_user_number,
+        step,
+        failure_reason,
+        brand,
+        user_brands,
     ],
 );
 
@@ -560,31 +521,20 @@ impl AuthServerAccountUserLoginFailed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoginFailedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AuthServerAccountUserLoginFailedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoginFailedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AuthServerAccountUserLoginFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -654,14 +604,15 @@ pub struct AuthServerAccountUserLoginStepCompletedV1 {
     pub mfa_device_type: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoginStepCompletedV1,
-    "struct AuthServerAccountUserLoginStepCompletedV1",
+    crate::shapes::AuthServerAccountUserLoginStepCompletedV1,
+    Owned,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, step, "step"),
-        (3, required, mfa_device_type, "mfa_device_type"),
+        account_user_id,
+        account_user_number,
+        step,
+        mfa_device_type,
     ],
 );
 
@@ -688,31 +639,20 @@ impl AuthServerAccountUserLoginStepCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::AuthServerAccountUserLoginStepCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AuthServerAccountUserLoginStepCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoginStepCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <AuthServerAccountUserLoginStepCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

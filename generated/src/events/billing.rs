@@ -26,19 +26,20 @@ pub struct BillingBillingDocumentHeldV1 {
     pub held_by_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentHeldV1,
-    "struct BillingBillingDocumentHeldV1",
+    crate::shapes::BillingBillingDocumentHeldV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, document_type, "document_type"),
-        (2, required, document_id, "document_id"),
-        (3, required, document_identifier, "document_identifier"),
-        (4, required, document_uuid, "document_uuid"),
-        (5, required, hold_code, "hold_code"),
-        (6, required, is_strict, "is_strict"),
-        (7, required, held_at, "held_at"),
-        (8, required, held_by_id, "held_by_id"),
+        account_number,
+        document_type,
+        document_id,
+        document_identifier,
+        document_uuid,
+        hold_code,
+        is_strict,
+        held_at,
+        held_by_id,
     ],
 );
 
@@ -65,28 +66,21 @@ impl BillingBillingDocumentHeld {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingBillingDocumentHeldV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingBillingDocumentHeldV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingBillingDocumentHeldV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingBillingDocumentHeldV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -152,13 +146,14 @@ pub struct BillingBillingDocumentIssuedV1 {
     pub billing_document_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV1,
-    "struct BillingBillingDocumentIssuedV1",
+    crate::shapes::BillingBillingDocumentIssuedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
     ],
 );
 
@@ -179,14 +174,15 @@ pub struct BillingBillingDocumentIssuedV2 {
     pub billing_document_uuid: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV2,
-    "struct BillingBillingDocumentIssuedV2",
+    crate::shapes::BillingBillingDocumentIssuedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
-        (3, required, billing_document_uuid, "billing_document_uuid"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_uuid,
     ],
 );
 
@@ -216,49 +212,29 @@ impl BillingBillingDocumentIssued {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::BillingBillingDocumentIssuedV1,
             _ => &crate::shapes::BillingBillingDocumentIssuedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <BillingBillingDocumentIssuedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <BillingBillingDocumentIssuedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <BillingBillingDocumentIssuedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingBillingDocumentIssuedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <BillingBillingDocumentIssuedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <BillingBillingDocumentIssuedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -381,13 +357,14 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     pub billing_document_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV1,
-    "struct BillingBillingDocumentRepresentationDispatchedV1",
+    crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
     ],
 );
 
@@ -410,15 +387,16 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV2,
-    "struct BillingBillingDocumentRepresentationDispatchedV2",
+    crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
-        (3, required, billing_document_representation_dispatch_id, "billing_document_representation_dispatch_id"),
-        (4, required, billing_document_representations_id, "billing_document_representations_id"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_representation_dispatch_id,
+        billing_document_representations_id,
     ],
 );
 
@@ -443,16 +421,17 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV3,
-    "struct BillingBillingDocumentRepresentationDispatchedV3",
+    crate::shapes::BillingBillingDocumentRepresentationDispatchedV3,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
-        (3, required, billing_document_representation_dispatch_id, "billing_document_representation_dispatch_id"),
-        (4, required, billing_document_representations_id, "billing_document_representations_id"),
-        (5, required, support_user_id, "support_user_id"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_representation_dispatch_id,
+        billing_document_representations_id,
+        support_user_id,
     ],
 );
 
@@ -485,7 +464,7 @@ impl BillingBillingDocumentRepresentationDispatched {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
             1u8 => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
@@ -493,54 +472,28 @@ impl BillingBillingDocumentRepresentationDispatched {
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <BillingBillingDocumentRepresentationDispatchedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             1u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <BillingBillingDocumentRepresentationDispatchedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
             _ => {
-                <BillingBillingDocumentRepresentationDispatchedV3 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V3)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            1u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V2)
-            }
-            _ => {
-                <BillingBillingDocumentRepresentationDispatchedV3 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <BillingBillingDocumentRepresentationDispatchedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V3)
             }
@@ -735,14 +688,15 @@ pub struct BillingBillingOptionsUpdatedV1 {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingOptionsUpdatedV1,
-    "struct BillingBillingOptionsUpdatedV1",
+    crate::shapes::BillingBillingOptionsUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, previous_billing_options_id, "previous_billing_options_id"),
-        (2, required, new_billing_options_id, "new_billing_options_id"),
-        (3, required, support_user_id, "support_user_id"),
+        account_number,
+        previous_billing_options_id,
+        new_billing_options_id,
+        support_user_id,
     ],
 );
 
@@ -769,31 +723,20 @@ impl BillingBillingOptionsUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingBillingOptionsUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingBillingOptionsUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingBillingOptionsUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingBillingOptionsUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -861,13 +804,14 @@ pub struct BillingChargingLedgerAssignedToAgreementV1 {
     pub assigned_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingChargingLedgerAssignedToAgreementV1,
-    "struct BillingChargingLedgerAssignedToAgreementV1",
+    crate::shapes::BillingChargingLedgerAssignedToAgreementV1,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, agreement_id, "agreement_id"),
-        (2, required, assigned_at, "assigned_at"),
+        ledger_number,
+        agreement_id,
+        assigned_at,
     ],
 );
 
@@ -894,31 +838,20 @@ impl BillingChargingLedgerAssignedToAgreement {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingChargingLedgerAssignedToAgreementV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingChargingLedgerAssignedToAgreementV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingChargingLedgerAssignedToAgreementV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingChargingLedgerAssignedToAgreementV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -985,12 +918,13 @@ pub struct BillingChargingSupplyPointTriggeredV1 {
     pub charge_period: crate::types::ChargePeriod,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingChargingSupplyPointTriggeredV1,
-    "struct BillingChargingSupplyPointTriggeredV1",
+    crate::shapes::BillingChargingSupplyPointTriggeredV1,
+    Owned,
     [
-        (0, required, supply_point_id, "supply_point_id"),
-        (1, required, charge_period, "charge_period"),
+        supply_point_id,
+        charge_period,
     ],
 );
 
@@ -1017,31 +951,20 @@ impl BillingChargingSupplyPointTriggered {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingChargingSupplyPointTriggeredV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingChargingSupplyPointTriggeredV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingChargingSupplyPointTriggeredV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingChargingSupplyPointTriggeredV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1105,11 +1028,12 @@ pub struct BillingDuosInvoiceCancelV1 {
     pub invoice_event_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingDuosInvoiceCancelV1,
-    "struct BillingDuosInvoiceCancelV1",
+    crate::shapes::BillingDuosInvoiceCancelV1,
+    Owned,
     [
-        (0, required, invoice_event_id, "invoice_event_id"),
+        invoice_event_id,
     ],
 );
 
@@ -1136,28 +1060,21 @@ impl BillingDuosInvoiceCancel {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingDuosInvoiceCancelV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingDuosInvoiceCancelV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingDuosInvoiceCancelV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingDuosInvoiceCancelV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1219,11 +1136,12 @@ pub struct BillingDuosInvoiceNewV1 {
     pub invoice_event_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingDuosInvoiceNewV1,
-    "struct BillingDuosInvoiceNewV1",
+    crate::shapes::BillingDuosInvoiceNewV1,
+    Owned,
     [
-        (0, required, invoice_event_id, "invoice_event_id"),
+        invoice_event_id,
     ],
 );
 
@@ -1250,28 +1168,21 @@ impl BillingDuosInvoiceNew {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingDuosInvoiceNewV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingDuosInvoiceNewV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingDuosInvoiceNewV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingDuosInvoiceNewV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1332,11 +1243,12 @@ pub struct BillingDuosInvoiceReplaceV1 {
     pub invoice_event_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingDuosInvoiceReplaceV1,
-    "struct BillingDuosInvoiceReplaceV1",
+    crate::shapes::BillingDuosInvoiceReplaceV1,
+    Owned,
     [
-        (0, required, invoice_event_id, "invoice_event_id"),
+        invoice_event_id,
     ],
 );
 
@@ -1363,28 +1275,21 @@ impl BillingDuosInvoiceReplace {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingDuosInvoiceReplaceV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingDuosInvoiceReplaceV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingDuosInvoiceReplaceV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingDuosInvoiceReplaceV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1450,13 +1355,14 @@ pub struct BillingFinalBillV1 {
     pub statement_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingFinalBillV1,
-    "struct BillingFinalBillV1",
+    crate::shapes::BillingFinalBillV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, account_user_emails, "account_user_emails"),
-        (2, required, statement_id, "statement_id"),
+        account_number,
+        account_user_emails,
+        statement_id,
     ],
 );
 
@@ -1483,28 +1389,19 @@ impl BillingFinalBill {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingFinalBillV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingFinalBillV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingFinalBillV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingFinalBillV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1569,14 +1466,15 @@ pub struct BillingIssuanceExternalStatusCreatedV1 {
     pub external_status_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingIssuanceExternalStatusCreatedV1,
-    "struct BillingIssuanceExternalStatusCreatedV1",
+    crate::shapes::BillingIssuanceExternalStatusCreatedV1,
+    Owned,
     [
-        (0, required, billing_document_identifier, "billing_document_identifier"),
-        (1, required, status, "status"),
-        (2, required, status_code, "status_code"),
-        (3, required, external_status_id, "external_status_id"),
+        billing_document_identifier,
+        status,
+        status_code,
+        external_status_id,
     ],
 );
 
@@ -1603,31 +1501,20 @@ impl BillingIssuanceExternalStatusCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingIssuanceExternalStatusCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingIssuanceExternalStatusCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingIssuanceExternalStatusCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingIssuanceExternalStatusCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1694,12 +1581,13 @@ pub struct BillingIssuedBillV1 {
     pub statement_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingIssuedBillV1,
-    "struct BillingIssuedBillV1",
+    crate::shapes::BillingIssuedBillV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, statement_id, "statement_id"),
+        account_number,
+        statement_id,
     ],
 );
 
@@ -1726,28 +1614,21 @@ impl BillingIssuedBill {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingIssuedBillV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingIssuedBillV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingIssuedBillV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingIssuedBillV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1806,11 +1687,12 @@ pub struct BillingLedgerEntryPostedV1 {
     pub ledger: crate::types::Ledger,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV1,
-    "struct BillingLedgerEntryPostedV1",
+    crate::shapes::BillingLedgerEntryPostedV1,
+    Owned,
     [
-        (0, required, ledger, "ledger"),
+        ledger,
     ],
 );
 
@@ -1827,12 +1709,13 @@ pub struct BillingLedgerEntryPostedV2 {
     pub entry: crate::types::LedgerEntry,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV2,
-    "struct BillingLedgerEntryPostedV2",
+    crate::shapes::BillingLedgerEntryPostedV2,
+    Owned,
     [
-        (0, required, ledger, "ledger"),
-        (1, required, entry, "entry"),
+        ledger,
+        entry,
     ],
 );
 
@@ -1862,49 +1745,29 @@ impl BillingLedgerEntryPosted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::BillingLedgerEntryPostedV1,
             _ => &crate::shapes::BillingLedgerEntryPostedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <BillingLedgerEntryPostedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <BillingLedgerEntryPostedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <BillingLedgerEntryPostedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingLedgerEntryPostedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <BillingLedgerEntryPostedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <BillingLedgerEntryPostedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -2010,11 +1873,12 @@ pub struct BillingLedgerEntryRemovedV1 {
     pub ledger: crate::types::Ledger,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV1,
-    "struct BillingLedgerEntryRemovedV1",
+    crate::shapes::BillingLedgerEntryRemovedV1,
+    Owned,
     [
-        (0, required, ledger, "ledger"),
+        ledger,
     ],
 );
 
@@ -2031,12 +1895,13 @@ pub struct BillingLedgerEntryRemovedV2 {
     pub entry: crate::types::LedgerEntryRemoval,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV2,
-    "struct BillingLedgerEntryRemovedV2",
+    crate::shapes::BillingLedgerEntryRemovedV2,
+    Owned,
     [
-        (0, required, ledger, "ledger"),
-        (1, required, entry, "entry"),
+        ledger,
+        entry,
     ],
 );
 
@@ -2066,49 +1931,29 @@ impl BillingLedgerEntryRemoved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::BillingLedgerEntryRemovedV1,
             _ => &crate::shapes::BillingLedgerEntryRemovedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <BillingLedgerEntryRemovedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <BillingLedgerEntryRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <BillingLedgerEntryRemovedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingLedgerEntryRemovedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <BillingLedgerEntryRemovedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <BillingLedgerEntryRemovedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -2229,17 +2074,18 @@ pub struct BillingPathwayTraversalFailedV1 {
     pub failed_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingPathwayTraversalFailedV1,
-    "struct BillingPathwayTraversalFailedV1",
+    crate::shapes::BillingPathwayTraversalFailedV1,
+    Owned,
     [
-        (0, required, pathway_id, "pathway_id"),
-        (1, required, traversal_attempt_id, "traversal_attempt_id"),
-        (2, required, traversal_attempt_context, "traversal_attempt_context"),
-        (3, required, trigger_id, "trigger_id"),
-        (4, required, failed_action_name, "failed_action_name"),
-        (5, required, failed_action_error, "failed_action_error"),
-        (6, required, failed_at, "failed_at"),
+        pathway_id,
+        traversal_attempt_id,
+        traversal_attempt_context,
+        trigger_id,
+        failed_action_name,
+        failed_action_error,
+        failed_at,
     ],
 );
 
@@ -2266,31 +2112,20 @@ impl BillingPathwayTraversalFailed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingPathwayTraversalFailedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingPathwayTraversalFailedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingPathwayTraversalFailedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingPathwayTraversalFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2360,14 +2195,15 @@ pub struct BillingPathwayTraversalSucceededV1 {
     pub succeeded_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingPathwayTraversalSucceededV1,
-    "struct BillingPathwayTraversalSucceededV1",
+    crate::shapes::BillingPathwayTraversalSucceededV1,
+    Owned,
     [
-        (0, required, pathway_id, "pathway_id"),
-        (1, required, traversal_attempt_id, "traversal_attempt_id"),
-        (2, required, trigger_id, "trigger_id"),
-        (3, required, succeeded_at, "succeeded_at"),
+        pathway_id,
+        traversal_attempt_id,
+        trigger_id,
+        succeeded_at,
     ],
 );
 
@@ -2394,31 +2230,20 @@ impl BillingPathwayTraversalSucceeded {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingPathwayTraversalSucceededV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingPathwayTraversalSucceededV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingPathwayTraversalSucceededV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingPathwayTraversalSucceededV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2488,14 +2313,15 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     pub summary_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1,
-    "struct BillingPortfolioInvoiceSummaryCompletedV1",
+    crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1,
+    Owned,
     [
-        (0, required, run_identifier, "run_identifier"),
-        (1, required, storage_bucket, "storage_bucket"),
-        (2, required, storage_key_prefix, "storage_key_prefix"),
-        (3, required, summary_count, "summary_count"),
+        run_identifier,
+        storage_bucket,
+        storage_key_prefix,
+        summary_count,
     ],
 );
 
@@ -2522,31 +2348,20 @@ impl BillingPortfolioInvoiceSummaryCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingPortfolioInvoiceSummaryCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingPortfolioInvoiceSummaryCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BillingPortfolioInvoiceSummaryCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2619,15 +2434,16 @@ pub struct BillingRebateAcceptedV1 {
     pub effective_to: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateAcceptedV1,
-    "struct BillingRebateAcceptedV1",
+    crate::shapes::BillingRebateAcceptedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
     ],
 );
 
@@ -2654,28 +2470,21 @@ impl BillingRebateAccepted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateAcceptedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateAcceptedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateAcceptedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateAcceptedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2750,16 +2559,17 @@ pub struct BillingRebateCreatedV1 {
     pub is_application_accepted: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateCreatedV1,
-    "struct BillingRebateCreatedV1",
+    crate::shapes::BillingRebateCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
-        (5, required, is_application_accepted, "is_application_accepted"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        is_application_accepted,
     ],
 );
 
@@ -2786,28 +2596,21 @@ impl BillingRebateCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2880,16 +2683,17 @@ pub struct BillingRebateDeclinedV1 {
     pub decline_reason: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateDeclinedV1,
-    "struct BillingRebateDeclinedV1",
+    crate::shapes::BillingRebateDeclinedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
-        (5, required, decline_reason, "decline_reason"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        decline_reason,
     ],
 );
 
@@ -2916,28 +2720,21 @@ impl BillingRebateDeclined {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateDeclinedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateDeclinedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateDeclinedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateDeclinedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3012,16 +2809,17 @@ pub struct BillingRebateUpdatedV1 {
     pub is_application_accepted: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateUpdatedV1,
-    "struct BillingRebateUpdatedV1",
+    crate::shapes::BillingRebateUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
-        (5, required, is_application_accepted, "is_application_accepted"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        is_application_accepted,
     ],
 );
 
@@ -3048,28 +2846,21 @@ impl BillingRebateUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BillingRebateUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3134,14 +2925,15 @@ pub struct ChargingPrimingErroredV1 {
     pub period_end: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ChargingPrimingErroredV1,
-    "struct ChargingPrimingErroredV1",
+    crate::shapes::ChargingPrimingErroredV1,
+    Owned,
     [
-        (0, required, errors, "errors"),
-        (1, required, supply_point_id, "supply_point_id"),
-        (2, required, period_start, "period_start"),
-        (3, required, period_end, "period_end"),
+        errors,
+        supply_point_id,
+        period_start,
+        period_end,
     ],
 );
 
@@ -3168,28 +2960,21 @@ impl ChargingPrimingErrored {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ChargingPrimingErroredV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ChargingPrimingErroredV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ChargingPrimingErroredV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ChargingPrimingErroredV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3256,14 +3041,15 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     pub fees_unapplied_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceCompletedV1,
-    "struct LatePaymentFeeApplicationServiceCompletedV1",
+    crate::shapes::LatePaymentFeeApplicationServiceCompletedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fees_applied_count, "fees_applied_count"),
-        (3, required, fees_unapplied_count, "fees_unapplied_count"),
+        run_id,
+        account_number,
+        fees_applied_count,
+        fees_unapplied_count,
     ],
 );
 
@@ -3290,31 +3076,20 @@ impl LatePaymentFeeApplicationServiceCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeApplicationServiceCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeApplicationServiceCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeApplicationServiceCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeApplicationServiceCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -3390,16 +3165,17 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     pub charge_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1,
-    "struct LatePaymentFeeApplicationServiceFeeAppliedV1",
+    crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fee_amount, "fee_amount"),
-        (3, required, fee_date, "fee_date"),
-        (4, optional, fee_type, "fee_type"),
-        (5, required, charge_id, "charge_id"),
+        run_id,
+        account_number,
+        fee_amount,
+        fee_date,
+        fee_type,
+        charge_id,
     ],
 );
 
@@ -3426,31 +3202,20 @@ impl LatePaymentFeeApplicationServiceFeeApplied {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -3517,12 +3282,13 @@ pub struct LatePaymentFeeApplicationServiceStartedV1 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceStartedV1,
-    "struct LatePaymentFeeApplicationServiceStartedV1",
+    crate::shapes::LatePaymentFeeApplicationServiceStartedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
+        run_id,
+        account_number,
     ],
 );
 
@@ -3549,31 +3315,20 @@ impl LatePaymentFeeApplicationServiceStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeApplicationServiceStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeApplicationServiceStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeApplicationServiceStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeApplicationServiceStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -3642,13 +3397,14 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     pub fees_calculated_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceCompletedV1,
-    "struct LatePaymentFeeCalculationServiceCompletedV1",
+    crate::shapes::LatePaymentFeeCalculationServiceCompletedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fees_calculated_count, "fees_calculated_count"),
+        run_id,
+        account_number,
+        fees_calculated_count,
     ],
 );
 
@@ -3675,31 +3431,20 @@ impl LatePaymentFeeCalculationServiceCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculationServiceCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeCalculationServiceCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculationServiceCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeCalculationServiceCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -3766,12 +3511,13 @@ pub struct LatePaymentFeeCalculationServiceStartedV1 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceStartedV1,
-    "struct LatePaymentFeeCalculationServiceStartedV1",
+    crate::shapes::LatePaymentFeeCalculationServiceStartedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
+        run_id,
+        account_number,
     ],
 );
 
@@ -3798,31 +3544,20 @@ impl LatePaymentFeeCalculationServiceStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculationServiceStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeCalculationServiceStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculationServiceStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeCalculationServiceStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -3893,14 +3628,15 @@ pub struct LatePaymentFeeCalculatorCompletedV1 {
     pub fees_unapplied_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorCompletedV1,
-    "struct LatePaymentFeeCalculatorCompletedV1",
+    crate::shapes::LatePaymentFeeCalculatorCompletedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fees_applied_count, "fees_applied_count"),
-        (3, required, fees_unapplied_count, "fees_unapplied_count"),
+        run_id,
+        account_number,
+        fees_applied_count,
+        fees_unapplied_count,
     ],
 );
 
@@ -3927,31 +3663,20 @@ impl LatePaymentFeeCalculatorCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculatorCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeCalculatorCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculatorCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeCalculatorCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -4019,13 +3744,14 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     pub charge_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorFeeAppliedV1,
-    "struct LatePaymentFeeCalculatorFeeAppliedV1",
+    crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, charge_id, "charge_id"),
+        run_id,
+        account_number,
+        charge_id,
     ],
 );
 
@@ -4052,31 +3778,20 @@ impl LatePaymentFeeCalculatorFeeApplied {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeCalculatorFeeAppliedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculatorFeeAppliedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeCalculatorFeeAppliedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -4142,12 +3857,13 @@ pub struct LatePaymentFeeCalculatorStartedV1 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorStartedV1,
-    "struct LatePaymentFeeCalculatorStartedV1",
+    crate::shapes::LatePaymentFeeCalculatorStartedV1,
+    Owned,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
+        run_id,
+        account_number,
     ],
 );
 
@@ -4174,31 +3890,20 @@ impl LatePaymentFeeCalculatorStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeCalculatorStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeCalculatorStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculatorStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LatePaymentFeeCalculatorStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -4266,13 +3971,14 @@ pub struct LatePaymentFeeWaivedV1 {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeWaivedV1,
-    "struct LatePaymentFeeWaivedV1",
+    crate::shapes::LatePaymentFeeWaivedV1,
+    Owned,
     [
-        (0, required, fee_id, "fee_id"),
-        (1, required, waived_at, "waived_at"),
-        (2, required, support_user_id, "support_user_id"),
+        fee_id,
+        waived_at,
+        support_user_id,
     ],
 );
 
@@ -4299,28 +4005,21 @@ impl LatePaymentFeeWaived {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LatePaymentFeeWaivedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeWaivedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeWaivedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <LatePaymentFeeWaivedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

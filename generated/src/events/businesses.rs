@@ -10,11 +10,12 @@ pub struct BusinessCreatedV1 {
     pub id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BusinessCreatedV1,
-    "struct BusinessCreatedV1",
+    crate::shapes::BusinessCreatedV1,
+    Owned,
     [
-        (0, required, id, "id"),
+        id,
     ],
 );
 
@@ -41,28 +42,19 @@ impl BusinessCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BusinessCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BusinessCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BusinessCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BusinessCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -123,12 +115,13 @@ pub struct BusinessUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BusinessUpdatedV1,
-    "struct BusinessUpdatedV1",
+    crate::shapes::BusinessUpdatedV1,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, changes, "changes"),
+        id,
+        changes,
     ],
 );
 
@@ -155,28 +148,19 @@ impl BusinessUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BusinessUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BusinessUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BusinessUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <BusinessUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -237,12 +221,13 @@ pub struct BusinessOperationsTeamUpdatedV1 {
     pub operations_team_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BusinessOperationsTeamUpdatedV1,
-    "struct BusinessOperationsTeamUpdatedV1",
+    crate::shapes::BusinessOperationsTeamUpdatedV1,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, operations_team_id, "operations_team_id"),
+        id,
+        operations_team_id,
     ],
 );
 
@@ -269,31 +254,20 @@ impl BusinessOperationsTeamUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::BusinessOperationsTeamUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BusinessOperationsTeamUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BusinessOperationsTeamUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <BusinessOperationsTeamUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -371,18 +345,19 @@ pub struct InternalCompanyCreatedV1 {
     pub legal_address: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InternalCompanyCreatedV1,
-    "struct InternalCompanyCreatedV1",
+    crate::shapes::InternalCompanyCreatedV1,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, actor, "actor"),
-        (2, required, displayable_number, "displayable_number"),
-        (3, required, name, "name"),
-        (4, required, primary_registration_number, "primary_registration_number"),
-        (5, required, secondary_registration_number, "secondary_registration_number"),
-        (6, required, primary_tax_identifier_number, "primary_tax_identifier_number"),
-        (7, required, legal_address, "legal_address"),
+        id,
+        actor,
+        displayable_number,
+        name,
+        primary_registration_number,
+        secondary_registration_number,
+        primary_tax_identifier_number,
+        legal_address,
     ],
 );
 
@@ -409,28 +384,21 @@ impl InternalCompanyCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InternalCompanyCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InternalCompanyCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InternalCompanyCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InternalCompanyCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

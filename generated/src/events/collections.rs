@@ -14,13 +14,14 @@ pub struct CollateralAgreementFulfilledV1 {
     pub fulfilled_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1,
-    "struct CollateralAgreementFulfilledV1",
+    crate::shapes::CollateralAgreementFulfilledV1,
+    Owned,
     [
-        (0, required, collateral_agreement_id, "collateral_agreement_id"),
-        (1, required, contract_id, "contract_id"),
-        (2, required, fulfilled_at, "fulfilled_at"),
+        collateral_agreement_id,
+        contract_id,
+        fulfilled_at,
     ],
 );
 
@@ -47,31 +48,20 @@ impl CollateralAgreementFulfilled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollateralAgreementFulfilledV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollateralAgreementFulfilledV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollateralAgreementFulfilledV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CollateralAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -147,16 +137,17 @@ pub struct CollectionProceedingCreatedV1 {
     pub agency_code: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1,
-    "struct CollectionProceedingCreatedV1",
+    crate::shapes::CollectionProceedingCreatedV1,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, account_number, "account_number"),
-        (2, optional, amount, "amount"),
-        (3, optional, campaign, "campaign"),
-        (4, required, is_white_label, "is_white_label"),
-        (5, required, agency_code, "agency_code"),
+        id,
+        account_number,
+        amount,
+        campaign,
+        is_white_label,
+        agency_code,
     ],
 );
 
@@ -183,31 +174,20 @@ impl CollectionProceedingCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProceedingCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProceedingCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProceedingCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CollectionProceedingCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -286,18 +266,19 @@ pub struct CollectionProcessCommStepResolvedV1 {
     pub timestamp: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1,
-    "struct CollectionProcessCommStepResolvedV1",
+    crate::shapes::CollectionProcessCommStepResolvedV1,
+    Owned,
     [
-        (0, required, collection_process_number, "collection_process_number"),
-        (1, required, step_identifier, "step_identifier"),
-        (2, optional, trigger_id, "trigger_id"),
-        (3, required, status, "status"),
-        (4, required, reason, "reason"),
-        (5, required, dispatched_channels, "dispatched_channels"),
-        (6, required, failed_channels, "failed_channels"),
-        (7, required, timestamp, "timestamp"),
+        collection_process_number,
+        step_identifier,
+        trigger_id,
+        status,
+        reason,
+        dispatched_channels,
+        failed_channels,
+        timestamp,
     ],
 );
 
@@ -324,31 +305,20 @@ impl CollectionProcessCommStepResolved {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessCommStepResolvedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessCommStepResolvedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessCommStepResolvedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CollectionProcessCommStepResolvedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -416,13 +386,14 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1,
-    "struct CollectionProcessLeaveSupplierInstigatedV1",
+    crate::shapes::CollectionProcessLeaveSupplierInstigatedV1,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        number,
+        account_number,
+        leave_supplier_process_number,
     ],
 );
 
@@ -449,31 +420,20 @@ impl CollectionProcessLeaveSupplierInstigated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessLeaveSupplierInstigatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessLeaveSupplierInstigatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessLeaveSupplierInstigatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CollectionProcessLeaveSupplierInstigatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -544,14 +504,15 @@ pub struct CollectionProcessPausedV1 {
     pub active_pause_reasons: ::std::vec::Vec<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessPausedV1,
-    "struct CollectionProcessPausedV1",
+    crate::shapes::CollectionProcessPausedV1,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, source, "source"),
-        (3, required, active_pause_reasons, "active_pause_reasons"),
+        number,
+        account_number,
+        source,
+        active_pause_reasons,
     ],
 );
 
@@ -578,28 +539,21 @@ impl CollectionProcessPaused {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessPausedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessPausedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessPausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CollectionProcessPausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -671,15 +625,16 @@ pub struct CollectionProcessRaisedV1 {
     pub config_code: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessRaisedV1,
-    "struct CollectionProcessRaisedV1",
+    crate::shapes::CollectionProcessRaisedV1,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, optional, ledger, "ledger"),
-        (3, optional, billing_document, "billing_document"),
-        (4, required, config_code, "config_code"),
+        number,
+        account_number,
+        ledger,
+        billing_document,
+        config_code,
     ],
 );
 
@@ -706,28 +661,21 @@ impl CollectionProcessRaised {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessRaisedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessRaisedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessRaisedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CollectionProcessRaisedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -789,11 +737,12 @@ pub struct CollectionProcessReactivatedV1 {
     pub number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1,
-    "struct CollectionProcessReactivatedV1",
+    crate::shapes::CollectionProcessReactivatedV1,
+    Owned,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -820,31 +769,20 @@ impl CollectionProcessReactivated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessReactivatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessReactivatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessReactivatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CollectionProcessReactivatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -908,11 +846,12 @@ pub struct CollectionProcessRunTerminationRequestedV1 {
     pub number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1,
-    "struct CollectionProcessRunTerminationRequestedV1",
+    crate::shapes::CollectionProcessRunTerminationRequestedV1,
+    Owned,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -939,31 +878,20 @@ impl CollectionProcessRunTerminationRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessRunTerminationRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessRunTerminationRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessRunTerminationRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CollectionProcessRunTerminationRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1032,13 +960,14 @@ pub struct CollectionProcessUnpausedV1 {
     pub source: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1,
-    "struct CollectionProcessUnpausedV1",
+    crate::shapes::CollectionProcessUnpausedV1,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, source, "source"),
+        number,
+        account_number,
+        source,
     ],
 );
 
@@ -1065,28 +994,21 @@ impl CollectionProcessUnpaused {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CollectionProcessUnpausedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CollectionProcessUnpausedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessUnpausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CollectionProcessUnpausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1152,13 +1074,14 @@ pub struct CollectionProcessWithdrawnV1 {
     pub external_reference: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1,
-    "struct CollectionProcessWithdrawnV1",
+    crate::shapes::CollectionProcessWithdrawnV1,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, external_reference, "external_reference"),
+        number,
+        account_number,
+        external_reference,
     ],
 );
 
@@ -1173,12 +1096,13 @@ pub struct CollectionProcessWithdrawnV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2,
-    "struct CollectionProcessWithdrawnV2",
+    crate::shapes::CollectionProcessWithdrawnV2,
+    Owned,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
+        number,
+        account_number,
     ],
 );
 
@@ -1208,49 +1132,29 @@ impl CollectionProcessWithdrawn {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::CollectionProcessWithdrawnV1,
             _ => &crate::shapes::CollectionProcessWithdrawnV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <CollectionProcessWithdrawnV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <CollectionProcessWithdrawnV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <CollectionProcessWithdrawnV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <CollectionProcessWithdrawnV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <CollectionProcessWithdrawnV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <CollectionProcessWithdrawnV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -1342,13 +1246,14 @@ pub struct CreditCheckCreatedV1 {
     pub entity_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CreditCheckCreatedV1,
-    "struct CreditCheckCreatedV1",
+    crate::shapes::CreditCheckCreatedV1,
+    Owned,
     [
-        (0, required, check_id, "check_id"),
-        (1, required, entity_type, "entity_type"),
-        (2, required, entity_id, "entity_id"),
+        check_id,
+        entity_type,
+        entity_id,
     ],
 );
 
@@ -1375,28 +1280,21 @@ impl CreditCheckCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CreditCheckCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CreditCheckCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CreditCheckCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CreditCheckCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1459,13 +1357,14 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     pub amount: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1,
-    "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
+    crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, amount, "amount"),
+        ledger_number,
+        account_number,
+        amount,
     ],
 );
 
@@ -1492,31 +1391,20 @@ impl DebtActioningAutomatedDebtWriteBackCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1587,14 +1475,15 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     pub exception: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1,
-    "struct DebtActioningAutomatedDebtWriteBackFailedV1",
+    crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, reason, "reason"),
-        (3, required, exception, "exception"),
+        ledger_number,
+        account_number,
+        reason,
+        exception,
     ],
 );
 
@@ -1621,31 +1510,20 @@ impl DebtActioningAutomatedDebtWriteBackFailed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DebtActioningAutomatedDebtWriteBackFailedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DebtActioningAutomatedDebtWriteBackFailedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DebtActioningAutomatedDebtWriteBackFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1714,13 +1592,14 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     pub reason: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1,
-    "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
+    crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, reason, "reason"),
+        ledger_number,
+        account_number,
+        reason,
     ],
 );
 
@@ -1747,31 +1626,20 @@ impl DebtActioningAutomatedDebtWriteBackSkipped {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1852,19 +1720,20 @@ pub struct DelinquentDebtAllocationCreatedV1 {
     pub payout: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1,
-    "struct DelinquentDebtAllocationCreatedV1",
+    crate::shapes::DelinquentDebtAllocationCreatedV1,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, allocation_identifier, "allocation_identifier"),
-        (3, required, amount, "amount"),
-        (4, required, reason, "reason"),
-        (5, required, created_at, "created_at"),
-        (6, required, fulfilment, "fulfilment"),
-        (7, required, obligation, "obligation"),
-        (8, required, payout, "payout"),
+        ledger_number,
+        account_number,
+        allocation_identifier,
+        amount,
+        reason,
+        created_at,
+        fulfilment,
+        obligation,
+        payout,
     ],
 );
 
@@ -1891,31 +1760,20 @@ impl DelinquentDebtAllocationCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DelinquentDebtAllocationCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DelinquentDebtAllocationCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DelinquentDebtAllocationCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DelinquentDebtAllocationCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1985,14 +1843,15 @@ pub struct DelinquentDebtPositionChangedV1 {
     pub new_value: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1,
-    "struct DelinquentDebtPositionChangedV1",
+    crate::shapes::DelinquentDebtPositionChangedV1,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, changed_on, "changed_on"),
-        (2, required, previous_value, "previous_value"),
-        (3, required, new_value, "new_value"),
+        ledger_number,
+        changed_on,
+        previous_value,
+        new_value,
     ],
 );
 
@@ -2015,15 +1874,16 @@ pub struct DelinquentDebtPositionChangedV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2,
-    "struct DelinquentDebtPositionChangedV2",
+    crate::shapes::DelinquentDebtPositionChangedV2,
+    Owned,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, changed_on, "changed_on"),
-        (2, required, previous_value, "previous_value"),
-        (3, required, new_value, "new_value"),
-        (4, required, account_number, "account_number"),
+        ledger_number,
+        changed_on,
+        previous_value,
+        new_value,
+        account_number,
     ],
 );
 
@@ -2053,49 +1913,29 @@ impl DelinquentDebtPositionChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::DelinquentDebtPositionChangedV1,
             _ => &crate::shapes::DelinquentDebtPositionChangedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <DelinquentDebtPositionChangedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <DelinquentDebtPositionChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <DelinquentDebtPositionChangedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <DelinquentDebtPositionChangedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <DelinquentDebtPositionChangedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <DelinquentDebtPositionChangedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -2227,16 +2067,17 @@ pub struct DepositAgreementAcceptedV1 {
     pub accepted_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1,
-    "struct DepositAgreementAcceptedV1",
+    crate::shapes::DepositAgreementAcceptedV1,
+    Owned,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, accepted_at, "accepted_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        accepted_at,
     ],
 );
 
@@ -2263,28 +2104,21 @@ impl DepositAgreementAccepted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementAcceptedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DepositAgreementAcceptedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementAcceptedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DepositAgreementAcceptedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2358,16 +2192,17 @@ pub struct DepositAgreementFulfilledV1 {
     pub fulfilled_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1,
-    "struct DepositAgreementFulfilledV1",
+    crate::shapes::DepositAgreementFulfilledV1,
+    Owned,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, fulfilled_at, "fulfilled_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        fulfilled_at,
     ],
 );
 
@@ -2394,28 +2229,21 @@ impl DepositAgreementFulfilled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementFulfilledV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DepositAgreementFulfilledV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementFulfilledV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DepositAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2491,17 +2319,18 @@ pub struct DepositAgreementInstalmentReturnedV1 {
     pub returned_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1,
-    "struct DepositAgreementInstalmentReturnedV1",
+    crate::shapes::DepositAgreementInstalmentReturnedV1,
+    Owned,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, returned_amount, "returned_amount"),
-        (6, required, returned_at, "returned_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        returned_amount,
+        returned_at,
     ],
 );
 
@@ -2528,31 +2357,20 @@ impl DepositAgreementInstalmentReturned {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementInstalmentReturnedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DepositAgreementInstalmentReturnedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementInstalmentReturnedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DepositAgreementInstalmentReturnedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2628,16 +2446,17 @@ pub struct DepositAgreementReturnedV1 {
     pub returned_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementReturnedV1,
-    "struct DepositAgreementReturnedV1",
+    crate::shapes::DepositAgreementReturnedV1,
+    Owned,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, returned_at, "returned_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        returned_at,
     ],
 );
 
@@ -2664,28 +2483,21 @@ impl DepositAgreementReturned {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementReturnedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DepositAgreementReturnedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementReturnedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DepositAgreementReturnedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2759,16 +2571,17 @@ pub struct DepositAgreementWithdrawnV1 {
     pub withdrawn_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1,
-    "struct DepositAgreementWithdrawnV1",
+    crate::shapes::DepositAgreementWithdrawnV1,
+    Owned,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, withdrawn_at, "withdrawn_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        withdrawn_at,
     ],
 );
 
@@ -2795,28 +2608,21 @@ impl DepositAgreementWithdrawn {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DepositAgreementWithdrawnV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DepositAgreementWithdrawnV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementWithdrawnV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DepositAgreementWithdrawnV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2888,16 +2694,17 @@ pub struct DunningPathPausedV1 {
     pub created_note: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathPausedV1,
-    "struct DunningPathPausedV1",
+    crate::shapes::DunningPathPausedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, dunning_path_name, "dunning_path_name"),
-        (2, required, dunning_process_id, "dunning_process_id"),
-        (3, required, pause_start_date, "pause_start_date"),
-        (4, required, pause_end_date, "pause_end_date"),
-        (5, required, created_note, "created_note"),
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
+        pause_start_date,
+        pause_end_date,
+        created_note,
     ],
 );
 
@@ -2924,28 +2731,21 @@ impl DunningPathPaused {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DunningPathPausedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathPausedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathPausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathPausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3012,15 +2812,16 @@ pub struct DunningPathStartedV1 {
     pub start_date: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathStartedV1,
-    "struct DunningPathStartedV1",
+    crate::shapes::DunningPathStartedV1,
+    Owned,
     [
-        (0, required, dunning_path_name, "dunning_path_name"),
-        (1, required, dunning_process_id, "dunning_process_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, created_note, "created_note"),
-        (4, required, start_date, "start_date"),
+        dunning_path_name,
+        dunning_process_id,
+        account_number,
+        created_note,
+        start_date,
     ],
 );
 
@@ -3047,28 +2848,21 @@ impl DunningPathStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DunningPathStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathStartedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathStartedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3131,13 +2925,14 @@ pub struct DunningPathUnpausedV1 {
     pub dunning_process_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathUnpausedV1,
-    "struct DunningPathUnpausedV1",
+    crate::shapes::DunningPathUnpausedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, dunning_path_name, "dunning_path_name"),
-        (2, required, dunning_process_id, "dunning_process_id"),
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
     ],
 );
 
@@ -3164,28 +2959,21 @@ impl DunningPathUnpaused {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DunningPathUnpausedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathUnpausedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathUnpausedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathUnpausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3252,15 +3040,16 @@ pub struct DunningPathWithdrawnV1 {
     pub withdrawn_note: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathWithdrawnV1,
-    "struct DunningPathWithdrawnV1",
+    crate::shapes::DunningPathWithdrawnV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, dunning_path_name, "dunning_path_name"),
-        (2, required, dunning_process_id, "dunning_process_id"),
-        (3, required, withdrawn_date, "withdrawn_date"),
-        (4, required, withdrawn_note, "withdrawn_note"),
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
+        withdrawn_date,
+        withdrawn_note,
     ],
 );
 
@@ -3287,28 +3076,21 @@ impl DunningPathWithdrawn {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DunningPathWithdrawnV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathWithdrawnV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathWithdrawnV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathWithdrawnV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

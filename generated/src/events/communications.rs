@@ -22,17 +22,18 @@ pub struct CommsAccountCallUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1,
-    "struct CommsAccountCallUpdatedV1",
+    crate::shapes::CommsAccountCallUpdatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, call_id, "call_id"),
-        (2, required, call_key, "call_key"),
-        (3, required, transcript_key, "transcript_key"),
-        (4, required, redacted_transcript_key, "redacted_transcript_key"),
-        (5, required, bucket, "bucket"),
-        (6, required, changes, "changes"),
+        account_number,
+        call_id,
+        call_key,
+        transcript_key,
+        redacted_transcript_key,
+        bucket,
+        changes,
     ],
 );
 
@@ -59,28 +60,21 @@ impl CommsAccountCallUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CommsAccountCallUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CommsAccountCallUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsAccountCallUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CommsAccountCallUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -150,15 +144,16 @@ pub struct CommsCustomerEmailBouncedV1 {
     pub bounced_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1,
-    "struct CommsCustomerEmailBouncedV1",
+    crate::shapes::CommsCustomerEmailBouncedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, user_id, "user_id"),
-        (2, required, message_id, "message_id"),
-        (3, required, template_code, "template_code"),
-        (4, required, bounced_at, "bounced_at"),
+        account_number,
+        user_id,
+        message_id,
+        template_code,
+        bounced_at,
     ],
 );
 
@@ -185,28 +180,21 @@ impl CommsCustomerEmailBounced {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CommsCustomerEmailBouncedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CommsCustomerEmailBouncedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsCustomerEmailBouncedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CommsCustomerEmailBouncedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -268,11 +256,12 @@ pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     pub push_notification_binding_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
-    "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
+    crate::shapes::CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
+    Owned,
     [
-        (0, required, push_notification_binding_id, "push_notification_binding_id"),
+        push_notification_binding_id,
     ],
 );
 
@@ -299,31 +288,20 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredToken {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -403,16 +381,17 @@ pub struct CommsTranscriptionCreatedV1 {
     pub bucket: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1,
-    "struct CommsTranscriptionCreatedV1",
+    crate::shapes::CommsTranscriptionCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, call_id, "call_id"),
-        (2, required, call_key, "call_key"),
-        (3, required, transcript_key, "transcript_key"),
-        (4, required, redacted_transcript_key, "redacted_transcript_key"),
-        (5, required, bucket, "bucket"),
+        account_number,
+        call_id,
+        call_key,
+        transcript_key,
+        redacted_transcript_key,
+        bucket,
     ],
 );
 
@@ -439,28 +418,21 @@ impl CommsTranscriptionCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CommsTranscriptionCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CommsTranscriptionCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsTranscriptionCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <CommsTranscriptionCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -529,14 +501,15 @@ pub struct ComplaintsComplaintNewContactV1 {
     pub status: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1,
-    "struct ComplaintsComplaintNewContactV1",
+    crate::shapes::ComplaintsComplaintNewContactV1,
+    Owned,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
-        (2, required, contact_id, "contact_id"),
-        (3, required, status, "status"),
+        account_number,
+        complaint_id,
+        contact_id,
+        status,
     ],
 );
 
@@ -563,31 +536,20 @@ impl ComplaintsComplaintNewContact {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsComplaintNewContactV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplaintsComplaintNewContactV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsComplaintNewContactV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ComplaintsComplaintNewContactV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -654,12 +616,13 @@ pub struct ComplaintsComplaintOpenedV1 {
     pub complaint_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1,
-    "struct ComplaintsComplaintOpenedV1",
+    crate::shapes::ComplaintsComplaintOpenedV1,
+    Owned,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
+        account_number,
+        complaint_id,
     ],
 );
 
@@ -686,28 +649,21 @@ impl ComplaintsComplaintOpened {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsComplaintOpenedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplaintsComplaintOpenedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsComplaintOpenedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ComplaintsComplaintOpenedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -775,13 +731,14 @@ pub struct ComplaintsDrpFinishedV1 {
     pub reason: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1,
-    "struct ComplaintsDrpFinishedV1",
+    crate::shapes::ComplaintsDrpFinishedV1,
+    Owned,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
-        (2, optional, reason, "reason"),
+        account_number,
+        complaint_id,
+        reason,
     ],
 );
 
@@ -808,28 +765,21 @@ impl ComplaintsDrpFinished {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsDrpFinishedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplaintsDrpFinishedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsDrpFinishedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ComplaintsDrpFinishedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -895,13 +845,14 @@ pub struct ComplaintsDrpStartedV1 {
     pub position: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1,
-    "struct ComplaintsDrpStartedV1",
+    crate::shapes::ComplaintsDrpStartedV1,
+    Owned,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
-        (2, required, position, "position"),
+        account_number,
+        complaint_id,
+        position,
     ],
 );
 
@@ -928,28 +879,21 @@ impl ComplaintsDrpStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ComplaintsDrpStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplaintsDrpStartedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsDrpStartedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ComplaintsDrpStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1012,13 +956,14 @@ pub struct ComplexQuotingCostCalculationFinishedV1 {
     pub triggered_by_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1,
-    "struct ComplexQuotingCostCalculationFinishedV1",
+    crate::shapes::ComplexQuotingCostCalculationFinishedV1,
+    Owned,
     [
-        (0, required, quote_configuration_number, "quote_configuration_number"),
-        (1, required, succeeded, "succeeded"),
-        (2, required, triggered_by_id, "triggered_by_id"),
+        quote_configuration_number,
+        succeeded,
+        triggered_by_id,
     ],
 );
 
@@ -1045,31 +990,20 @@ impl ComplexQuotingCostCalculationFinished {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ComplexQuotingCostCalculationFinishedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplexQuotingCostCalculationFinishedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplexQuotingCostCalculationFinishedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ComplexQuotingCostCalculationFinishedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1136,12 +1070,13 @@ pub struct ConsentsConsentCreatedV1 {
     pub consent: crate::types::Consent,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1,
-    "struct ConsentsConsentCreatedV1",
+    crate::shapes::ConsentsConsentCreatedV1,
+    Owned,
     [
-        (0, required, signing_identity, "signing_identity"),
-        (1, required, consent, "consent"),
+        signing_identity,
+        consent,
     ],
 );
 
@@ -1168,28 +1103,21 @@ impl ConsentsConsentCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ConsentsConsentCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ConsentsConsentCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ConsentsConsentCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ConsentsConsentCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1252,12 +1180,13 @@ pub struct ConsentsConsentUpdatedV1 {
     pub consent: crate::types::Consent,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1,
-    "struct ConsentsConsentUpdatedV1",
+    crate::shapes::ConsentsConsentUpdatedV1,
+    Owned,
     [
-        (0, required, signing_identity, "signing_identity"),
-        (1, required, consent, "consent"),
+        signing_identity,
+        consent,
     ],
 );
 
@@ -1284,28 +1213,21 @@ impl ConsentsConsentUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ConsentsConsentUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ConsentsConsentUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ConsentsConsentUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ConsentsConsentUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1371,13 +1293,14 @@ pub struct GoodsPurchaseCreatedV1 {
     pub support_user_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GoodsPurchaseCreatedV1,
-    "struct GoodsPurchaseCreatedV1",
+    crate::shapes::GoodsPurchaseCreatedV1,
+    Owned,
     [
-        (0, required, purchase_id, "purchase_id"),
-        (1, required, account_id, "account_id"),
-        (2, optional, support_user_id, "support_user_id"),
+        purchase_id,
+        account_id,
+        support_user_id,
     ],
 );
 
@@ -1404,28 +1327,21 @@ impl GoodsPurchaseCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GoodsPurchaseCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GoodsPurchaseCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GoodsPurchaseCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <GoodsPurchaseCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1492,15 +1408,16 @@ pub struct GoodsQuoteCreatedForAccountV1 {
     pub lead_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1,
-    "struct GoodsQuoteCreatedForAccountV1",
+    crate::shapes::GoodsQuoteCreatedForAccountV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, market_name, "market_name"),
-        (2, required, quote_id, "quote_id"),
-        (3, required, client_params, "client_params"),
-        (4, required, lead_id, "lead_id"),
+        account_number,
+        market_name,
+        quote_id,
+        client_params,
+        lead_id,
     ],
 );
 
@@ -1527,31 +1444,20 @@ impl GoodsQuoteCreatedForAccount {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GoodsQuoteCreatedForAccountV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GoodsQuoteCreatedForAccountV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GoodsQuoteCreatedForAccountV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GoodsQuoteCreatedForAccountV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1623,15 +1529,16 @@ pub struct GoodsQuoteCreatedWithoutAccountV1 {
     pub lead_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1,
-    "struct GoodsQuoteCreatedWithoutAccountV1",
+    crate::shapes::GoodsQuoteCreatedWithoutAccountV1,
+    Owned,
     [
-        (0, required, market_name, "market_name"),
-        (1, required, quote_id, "quote_id"),
-        (2, required, contact_info, "contact_info"),
-        (3, required, client_params, "client_params"),
-        (4, required, lead_id, "lead_id"),
+        market_name,
+        quote_id,
+        contact_info,
+        client_params,
+        lead_id,
     ],
 );
 
@@ -1658,31 +1565,20 @@ impl GoodsQuoteCreatedWithoutAccount {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GoodsQuoteCreatedWithoutAccountV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GoodsQuoteCreatedWithoutAccountV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GoodsQuoteCreatedWithoutAccountV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GoodsQuoteCreatedWithoutAccountV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1750,13 +1646,14 @@ pub struct LeadsLeadStageUpdatedV1 {
     pub stage: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1,
-    "struct LeadsLeadStageUpdatedV1",
+    crate::shapes::LeadsLeadStageUpdatedV1,
+    Owned,
     [
-        (0, required, lead_number, "lead_number"),
-        (1, required, funnel_code, "funnel_code"),
-        (2, required, stage, "stage"),
+        lead_number,
+        funnel_code,
+        stage,
     ],
 );
 
@@ -1783,28 +1680,21 @@ impl LeadsLeadStageUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LeadsLeadStageUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LeadsLeadStageUpdatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsLeadStageUpdatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <LeadsLeadStageUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1869,13 +1759,14 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     pub category: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1,
-    "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
+    crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1,
+    Owned,
     [
-        (0, required, opportunity_number, "opportunity_number"),
-        (1, required, attachment_id, "attachment_id"),
-        (2, required, category, "category"),
+        opportunity_number,
+        attachment_id,
+        category,
     ],
 );
 
@@ -1902,31 +1793,20 @@ impl LeadsOpportunityDocumentAttachedToOpportunity {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LeadsOpportunityDocumentAttachedToOpportunityV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsOpportunityDocumentAttachedToOpportunityV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LeadsOpportunityDocumentAttachedToOpportunityV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1995,12 +1875,13 @@ pub struct LeadsOpportunityOfferGroupCreatedV2 {
     pub offer_group_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2,
-    "struct LeadsOpportunityOfferGroupCreatedV2",
+    crate::shapes::LeadsOpportunityOfferGroupCreatedV2,
+    Owned,
     [
-        (0, required, opportunity_number, "opportunity_number"),
-        (1, required, offer_group_identifier, "offer_group_identifier"),
+        opportunity_number,
+        offer_group_identifier,
     ],
 );
 
@@ -2027,31 +1908,20 @@ impl LeadsOpportunityOfferGroupCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LeadsOpportunityOfferGroupCreatedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LeadsOpportunityOfferGroupCreatedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsOpportunityOfferGroupCreatedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LeadsOpportunityOfferGroupCreatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -2122,14 +1992,15 @@ pub struct LeadsOpportunityStageUpdatedV1 {
     pub updated_by_user_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1,
-    "struct LeadsOpportunityStageUpdatedV1",
+    crate::shapes::LeadsOpportunityStageUpdatedV1,
+    Owned,
     [
-        (0, required, opportunity_number, "opportunity_number"),
-        (1, required, funnel_code, "funnel_code"),
-        (2, required, stage, "stage"),
-        (3, optional, updated_by_user_id, "updated_by_user_id"),
+        opportunity_number,
+        funnel_code,
+        stage,
+        updated_by_user_id,
     ],
 );
 
@@ -2156,31 +2027,20 @@ impl LeadsOpportunityStageUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LeadsOpportunityStageUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LeadsOpportunityStageUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsOpportunityStageUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LeadsOpportunityStageUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2246,12 +2106,13 @@ pub struct MessagingPushNotificationTokenUnregisteredV1 {
     pub external_provider: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1,
-    "struct MessagingPushNotificationTokenUnregisteredV1",
+    crate::shapes::MessagingPushNotificationTokenUnregisteredV1,
+    Owned,
     [
-        (0, required, token, "token"),
-        (1, required, external_provider, "external_provider"),
+        token,
+        external_provider,
     ],
 );
 
@@ -2278,31 +2139,20 @@ impl MessagingPushNotificationTokenUnregistered {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MessagingPushNotificationTokenUnregisteredV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MessagingPushNotificationTokenUnregisteredV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MessagingPushNotificationTokenUnregisteredV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MessagingPushNotificationTokenUnregisteredV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

@@ -30,19 +30,20 @@ pub struct ContractGroupsCreatedV1 {
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractGroupsCreatedV1,
-    "struct ContractGroupsCreatedV1",
+    crate::shapes::ContractGroupsCreatedV1,
+    Owned,
     [
-        (0, required, contract_group_identifier, "contract_group_identifier"),
-        (1, required, group_type, "group_type"),
-        (2, required, valid_from, "valid_from"),
-        (3, optional, valid_to, "valid_to"),
-        (4, optional, managing_party_identifier, "managing_party_identifier"),
-        (5, optional, external_identifier, "external_identifier"),
-        (6, optional, name, "name"),
-        (7, required, memberships, "memberships"),
-        (8, required, traits, "traits"),
+        contract_group_identifier,
+        group_type,
+        valid_from,
+        valid_to,
+        managing_party_identifier,
+        external_identifier,
+        name,
+        memberships,
+        traits,
     ],
 );
 
@@ -69,28 +70,21 @@ impl ContractGroupsCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractGroupsCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractGroupsCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractGroupsCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractGroupsCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -155,13 +149,14 @@ pub struct ContractGroupsMembershipsChangedV1 {
     pub memberships_ended: ::std::vec::Vec<crate::types::GroupMembership>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractGroupsMembershipsChangedV1,
-    "struct ContractGroupsMembershipsChangedV1",
+    crate::shapes::ContractGroupsMembershipsChangedV1,
+    Owned,
     [
-        (0, required, contract_group_identifier, "contract_group_identifier"),
-        (1, required, memberships_started, "memberships_started"),
-        (2, required, memberships_ended, "memberships_ended"),
+        contract_group_identifier,
+        memberships_started,
+        memberships_ended,
     ],
 );
 
@@ -188,31 +183,20 @@ impl ContractGroupsMembershipsChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractGroupsMembershipsChangedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractGroupsMembershipsChangedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractGroupsMembershipsChangedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ContractGroupsMembershipsChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -282,14 +266,15 @@ pub struct ContractGroupsVersionCreatedV1 {
     pub created_versions: ::std::vec::Vec<crate::types::GroupVersion>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractGroupsVersionCreatedV1,
-    "struct ContractGroupsVersionCreatedV1",
+    crate::shapes::ContractGroupsVersionCreatedV1,
+    Owned,
     [
-        (0, required, contract_group_identifier, "contract_group_identifier"),
-        (1, required, effective_period, "effective_period"),
-        (2, required, superseded_versions, "superseded_versions"),
-        (3, required, created_versions, "created_versions"),
+        contract_group_identifier,
+        effective_period,
+        superseded_versions,
+        created_versions,
     ],
 );
 
@@ -316,31 +301,20 @@ impl ContractGroupsVersionCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractGroupsVersionCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractGroupsVersionCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractGroupsVersionCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ContractGroupsVersionCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -410,14 +384,15 @@ pub struct ContractsActualizedV1 {
     pub for_subjects: ::std::vec::Vec<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsActualizedV1,
-    "struct ContractsActualizedV1",
+    crate::shapes::ContractsActualizedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, version_reference, "version_reference"),
-        (2, required, occurred_at, "occurred_at"),
-        (3, required, for_subjects, "for_subjects"),
+        contract_identifier,
+        version_reference,
+        occurred_at,
+        for_subjects,
     ],
 );
 
@@ -444,28 +419,21 @@ impl ContractsActualized {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsActualizedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsActualizedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsActualizedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsActualizedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -529,13 +497,14 @@ pub struct ContractsCreatedV1 {
     pub sales_record_identifier: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsCreatedV1,
-    "struct ContractsCreatedV1",
+    crate::shapes::ContractsCreatedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, optional, sales_record_identifier, "sales_record_identifier"),
+        contract_identifier,
+        occurred_at,
+        sales_record_identifier,
     ],
 );
 
@@ -562,28 +531,19 @@ impl ContractsCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsCreatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsCreatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -646,13 +606,14 @@ pub struct ContractsExpiredV1 {
     pub valid_to: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsExpiredV1,
-    "struct ContractsExpiredV1",
+    crate::shapes::ContractsExpiredV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, valid_to, "valid_to"),
+        contract_identifier,
+        occurred_at,
+        valid_to,
     ],
 );
 
@@ -679,28 +640,19 @@ impl ContractsExpired {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsExpiredV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsExpiredV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsExpiredV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsExpiredV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -763,13 +715,14 @@ pub struct ContractsExpiryApproachingV1 {
     pub days_before_expiry: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsExpiryApproachingV1,
-    "struct ContractsExpiryApproachingV1",
+    crate::shapes::ContractsExpiryApproachingV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, days_before_expiry, "days_before_expiry"),
+        contract_identifier,
+        occurred_at,
+        days_before_expiry,
     ],
 );
 
@@ -796,28 +749,21 @@ impl ContractsExpiryApproaching {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsExpiryApproachingV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsExpiryApproachingV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsExpiryApproachingV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsExpiryApproachingV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -885,14 +831,15 @@ pub struct ContractsJourneysCreationStartedV1 {
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsJourneysCreationStartedV1,
-    "struct ContractsJourneysCreationStartedV1",
+    crate::shapes::ContractsJourneysCreationStartedV1,
+    Owned,
     [
-        (0, required, contract_journey, "contract_journey"),
-        (1, required, contract_identifier, "contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
-        (3, required, subject_contract_journeys, "subject_contract_journeys"),
+        contract_journey,
+        contract_identifier,
+        occurred_at,
+        subject_contract_journeys,
     ],
 );
 
@@ -919,31 +866,20 @@ impl ContractsJourneysCreationStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsJourneysCreationStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsJourneysCreationStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsJourneysCreationStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ContractsJourneysCreationStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1013,14 +949,15 @@ pub struct ContractsJourneysTerminationStartedV1 {
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsJourneysTerminationStartedV1,
-    "struct ContractsJourneysTerminationStartedV1",
+    crate::shapes::ContractsJourneysTerminationStartedV1,
+    Owned,
     [
-        (0, required, contract_journey, "contract_journey"),
-        (1, required, contract_identifier, "contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
-        (3, required, subject_contract_journeys, "subject_contract_journeys"),
+        contract_journey,
+        contract_identifier,
+        occurred_at,
+        subject_contract_journeys,
     ],
 );
 
@@ -1047,31 +984,20 @@ impl ContractsJourneysTerminationStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsJourneysTerminationStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsJourneysTerminationStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsJourneysTerminationStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ContractsJourneysTerminationStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1139,13 +1065,14 @@ pub struct ContractsJourneysVariationStartedV1 {
     pub occurred_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsJourneysVariationStartedV1,
-    "struct ContractsJourneysVariationStartedV1",
+    crate::shapes::ContractsJourneysVariationStartedV1,
+    Owned,
     [
-        (0, required, contract_journey, "contract_journey"),
-        (1, required, contract_identifier, "contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
+        contract_journey,
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1172,31 +1099,20 @@ impl ContractsJourneysVariationStarted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsJourneysVariationStartedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsJourneysVariationStartedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsJourneysVariationStartedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ContractsJourneysVariationStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1264,13 +1180,14 @@ pub struct ContractsNovatedV1 {
     pub occurred_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsNovatedV1,
-    "struct ContractsNovatedV1",
+    crate::shapes::ContractsNovatedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, new_contract_identifier, "new_contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        new_contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1297,28 +1214,19 @@ impl ContractsNovated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsNovatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsNovatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsNovatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsNovatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1379,12 +1287,13 @@ pub struct ContractsRescindedV1 {
     pub occurred_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsRescindedV1,
-    "struct ContractsRescindedV1",
+    crate::shapes::ContractsRescindedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1411,28 +1320,21 @@ impl ContractsRescinded {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsRescindedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsRescindedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsRescindedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsRescindedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1493,12 +1395,13 @@ pub struct ContractsRevokedV1 {
     pub occurred_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsRevokedV1,
-    "struct ContractsRevokedV1",
+    crate::shapes::ContractsRevokedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1525,28 +1428,19 @@ impl ContractsRevoked {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsRevokedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsRevokedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsRevokedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsRevokedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1613,15 +1507,16 @@ pub struct ContractsSubjectAmendedV1 {
     pub removed: ::std::vec::Vec<crate::types::AmendedSubject>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsSubjectAmendedV1,
-    "struct ContractsSubjectAmendedV1",
+    crate::shapes::ContractsSubjectAmendedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, added, "added"),
-        (3, required, updated, "updated"),
-        (4, required, removed, "removed"),
+        contract_identifier,
+        occurred_at,
+        added,
+        updated,
+        removed,
     ],
 );
 
@@ -1648,28 +1543,21 @@ impl ContractsSubjectAmended {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsSubjectAmendedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsSubjectAmendedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsSubjectAmendedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsSubjectAmendedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1733,12 +1621,13 @@ pub struct ContractsTerminatedV1 {
     pub occurred_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsTerminatedV1,
-    "struct ContractsTerminatedV1",
+    crate::shapes::ContractsTerminatedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1765,28 +1654,21 @@ impl ContractsTerminated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsTerminatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsTerminatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsTerminatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsTerminatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1847,12 +1729,13 @@ pub struct ContractsTermsVariedV1 {
     pub occurred_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsTermsVariedV1,
-    "struct ContractsTermsVariedV1",
+    crate::shapes::ContractsTermsVariedV1,
+    Owned,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1879,28 +1762,21 @@ impl ContractsTermsVaried {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ContractsTermsVariedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsTermsVariedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsTermsVariedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsTermsVariedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

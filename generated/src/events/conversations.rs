@@ -14,13 +14,14 @@ pub struct InkActionsRunV1 {
     pub actions_results: ::std::vec::Vec<crate::types::InkAction>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkActionsRunV1,
-    "struct InkActionsRunV1",
+    crate::shapes::InkActionsRunV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, message_relay_id, "message_relay_id"),
-        (2, required, actions_results, "actions_results"),
+        conversation_relay_id,
+        message_relay_id,
+        actions_results,
     ],
 );
 
@@ -47,28 +48,19 @@ impl InkActionsRun {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkActionsRunV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkActionsRunV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkActionsRunV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkActionsRunV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -133,14 +125,15 @@ pub struct InkContentInboundMessageTaggedV1 {
     pub message: crate::types::InkMessageContent,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkContentInboundMessageTaggedV1,
-    "struct InkContentInboundMessageTaggedV1",
+    crate::shapes::InkContentInboundMessageTaggedV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, message, "message"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -167,31 +160,20 @@ impl InkContentInboundMessageTagged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkContentInboundMessageTaggedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkContentInboundMessageTaggedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkContentInboundMessageTaggedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkContentInboundMessageTaggedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -265,16 +247,17 @@ pub struct InkConversationAssignedToBucketV1 {
     pub actor_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationAssignedToBucketV1,
-    "struct InkConversationAssignedToBucketV1",
+    crate::shapes::InkConversationAssignedToBucketV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, bucket_relay_id, "bucket_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
-        (3, required, organisation_id, "organisation_id"),
-        (4, required, actor_type, "actor_type"),
-        (5, required, actor_id, "actor_id"),
+        conversation_relay_id,
+        bucket_relay_id,
+        support_user_id,
+        organisation_id,
+        actor_type,
+        actor_id,
     ],
 );
 
@@ -301,31 +284,20 @@ impl InkConversationAssignedToBucket {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationAssignedToBucketV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationAssignedToBucketV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationAssignedToBucketV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationAssignedToBucketV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -393,13 +365,14 @@ pub struct InkConversationAssignedToTimelineV1 {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationAssignedToTimelineV1,
-    "struct InkConversationAssignedToTimelineV1",
+    crate::shapes::InkConversationAssignedToTimelineV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, timeline_relay_id, "timeline_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
+        conversation_relay_id,
+        timeline_relay_id,
+        support_user_id,
     ],
 );
 
@@ -426,31 +399,20 @@ impl InkConversationAssignedToTimeline {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationAssignedToTimelineV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationAssignedToTimelineV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationAssignedToTimelineV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationAssignedToTimelineV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -530,18 +492,19 @@ pub struct InkConversationAwaitCustomerReplyV1 {
     pub organisation_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationAwaitCustomerReplyV1,
-    "struct InkConversationAwaitCustomerReplyV1",
+    crate::shapes::InkConversationAwaitCustomerReplyV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
     ],
 );
 
@@ -568,31 +531,20 @@ impl InkConversationAwaitCustomerReply {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationAwaitCustomerReplyV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationAwaitCustomerReplyV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationAwaitCustomerReplyV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationAwaitCustomerReplyV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -676,20 +628,21 @@ pub struct InkConversationClosedV1 {
     pub reason: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationClosedV1,
-    "struct InkConversationClosedV1",
+    crate::shapes::InkConversationClosedV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
-        (8, required, closed_at, "closed_at"),
-        (9, required, reason, "reason"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        closed_at,
+        reason,
     ],
 );
 
@@ -716,28 +669,21 @@ impl InkConversationClosed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationClosedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationClosedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationClosedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkConversationClosedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -818,20 +764,21 @@ pub struct InkConversationOpenStatusChangedV1 {
     pub previous_status: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationOpenStatusChangedV1,
-    "struct InkConversationOpenStatusChangedV1",
+    crate::shapes::InkConversationOpenStatusChangedV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
-        (8, required, new_status, "new_status"),
-        (9, required, previous_status, "previous_status"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        new_status,
+        previous_status,
     ],
 );
 
@@ -858,31 +805,20 @@ impl InkConversationOpenStatusChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationOpenStatusChangedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationOpenStatusChangedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationOpenStatusChangedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationOpenStatusChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -962,18 +898,19 @@ pub struct InkConversationOpenedV1 {
     pub organisation_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationOpenedV1,
-    "struct InkConversationOpenedV1",
+    crate::shapes::InkConversationOpenedV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
     ],
 );
 
@@ -1000,28 +937,21 @@ impl InkConversationOpened {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationOpenedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationOpenedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationOpenedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkConversationOpenedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1102,21 +1032,22 @@ pub struct InkConversationPriorityChangedV1 {
     pub organisation_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationPriorityChangedV1,
-    "struct InkConversationPriorityChangedV1",
+    crate::shapes::InkConversationPriorityChangedV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, old_priority, "old_priority"),
-        (3, required, new_priority, "new_priority"),
-        (4, required, prioritized_at, "prioritized_at"),
-        (5, required, message_id, "message_id"),
-        (6, required, message_relay_id, "message_relay_id"),
-        (7, required, account_number, "account_number"),
-        (8, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (9, required, support_user_id, "support_user_id"),
-        (10, required, organisation_id, "organisation_id"),
+        conversation_id,
+        conversation_relay_id,
+        old_priority,
+        new_priority,
+        prioritized_at,
+        message_id,
+        message_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        organisation_id,
     ],
 );
 
@@ -1143,31 +1074,20 @@ impl InkConversationPriorityChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationPriorityChangedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationPriorityChangedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationPriorityChangedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationPriorityChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1251,20 +1171,21 @@ pub struct InkConversationSnoozedV1 {
     pub ink_note_relay_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationSnoozedV1,
-    "struct InkConversationSnoozedV1",
+    crate::shapes::InkConversationSnoozedV1,
+    Owned,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
-        (8, required, snoozed_to, "snoozed_to"),
-        (9, required, ink_note_relay_id, "ink_note_relay_id"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        snoozed_to,
+        ink_note_relay_id,
     ],
 );
 
@@ -1291,28 +1212,21 @@ impl InkConversationSnoozed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationSnoozedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationSnoozedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationSnoozedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkConversationSnoozedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1383,16 +1297,17 @@ pub struct InkConversationUnassignedFromBucketV1 {
     pub actor_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationUnassignedFromBucketV1,
-    "struct InkConversationUnassignedFromBucketV1",
+    crate::shapes::InkConversationUnassignedFromBucketV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, bucket_relay_id, "bucket_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
-        (3, required, organisation_id, "organisation_id"),
-        (4, required, actor_type, "actor_type"),
-        (5, required, actor_id, "actor_id"),
+        conversation_relay_id,
+        bucket_relay_id,
+        support_user_id,
+        organisation_id,
+        actor_type,
+        actor_id,
     ],
 );
 
@@ -1419,31 +1334,20 @@ impl InkConversationUnassignedFromBucket {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationUnassignedFromBucketV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationUnassignedFromBucketV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationUnassignedFromBucketV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationUnassignedFromBucketV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1511,13 +1415,14 @@ pub struct InkConversationUnassignedFromTimelineV1 {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationUnassignedFromTimelineV1,
-    "struct InkConversationUnassignedFromTimelineV1",
+    crate::shapes::InkConversationUnassignedFromTimelineV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, timeline_relay_id, "timeline_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
+        conversation_relay_id,
+        timeline_relay_id,
+        support_user_id,
     ],
 );
 
@@ -1544,31 +1449,20 @@ impl InkConversationUnassignedFromTimeline {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkConversationUnassignedFromTimelineV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationUnassignedFromTimelineV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationUnassignedFromTimelineV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkConversationUnassignedFromTimelineV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1638,13 +1532,14 @@ pub struct InkLiveChatClosedV1 {
     pub account_number: ::std::option::Option<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkLiveChatClosedV1,
-    "struct InkLiveChatClosedV1",
+    crate::shapes::InkLiveChatClosedV1,
+    Owned,
     [
-        (0, required, live_chat_conversation_relay_id, "live_chat_conversation_relay_id"),
-        (1, required, close_reason, "close_reason"),
-        (2, optional, account_number, "account_number"),
+        live_chat_conversation_relay_id,
+        close_reason,
+        account_number,
     ],
 );
 
@@ -1671,28 +1566,21 @@ impl InkLiveChatClosed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkLiveChatClosedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkLiveChatClosedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkLiveChatClosedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkLiveChatClosedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1751,11 +1639,12 @@ pub struct InkLiveChatInitiatedV1 {
     pub live_chat_conversation: crate::types::InkConversation,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkLiveChatInitiatedV1,
-    "struct InkLiveChatInitiatedV1",
+    crate::shapes::InkLiveChatInitiatedV1,
+    Owned,
     [
-        (0, required, live_chat_conversation, "live_chat_conversation"),
+        live_chat_conversation,
     ],
 );
 
@@ -1782,28 +1671,21 @@ impl InkLiveChatInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkLiveChatInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkLiveChatInitiatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkLiveChatInitiatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkLiveChatInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -1862,11 +1744,12 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1 {
     pub live_chat_conversation: crate::types::InkConversation,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkLiveChatMessagesOutboundMessageCreatedV1,
-    "struct InkLiveChatMessagesOutboundMessageCreatedV1",
+    crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1,
+    Owned,
     [
-        (0, required, live_chat_conversation, "live_chat_conversation"),
+        live_chat_conversation,
     ],
 );
 
@@ -1893,31 +1776,20 @@ impl InkLiveChatMessagesOutboundMessageCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkLiveChatMessagesOutboundMessageCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkLiveChatMessagesOutboundMessageCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkLiveChatMessagesOutboundMessageCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1988,14 +1860,15 @@ pub struct InkMessageAttachmentSafeV1 {
     pub size_in_bytes: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageAttachmentSafeV1,
-    "struct InkMessageAttachmentSafeV1",
+    crate::shapes::InkMessageAttachmentSafeV1,
+    Owned,
     [
-        (0, required, filename, "filename"),
-        (1, required, storage_key, "storage_key"),
-        (2, required, storage_bucket, "storage_bucket"),
-        (3, required, size_in_bytes, "size_in_bytes"),
+        filename,
+        storage_key,
+        storage_bucket,
+        size_in_bytes,
     ],
 );
 
@@ -2022,28 +1895,21 @@ impl InkMessageAttachmentSafe {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessageAttachmentSafeV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessageAttachmentSafeV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessageAttachmentSafeV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkMessageAttachmentSafeV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2111,14 +1977,15 @@ pub struct InkMessageAttachmentUnsafeV1 {
     pub size_in_bytes: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageAttachmentUnsafeV1,
-    "struct InkMessageAttachmentUnsafeV1",
+    crate::shapes::InkMessageAttachmentUnsafeV1,
+    Owned,
     [
-        (0, required, filename, "filename"),
-        (1, required, storage_key, "storage_key"),
-        (2, required, storage_bucket, "storage_bucket"),
-        (3, required, size_in_bytes, "size_in_bytes"),
+        filename,
+        storage_key,
+        storage_bucket,
+        size_in_bytes,
     ],
 );
 
@@ -2145,28 +2012,21 @@ impl InkMessageAttachmentUnsafe {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessageAttachmentUnsafeV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessageAttachmentUnsafeV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessageAttachmentUnsafeV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkMessageAttachmentUnsafeV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -2232,13 +2092,14 @@ pub struct InkMessagesInboundEmailMigrationV1 {
     pub storage_bucket: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesInboundEmailMigrationV1,
-    "struct InkMessagesInboundEmailMigrationV1",
+    crate::shapes::InkMessagesInboundEmailMigrationV1,
+    Owned,
     [
-        (0, required, message_id, "message_id"),
-        (1, required, storage_key, "storage_key"),
-        (2, required, storage_bucket, "storage_bucket"),
+        message_id,
+        storage_key,
+        storage_bucket,
     ],
 );
 
@@ -2265,31 +2126,20 @@ impl InkMessagesInboundEmailMigration {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesInboundEmailMigrationV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesInboundEmailMigrationV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesInboundEmailMigrationV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesInboundEmailMigrationV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2357,13 +2207,14 @@ pub struct InkMessagesInboundMessageCreatedV1 {
     pub message: crate::types::InkMessage,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesInboundMessageCreatedV1,
-    "struct InkMessagesInboundMessageCreatedV1",
+    crate::shapes::InkMessagesInboundMessageCreatedV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -2390,31 +2241,20 @@ impl InkMessagesInboundMessageCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesInboundMessageCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesInboundMessageCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesInboundMessageCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesInboundMessageCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2484,14 +2324,15 @@ pub struct InkMessagesInboundMessageIngestedV1 {
     pub message_relay_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesInboundMessageIngestedV1,
-    "struct InkMessagesInboundMessageIngestedV1",
+    crate::shapes::InkMessagesInboundMessageIngestedV1,
+    Owned,
     [
-        (0, required, channel, "channel"),
-        (1, required, vendor, "vendor"),
-        (2, required, vendor_id, "vendor_id"),
-        (3, required, message_relay_id, "message_relay_id"),
+        channel,
+        vendor,
+        vendor_id,
+        message_relay_id,
     ],
 );
 
@@ -2518,31 +2359,20 @@ impl InkMessagesInboundMessageIngested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesInboundMessageIngestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesInboundMessageIngestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesInboundMessageIngestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesInboundMessageIngestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2610,13 +2440,14 @@ pub struct InkMessagesOutboundMessageCreatedV1 {
     pub message: crate::types::InkMessage,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesOutboundMessageCreatedV1,
-    "struct InkMessagesOutboundMessageCreatedV1",
+    crate::shapes::InkMessagesOutboundMessageCreatedV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -2643,31 +2474,20 @@ impl InkMessagesOutboundMessageCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesOutboundMessageCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesOutboundMessageCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesOutboundMessageCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesOutboundMessageCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2735,13 +2555,14 @@ pub struct InkMessagesOutboundMessageFailedV1 {
     pub failure: crate::types::InkFailureData,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesOutboundMessageFailedV1,
-    "struct InkMessagesOutboundMessageFailedV1",
+    crate::shapes::InkMessagesOutboundMessageFailedV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, message, "message"),
-        (2, required, failure, "failure"),
+        conversation_relay_id,
+        message,
+        failure,
     ],
 );
 
@@ -2768,31 +2589,20 @@ impl InkMessagesOutboundMessageFailed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesOutboundMessageFailedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesOutboundMessageFailedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesOutboundMessageFailedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesOutboundMessageFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2860,13 +2670,14 @@ pub struct InkMessagesPhishingReportDismissedV1 {
     pub message: crate::types::InkMessage,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesPhishingReportDismissedV1,
-    "struct InkMessagesPhishingReportDismissedV1",
+    crate::shapes::InkMessagesPhishingReportDismissedV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -2893,31 +2704,20 @@ impl InkMessagesPhishingReportDismissed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesPhishingReportDismissedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesPhishingReportDismissedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesPhishingReportDismissedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesPhishingReportDismissedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2985,13 +2785,14 @@ pub struct InkMessagesReportedPhishingV1 {
     pub message: crate::types::InkMessage,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesReportedPhishingV1,
-    "struct InkMessagesReportedPhishingV1",
+    crate::shapes::InkMessagesReportedPhishingV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -3018,31 +2819,20 @@ impl InkMessagesReportedPhishing {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesReportedPhishingV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesReportedPhishingV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesReportedPhishingV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesReportedPhishingV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -3110,13 +2900,14 @@ pub struct InkMessagesReportedSpamV1 {
     pub message: crate::types::InkMessage,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesReportedSpamV1,
-    "struct InkMessagesReportedSpamV1",
+    crate::shapes::InkMessagesReportedSpamV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -3143,28 +2934,21 @@ impl InkMessagesReportedSpam {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesReportedSpamV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesReportedSpamV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesReportedSpamV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkMessagesReportedSpamV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -3230,13 +3014,14 @@ pub struct InkMessagesSpamReportDismissedV1 {
     pub message: crate::types::InkMessage,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesSpamReportDismissedV1,
-    "struct InkMessagesSpamReportDismissedV1",
+    crate::shapes::InkMessagesSpamReportDismissedV1,
+    Owned,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -3263,31 +3048,20 @@ impl InkMessagesSpamReportDismissed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::InkMessagesSpamReportDismissedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkMessagesSpamReportDismissedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesSpamReportDismissedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <InkMessagesSpamReportDismissedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

@@ -12,12 +12,13 @@ pub struct CustomerAccessPartnerRolesCreatedV1 {
     pub permissions: ::std::vec::Vec<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesCreatedV1,
-    "struct CustomerAccessPartnerRolesCreatedV1",
+    crate::shapes::CustomerAccessPartnerRolesCreatedV1,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, required, permissions, "permissions"),
+        code,
+        permissions,
     ],
 );
 
@@ -44,31 +45,20 @@ impl CustomerAccessPartnerRolesCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerRolesCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CustomerAccessPartnerRolesCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerRolesCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CustomerAccessPartnerRolesCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -141,14 +131,15 @@ pub struct CustomerAccessPartnerRolesUpdatedV1 {
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesUpdatedV1,
-    "struct CustomerAccessPartnerRolesUpdatedV1",
+    crate::shapes::CustomerAccessPartnerRolesUpdatedV1,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, optional, display_name, "display_name"),
-        (2, optional, description, "description"),
-        (3, optional, permissions, "permissions"),
+        code,
+        display_name,
+        description,
+        permissions,
     ],
 );
 
@@ -175,31 +166,20 @@ impl CustomerAccessPartnerRolesUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerRolesUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CustomerAccessPartnerRolesUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerRolesUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CustomerAccessPartnerRolesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -265,12 +245,13 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1 {
     pub permissions: ::std::vec::Vec<::std::string::String>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesCreatedV1,
-    "struct CustomerAccessPartnerUserRolesCreatedV1",
+    crate::shapes::CustomerAccessPartnerUserRolesCreatedV1,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, required, permissions, "permissions"),
+        code,
+        permissions,
     ],
 );
 
@@ -297,31 +278,20 @@ impl CustomerAccessPartnerUserRolesCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerUserRolesCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CustomerAccessPartnerUserRolesCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerUserRolesCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CustomerAccessPartnerUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -395,14 +365,15 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesUpdatedV1,
-    "struct CustomerAccessPartnerUserRolesUpdatedV1",
+    crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, optional, display_name, "display_name"),
-        (2, optional, description, "description"),
-        (3, optional, permissions, "permissions"),
+        code,
+        display_name,
+        description,
+        permissions,
     ],
 );
 
@@ -429,31 +400,20 @@ impl CustomerAccessPartnerUserRolesUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CustomerAccessPartnerUserRolesUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerUserRolesUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CustomerAccessPartnerUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -522,13 +482,14 @@ pub struct CustomerAccessUserRolesCreatedV1 {
     pub name: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessUserRolesCreatedV1,
-    "struct CustomerAccessUserRolesCreatedV1",
+    crate::shapes::CustomerAccessUserRolesCreatedV1,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, required, permissions, "permissions"),
-        (2, required, name, "name"),
+        code,
+        permissions,
+        name,
     ],
 );
 
@@ -555,31 +516,20 @@ impl CustomerAccessUserRolesCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessUserRolesCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CustomerAccessUserRolesCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessUserRolesCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CustomerAccessUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -652,14 +602,15 @@ pub struct CustomerAccessUserRolesUpdatedV1 {
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessUserRolesUpdatedV1,
-    "struct CustomerAccessUserRolesUpdatedV1",
+    crate::shapes::CustomerAccessUserRolesUpdatedV1,
+    Owned,
     [
-        (0, required, code, "code"),
-        (1, optional, display_name, "display_name"),
-        (2, optional, description, "description"),
-        (3, optional, permissions, "permissions"),
+        code,
+        display_name,
+        description,
+        permissions,
     ],
 );
 
@@ -686,31 +637,20 @@ impl CustomerAccessUserRolesUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::CustomerAccessUserRolesUpdatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CustomerAccessUserRolesUpdatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessUserRolesUpdatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <CustomerAccessUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -776,12 +716,13 @@ pub struct LoyaltyPointsUserRoleRemovalV1 {
     pub account_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LoyaltyPointsUserRoleRemovalV1,
-    "struct LoyaltyPointsUserRoleRemovalV1",
+    crate::shapes::LoyaltyPointsUserRoleRemovalV1,
+    Owned,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, account_id, "account_id"),
+        user_id,
+        account_id,
     ],
 );
 
@@ -808,31 +749,20 @@ impl LoyaltyPointsUserRoleRemoval {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LoyaltyPointsUserRoleRemovalV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LoyaltyPointsUserRoleRemovalV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LoyaltyPointsUserRoleRemovalV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LoyaltyPointsUserRoleRemovalV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

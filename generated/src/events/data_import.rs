@@ -14,13 +14,14 @@ pub struct DataImportImportProcessCancelledV1 {
     pub expiry_window_end: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessCancelledV1,
-    "struct DataImportImportProcessCancelledV1",
+    crate::shapes::DataImportImportProcessCancelledV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, expiry_window_end, "expiry_window_end"),
+        resource_type,
+        external_identifier,
+        expiry_window_end,
     ],
 );
 
@@ -47,31 +48,20 @@ impl DataImportImportProcessCancelled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessCancelledV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessCancelledV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessCancelledV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessCancelledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -139,13 +129,14 @@ pub struct DataImportImportProcessCompleteV1 {
     pub identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessCompleteV1,
-    "struct DataImportImportProcessCompleteV1",
+    crate::shapes::DataImportImportProcessCompleteV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, identifier, "identifier"),
+        resource_type,
+        external_identifier,
+        identifier,
     ],
 );
 
@@ -172,31 +163,20 @@ impl DataImportImportProcessComplete {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessCompleteV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessCompleteV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessCompleteV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -262,12 +242,13 @@ pub struct DataImportImportProcessDryRunCompleteV1 {
     pub external_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessDryRunCompleteV1,
-    "struct DataImportImportProcessDryRunCompleteV1",
+    crate::shapes::DataImportImportProcessDryRunCompleteV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
+        resource_type,
+        external_identifier,
     ],
 );
 
@@ -294,31 +275,20 @@ impl DataImportImportProcessDryRunComplete {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessDryRunCompleteV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessDryRunCompleteV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessDryRunCompleteV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessDryRunCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -389,14 +359,15 @@ pub struct DataImportImportProcessDryRunErrorV1 {
     pub error_detail: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessDryRunErrorV1,
-    "struct DataImportImportProcessDryRunErrorV1",
+    crate::shapes::DataImportImportProcessDryRunErrorV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, error_code, "error_code"),
-        (3, required, error_detail, "error_detail"),
+        resource_type,
+        external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -423,31 +394,20 @@ impl DataImportImportProcessDryRunError {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessDryRunErrorV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessDryRunErrorV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessDryRunErrorV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessDryRunErrorV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -517,14 +477,15 @@ pub struct DataImportImportProcessErrorV1 {
     pub error_detail: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessErrorV1,
-    "struct DataImportImportProcessErrorV1",
+    crate::shapes::DataImportImportProcessErrorV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, error_code, "error_code"),
-        (3, required, error_detail, "error_detail"),
+        resource_type,
+        external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -551,31 +512,20 @@ impl DataImportImportProcessError {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessErrorV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessErrorV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessErrorV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessErrorV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -645,14 +595,15 @@ pub struct DataImportImportProcessPostImportCompletedV1 {
     pub identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessPostImportCompletedV1,
-    "struct DataImportImportProcessPostImportCompletedV1",
+    crate::shapes::DataImportImportProcessPostImportCompletedV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, import_process_resource_type, "import_process_resource_type"),
-        (2, required, import_process_external_identifier, "import_process_external_identifier"),
-        (3, required, identifier, "identifier"),
+        resource_type,
+        import_process_resource_type,
+        import_process_external_identifier,
+        identifier,
     ],
 );
 
@@ -679,31 +630,20 @@ impl DataImportImportProcessPostImportCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessPostImportCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessPostImportCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessPostImportCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessPostImportCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -776,15 +716,16 @@ pub struct DataImportImportProcessPostImportErrorV1 {
     pub error_detail: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessPostImportErrorV1,
-    "struct DataImportImportProcessPostImportErrorV1",
+    crate::shapes::DataImportImportProcessPostImportErrorV1,
+    Owned,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, import_process_resource_type, "import_process_resource_type"),
-        (2, required, import_process_external_identifier, "import_process_external_identifier"),
-        (3, required, error_code, "error_code"),
-        (4, required, error_detail, "error_detail"),
+        resource_type,
+        import_process_resource_type,
+        import_process_external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -811,31 +752,20 @@ impl DataImportImportProcessPostImportError {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportImportProcessPostImportErrorV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportImportProcessPostImportErrorV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessPostImportErrorV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportImportProcessPostImportErrorV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -902,12 +832,13 @@ pub struct DataImportOrderProcessCancelledV1 {
     pub expiry_window_end: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportOrderProcessCancelledV1,
-    "struct DataImportOrderProcessCancelledV1",
+    crate::shapes::DataImportOrderProcessCancelledV1,
+    Owned,
     [
-        (0, required, external_order_id, "external_order_id"),
-        (1, required, expiry_window_end, "expiry_window_end"),
+        external_order_id,
+        expiry_window_end,
     ],
 );
 
@@ -934,31 +865,20 @@ impl DataImportOrderProcessCancelled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportOrderProcessCancelledV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportOrderProcessCancelledV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportOrderProcessCancelledV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportOrderProcessCancelledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1024,12 +944,13 @@ pub struct DataImportOrderProcessCompleteV1 {
     pub process_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportOrderProcessCompleteV1,
-    "struct DataImportOrderProcessCompleteV1",
+    crate::shapes::DataImportOrderProcessCompleteV1,
+    Owned,
     [
-        (0, required, external_order_id, "external_order_id"),
-        (1, required, process_id, "process_id"),
+        external_order_id,
+        process_id,
     ],
 );
 
@@ -1056,31 +977,20 @@ impl DataImportOrderProcessComplete {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportOrderProcessCompleteV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportOrderProcessCompleteV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportOrderProcessCompleteV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportOrderProcessCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1148,13 +1058,14 @@ pub struct DataImportOrderProcessErrorV1 {
     pub error_detail: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportOrderProcessErrorV1,
-    "struct DataImportOrderProcessErrorV1",
+    crate::shapes::DataImportOrderProcessErrorV1,
+    Owned,
     [
-        (0, required, external_order_id, "external_order_id"),
-        (1, required, error_code, "error_code"),
-        (2, required, error_detail, "error_detail"),
+        external_order_id,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -1181,31 +1092,20 @@ impl DataImportOrderProcessError {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DataImportOrderProcessErrorV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DataImportOrderProcessErrorV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportOrderProcessErrorV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <DataImportOrderProcessErrorV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1269,11 +1169,12 @@ pub struct ExternalMessagingUploadedFileProcessedV1 {
     pub file_reference: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessedV1,
-    "struct ExternalMessagingUploadedFileProcessedV1",
+    crate::shapes::ExternalMessagingUploadedFileProcessedV1,
+    Owned,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -1300,31 +1201,20 @@ impl ExternalMessagingUploadedFileProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ExternalMessagingUploadedFileProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ExternalMessagingUploadedFileProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1389,11 +1279,12 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1 {
     pub file_reference: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessingFailedV1,
-    "struct ExternalMessagingUploadedFileProcessingFailedV1",
+    crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1,
+    Owned,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -1420,31 +1311,20 @@ impl ExternalMessagingUploadedFileProcessingFailed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ExternalMessagingUploadedFileProcessingFailedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileProcessingFailedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ExternalMessagingUploadedFileProcessingFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1509,11 +1389,12 @@ pub struct ExternalMessagingUploadedFileSafeV1 {
     pub file_reference: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileSafeV1,
-    "struct ExternalMessagingUploadedFileSafeV1",
+    crate::shapes::ExternalMessagingUploadedFileSafeV1,
+    Owned,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -1540,31 +1421,20 @@ impl ExternalMessagingUploadedFileSafe {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileSafeV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ExternalMessagingUploadedFileSafeV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileSafeV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ExternalMessagingUploadedFileSafeV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1628,11 +1498,12 @@ pub struct ExternalMessagingUploadedFileUnsafeV1 {
     pub file_reference: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileUnsafeV1,
-    "struct ExternalMessagingUploadedFileUnsafeV1",
+    crate::shapes::ExternalMessagingUploadedFileUnsafeV1,
+    Owned,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -1659,31 +1530,20 @@ impl ExternalMessagingUploadedFileUnsafe {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ExternalMessagingUploadedFileUnsafeV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ExternalMessagingUploadedFileUnsafeV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileUnsafeV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ExternalMessagingUploadedFileUnsafeV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

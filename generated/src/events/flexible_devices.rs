@@ -25,16 +25,17 @@ pub struct FlexDeviceDeauthenticatedV1 {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1,
-    "struct FlexDeviceDeauthenticatedV1",
+    crate::shapes::FlexDeviceDeauthenticatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, optional, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -61,28 +62,21 @@ impl FlexDeviceDeauthenticated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceDeauthenticatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <FlexDeviceDeauthenticatedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceDeauthenticatedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <FlexDeviceDeauthenticatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -156,16 +150,17 @@ pub struct FlexDeviceDisconnectedV1 {
     pub payload: crate::types::FlexDeviceDisconnectedPayload,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1,
-    "struct FlexDeviceDisconnectedV1",
+    crate::shapes::FlexDeviceDisconnectedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, required, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -192,28 +187,21 @@ impl FlexDeviceDisconnected {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceDisconnectedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <FlexDeviceDisconnectedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceDisconnectedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <FlexDeviceDisconnectedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -286,16 +274,17 @@ pub struct FlexDeviceOptimisationCreatedV1 {
     pub payload: crate::types::FlexDeviceOptimisationCreatedPayload,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1,
-    "struct FlexDeviceOptimisationCreatedV1",
+    crate::shapes::FlexDeviceOptimisationCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, required, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -322,31 +311,20 @@ impl FlexDeviceOptimisationCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceOptimisationCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <FlexDeviceOptimisationCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceOptimisationCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <FlexDeviceOptimisationCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -425,16 +403,17 @@ pub struct FlexDeviceRegisteredV1 {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1,
-    "struct FlexDeviceRegisteredV1",
+    crate::shapes::FlexDeviceRegisteredV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, optional, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -461,28 +440,21 @@ impl FlexDeviceRegistered {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::FlexDeviceRegisteredV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <FlexDeviceRegisteredV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceRegisteredV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <FlexDeviceRegisteredV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }

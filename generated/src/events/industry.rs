@@ -14,13 +14,14 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     pub effective_from: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
-    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
+    crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
+    Owned,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, energisation_status, "energisation_status"),
-        (2, required, effective_from, "effective_from"),
+        mpan,
+        energisation_status,
+        effective_from,
     ],
 );
 
@@ -47,31 +48,20 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -147,13 +137,14 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     pub effective_from: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1,
-    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
+    crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1,
+    Owned,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, serial_number, "serial_number"),
-        (2, required, effective_from, "effective_from"),
+        mpan,
+        serial_number,
+        effective_from,
     ],
 );
 
@@ -180,31 +171,20 @@ impl IndustryElectricityChangeOfServiceMeterDeactivated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <IndustryElectricityChangeOfServiceMeterDeactivatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfServiceMeterDeactivatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <IndustryElectricityChangeOfServiceMeterDeactivatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -272,11 +252,12 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     pub meter_point_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1,
-    "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
+    crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1,
+    Owned,
     [
-        (0, required, meter_point_identifier, "meter_point_identifier"),
+        meter_point_identifier,
     ],
 );
 
@@ -303,31 +284,20 @@ impl IndustryElectricityChangeOfSupplyGainInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <IndustryElectricityChangeOfSupplyGainInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfSupplyGainInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <IndustryElectricityChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -398,14 +368,15 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     pub new_supplier_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1,
-    "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
+    crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, mpan, "mpan"),
-        (2, required, supply_end_date, "supply_end_date"),
-        (3, required, new_supplier_id, "new_supplier_id"),
+        account_number,
+        mpan,
+        supply_end_date,
+        new_supplier_id,
     ],
 );
 
@@ -432,31 +403,20 @@ impl IndustryElectricityChangeOfSupplyLossComplete {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <IndustryElectricityChangeOfSupplyLossCompleteV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfSupplyLossCompleteV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <IndustryElectricityChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -535,17 +495,18 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
     pub journey_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1,
-    "struct IndustryElectricityExportInstallationValidatedV1",
+    crate::shapes::IndustryElectricityExportInstallationValidatedV1,
+    Owned,
     [
-        (0, required, import_mpan, "import_mpan"),
-        (1, required, account_number, "account_number"),
-        (2, required, product_code, "product_code"),
-        (3, required, manual_declared_net_capacity, "manual_declared_net_capacity"),
-        (4, required, manual_technology_type, "manual_technology_type"),
-        (5, required, valid_mcs_installations, "valid_mcs_installations"),
-        (6, required, journey_identifier, "journey_identifier"),
+        import_mpan,
+        account_number,
+        product_code,
+        manual_declared_net_capacity,
+        manual_technology_type,
+        valid_mcs_installations,
+        journey_identifier,
     ],
 );
 
@@ -576,18 +537,19 @@ pub struct IndustryElectricityExportInstallationValidatedV2 {
     pub export_mpan: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2,
-    "struct IndustryElectricityExportInstallationValidatedV2",
+    crate::shapes::IndustryElectricityExportInstallationValidatedV2,
+    Owned,
     [
-        (0, required, import_mpan, "import_mpan"),
-        (1, required, account_number, "account_number"),
-        (2, required, product_code, "product_code"),
-        (3, required, manual_declared_net_capacity, "manual_declared_net_capacity"),
-        (4, required, manual_technology_type, "manual_technology_type"),
-        (5, required, valid_mcs_installations, "valid_mcs_installations"),
-        (6, required, journey_identifier, "journey_identifier"),
-        (7, required, export_mpan, "export_mpan"),
+        import_mpan,
+        account_number,
+        product_code,
+        manual_declared_net_capacity,
+        manual_technology_type,
+        valid_mcs_installations,
+        journey_identifier,
+        export_mpan,
     ],
 );
 
@@ -617,49 +579,29 @@ impl IndustryElectricityExportInstallationValidated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::IndustryElectricityExportInstallationValidatedV1,
             _ => &crate::shapes::IndustryElectricityExportInstallationValidatedV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <IndustryElectricityExportInstallationValidatedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <IndustryElectricityExportInstallationValidatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <IndustryElectricityExportInstallationValidatedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <IndustryElectricityExportInstallationValidatedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <IndustryElectricityExportInstallationValidatedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <IndustryElectricityExportInstallationValidatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -783,11 +725,12 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
     pub meter_point_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1,
-    "struct IndustryGasChangeOfSupplyGainInitiatedV1",
+    crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1,
+    Owned,
     [
-        (0, required, meter_point_identifier, "meter_point_identifier"),
+        meter_point_identifier,
     ],
 );
 
@@ -814,31 +757,20 @@ impl IndustryGasChangeOfSupplyGainInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <IndustryGasChangeOfSupplyGainInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryGasChangeOfSupplyGainInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <IndustryGasChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -909,14 +841,15 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     pub new_supplier_id: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1,
-    "struct IndustryGasChangeOfSupplyLossCompleteV1",
+    crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, mprn, "mprn"),
-        (2, required, supply_end_date, "supply_end_date"),
-        (3, required, new_supplier_id, "new_supplier_id"),
+        account_number,
+        mprn,
+        supply_end_date,
+        new_supplier_id,
     ],
 );
 
@@ -943,31 +876,20 @@ impl IndustryGasChangeOfSupplyLossComplete {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <IndustryGasChangeOfSupplyLossCompleteV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryGasChangeOfSupplyLossCompleteV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <IndustryGasChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

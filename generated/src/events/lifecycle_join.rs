@@ -20,15 +20,16 @@ pub struct LifecycleJoinSupplierActivationCompletedV1 {
     pub supply_point: crate::types::ActivatedSupplyPoint,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationCompletedV1,
-    "struct LifecycleJoinSupplierActivationCompletedV1",
+    crate::shapes::LifecycleJoinSupplierActivationCompletedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, activation_journey_type, "activation_journey_type"),
-        (4, required, supply_point, "supply_point"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        activation_journey_type,
+        supply_point,
     ],
 );
 
@@ -55,31 +56,20 @@ impl LifecycleJoinSupplierActivationCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierActivationCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierActivationCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierActivationCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierActivationCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -154,15 +144,16 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     pub supply_point: crate::types::ActivationInitiatedSupplyPoint,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationInitiatedV1,
-    "struct LifecycleJoinSupplierActivationInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierActivationInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, activation_journey_type, "activation_journey_type"),
-        (4, required, supply_point, "supply_point"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        activation_journey_type,
+        supply_point,
     ],
 );
 
@@ -189,31 +180,20 @@ impl LifecycleJoinSupplierActivationInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierActivationInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierActivationInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierActivationInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierActivationInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -288,15 +268,16 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     pub contract_references: crate::types::ContractReferences,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAgreementCreatedV1,
-    "struct LifecycleJoinSupplierAgreementCreatedV1",
+    crate::shapes::LifecycleJoinSupplierAgreementCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, agreements, "agreements"),
-        (4, required, contract_references, "contract_references"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        agreements,
+        contract_references,
     ],
 );
 
@@ -323,31 +304,20 @@ impl LifecycleJoinSupplierAgreementCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAgreementCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierAgreementCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAgreementCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierAgreementCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -418,13 +388,14 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -451,31 +422,20 @@ impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -553,13 +513,14 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -586,31 +547,20 @@ impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -688,13 +638,14 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -721,31 +672,20 @@ impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -823,14 +763,15 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancellationRequestedV1,
-    "struct LifecycleJoinSupplierCancellationRequestedV1",
+    crate::shapes::LifecycleJoinSupplierCancellationRequestedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -857,31 +798,20 @@ impl LifecycleJoinSupplierCancellationRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierCancellationRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierCancellationRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierCancellationRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierCancellationRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -954,14 +884,15 @@ pub struct LifecycleJoinSupplierCancelledV1 {
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancelledV1,
-    "struct LifecycleJoinSupplierCancelledV1",
+    crate::shapes::LifecycleJoinSupplierCancelledV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -988,31 +919,20 @@ impl LifecycleJoinSupplierCancelled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierCancelledV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierCancelledV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierCancelledV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierCancelledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1084,14 +1004,15 @@ pub struct LifecycleJoinSupplierCompletedV1 {
     pub supply_points: ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierCompletedV1,
-    "struct LifecycleJoinSupplierCompletedV1",
+    crate::shapes::LifecycleJoinSupplierCompletedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -1118,31 +1039,20 @@ impl LifecycleJoinSupplierCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierCompletedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierCompletedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierCompletedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1216,15 +1126,16 @@ pub struct LifecycleJoinSupplierRequestedV1 {
     pub requested_at: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierRequestedV1,
-    "struct LifecycleJoinSupplierRequestedV1",
+    crate::shapes::LifecycleJoinSupplierRequestedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_at, "requested_at"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
+        requested_at,
     ],
 );
 
@@ -1251,31 +1162,20 @@ impl LifecycleJoinSupplierRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1347,14 +1247,15 @@ pub struct LifecycleJoinSupplierReversalRequestedV1 {
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversalRequestedV1,
-    "struct LifecycleJoinSupplierReversalRequestedV1",
+    crate::shapes::LifecycleJoinSupplierReversalRequestedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -1381,31 +1282,20 @@ impl LifecycleJoinSupplierReversalRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierReversalRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierReversalRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierReversalRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierReversalRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1478,14 +1368,15 @@ pub struct LifecycleJoinSupplierReversedV1 {
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversedV1,
-    "struct LifecycleJoinSupplierReversedV1",
+    crate::shapes::LifecycleJoinSupplierReversedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -1512,31 +1403,20 @@ impl LifecycleJoinSupplierReversed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierReversedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierReversedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierReversedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierReversedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1610,15 +1490,16 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     pub contract_references: crate::types::ContractReferences,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPeriodCreatedV1,
-    "struct LifecycleJoinSupplierSupplyPeriodCreatedV1",
+    crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, supply_period, "supply_period"),
-        (4, required, contract_references, "contract_references"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        supply_period,
+        contract_references,
     ],
 );
 
@@ -1645,31 +1526,20 @@ impl LifecycleJoinSupplierSupplyPeriodCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPeriodCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSupplyPeriodCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierSupplyPeriodCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1742,14 +1612,15 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1776,31 +1647,20 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1889,14 +1749,15 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
-    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1923,31 +1784,20 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated 
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2034,13 +1884,14 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
-    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
+    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
+    Owned,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, account_number, "account_number"),
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
     ],
 );
 
@@ -2067,31 +1918,20 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -2169,13 +2009,14 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
-    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
+    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
+    Owned,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, account_number, "account_number"),
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
     ],
 );
 
@@ -2202,31 +2043,20 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -2298,11 +2128,12 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     pub join_supplier_process_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSecurityDepositsCreatedV1,
-    "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
+    crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1,
+    Owned,
     [
-        (0, required, join_supplier_process_number, "join_supplier_process_number"),
+        join_supplier_process_number,
     ],
 );
 
@@ -2329,31 +2160,20 @@ impl LifecycleJoinSupplierSecurityDepositsCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierSecurityDepositsCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSecurityDepositsCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierSecurityDepositsCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2422,12 +2242,13 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     pub join_supplier_process_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
-    "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
+    crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
+    Owned,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        join_supplier_process_id,
+        join_supplier_process_number,
     ],
 );
 
@@ -2454,31 +2275,20 @@ impl LifecycleJoinSupplierTermsAndConditionsAccepted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }

@@ -14,13 +14,14 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -47,31 +48,20 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -150,13 +140,14 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -183,31 +174,20 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -283,13 +263,14 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -316,31 +297,20 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -420,14 +390,15 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancellationRequestedV2,
-    "struct LifecycleLeaveSupplierCancellationRequestedV2",
+    crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -454,31 +425,20 @@ impl LifecycleLeaveSupplierCancellationRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierCancellationRequestedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierCancellationRequestedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierCancellationRequestedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -551,14 +511,15 @@ pub struct LifecycleLeaveSupplierCancelledV2 {
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancelledV2,
-    "struct LifecycleLeaveSupplierCancelledV2",
+    crate::shapes::LifecycleLeaveSupplierCancelledV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -585,31 +546,20 @@ impl LifecycleLeaveSupplierCancelled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierCancelledV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierCancelledV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierCancelledV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierCancelledV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -683,15 +633,16 @@ pub struct LifecycleLeaveSupplierCompletedV3 {
     pub supply_points: ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCompletedV3,
-    "struct LifecycleLeaveSupplierCompletedV3",
+    crate::shapes::LifecycleLeaveSupplierCompletedV3,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (4, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_points,
     ],
 );
 
@@ -718,31 +669,20 @@ impl LifecycleLeaveSupplierCompleted {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierCompletedV3
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierCompletedV3 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V3)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierCompletedV3 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierCompletedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V3)
     }
@@ -825,19 +765,20 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV2,
-    "struct LifecycleLeaveSupplierRequestedV2",
+    crate::shapes::LifecycleLeaveSupplierRequestedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, requested_at, "requested_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        requested_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
     ],
 );
 
@@ -871,20 +812,21 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
     pub leave_supplier_process_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV3,
-    "struct LifecycleLeaveSupplierRequestedV3",
+    crate::shapes::LifecycleLeaveSupplierRequestedV3,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, requested_at, "requested_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
-        (9, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        requested_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
+        leave_supplier_process_number,
     ],
 );
 
@@ -914,49 +856,29 @@ impl LifecycleLeaveSupplierRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::LifecycleLeaveSupplierRequestedV2,
             _ => &crate::shapes::LifecycleLeaveSupplierRequestedV3,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <LifecycleLeaveSupplierRequestedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <LifecycleLeaveSupplierRequestedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
             _ => {
-                <LifecycleLeaveSupplierRequestedV3 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V3)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <LifecycleLeaveSupplierRequestedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V2)
-            }
-            _ => {
-                <LifecycleLeaveSupplierRequestedV3 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <LifecycleLeaveSupplierRequestedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V3)
             }
@@ -1090,14 +1012,15 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierReversalRequestedV2,
-    "struct LifecycleLeaveSupplierReversalRequestedV2",
+    crate::shapes::LifecycleLeaveSupplierReversalRequestedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -1124,31 +1047,20 @@ impl LifecycleLeaveSupplierReversalRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierReversalRequestedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierReversalRequestedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierReversalRequestedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierReversalRequestedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -1219,14 +1131,15 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1253,31 +1166,20 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1364,14 +1266,15 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1400,31 +1303,20 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1513,14 +1405,15 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     pub subtype: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
-    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1547,31 +1440,20 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1662,15 +1544,16 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     pub supply_point: crate::types::TerminatedSupplyPoint,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationConfirmedV2,
-    "struct LifecycleLeaveSupplierTerminationConfirmedV2",
+    crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (4, required, supply_point, "supply_point"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_point,
     ],
 );
 
@@ -1697,31 +1580,20 @@ impl LifecycleLeaveSupplierTerminationConfirmed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierTerminationConfirmedV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierTerminationConfirmedV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierTerminationConfirmedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -1792,14 +1664,15 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     pub supply_point: crate::types::TerminationInitiatedSupplyPoint,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationInitiatedV1,
-    "struct LifecycleLeaveSupplierTerminationInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_point, "supply_point"),
+        account_number,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_point,
     ],
 );
 
@@ -1826,31 +1699,20 @@ impl LifecycleLeaveSupplierTerminationInitiated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleLeaveSupplierTerminationInitiatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierTerminationInitiatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleLeaveSupplierTerminationInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1934,19 +1796,20 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV2,
-    "struct LifecycleLeaveSupplierUpdatedV2",
+    crate::shapes::LifecycleLeaveSupplierUpdatedV2,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, updated_at, "updated_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        updated_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
     ],
 );
 
@@ -1980,20 +1843,21 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
     pub leave_supplier_process_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV3,
-    "struct LifecycleLeaveSupplierUpdatedV3",
+    crate::shapes::LifecycleLeaveSupplierUpdatedV3,
+    Owned,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, updated_at, "updated_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
-        (9, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        updated_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
+        leave_supplier_process_number,
     ],
 );
 
@@ -2023,49 +1887,29 @@ impl LifecycleLeaveSupplierUpdated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::LifecycleLeaveSupplierUpdatedV2,
             _ => &crate::shapes::LifecycleLeaveSupplierUpdatedV3,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <LifecycleLeaveSupplierUpdatedV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <LifecycleLeaveSupplierUpdatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
             _ => {
-                <LifecycleLeaveSupplierUpdatedV3 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V3)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <LifecycleLeaveSupplierUpdatedV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V2)
-            }
-            _ => {
-                <LifecycleLeaveSupplierUpdatedV3 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <LifecycleLeaveSupplierUpdatedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V3)
             }

@@ -18,14 +18,15 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
-    "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1",
+    crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
+    Owned,
     [
-        (0, required, join_supplier_process_number, "join_supplier_process_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, supply_points_no_longer_coming_on_supply, "supply_points_no_longer_coming_on_supply"),
-        (3, required, all_supply_points, "all_supply_points"),
+        join_supplier_process_number,
+        account_number,
+        supply_points_no_longer_coming_on_supply,
+        all_supply_points,
     ],
 );
 
@@ -52,31 +53,20 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -155,15 +145,16 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-    "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2",
+    crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
+    Owned,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, account_number, "account_number"),
-        (3, required, supply_points_past_ssd, "supply_points_past_ssd"),
-        (4, required, all_supply_points, "all_supply_points"),
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
+        supply_points_past_ssd,
+        all_supply_points,
     ],
 );
 
@@ -190,31 +181,20 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V2)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V2)
     }
@@ -298,14 +278,15 @@ pub struct LifecycleStatusChangedV1 {
     pub previous_status: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleStatusChangedV1,
-    "struct LifecycleStatusChangedV1",
+    crate::shapes::LifecycleStatusChangedV1,
+    Owned,
     [
-        (0, required, process_number, "process_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, new_status, "new_status"),
-        (3, required, previous_status, "previous_status"),
+        process_number,
+        account_number,
+        new_status,
+        previous_status,
     ],
 );
 
@@ -332,28 +313,21 @@ impl LifecycleStatusChanged {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleStatusChangedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleStatusChangedV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleStatusChangedV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <LifecycleStatusChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -420,13 +394,14 @@ pub struct LifecycleSupportSiteSaleV1_0_0 {
     pub trigger_action: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleSupportSiteSaleV1_0_0,
-    "struct LifecycleSupportSiteSaleV1_0_0",
+    crate::shapes::LifecycleSupportSiteSaleV1_0_0,
+    Owned,
     [
-        (0, required, support_user_id, "support_user_id"),
-        (1, required, supply_start_date, "supply_start_date"),
-        (2, required, trigger_action, "trigger_action"),
+        support_user_id,
+        supply_start_date,
+        trigger_action,
     ],
 );
 
@@ -453,31 +428,20 @@ impl LifecycleSupportSiteSale {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::LifecycleSupportSiteSaleV1_0_0
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleSupportSiteSaleV1_0_0 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1_0_0)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleSupportSiteSaleV1_0_0 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <LifecycleSupportSiteSaleV1_0_0 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1_0_0)
     }

@@ -10,11 +10,12 @@ pub struct ElectricityFlowFileCancellationInvoiceProcessedV1 {
     pub flow_file_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ElectricityFlowFileCancellationInvoiceProcessedV1,
-    "struct ElectricityFlowFileCancellationInvoiceProcessedV1",
+    crate::shapes::ElectricityFlowFileCancellationInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
+        flow_file_id,
     ],
 );
 
@@ -41,31 +42,20 @@ impl ElectricityFlowFileCancellationInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileCancellationInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ElectricityFlowFileCancellationInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ElectricityFlowFileCancellationInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ElectricityFlowFileCancellationInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -130,11 +120,12 @@ pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     pub flow_file_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ElectricityFlowFileComplementaryInvoiceProcessedV1,
-    "struct ElectricityFlowFileComplementaryInvoiceProcessedV1",
+    crate::shapes::ElectricityFlowFileComplementaryInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
+        flow_file_id,
     ],
 );
 
@@ -161,31 +152,20 @@ impl ElectricityFlowFileComplementaryInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileComplementaryInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ElectricityFlowFileComplementaryInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ElectricityFlowFileComplementaryInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ElectricityFlowFileComplementaryInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -250,11 +230,12 @@ pub struct ElectricityFlowFileRectificationInvoiceProcessedV1 {
     pub flow_file_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ElectricityFlowFileRectificationInvoiceProcessedV1,
-    "struct ElectricityFlowFileRectificationInvoiceProcessedV1",
+    crate::shapes::ElectricityFlowFileRectificationInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
+        flow_file_id,
     ],
 );
 
@@ -281,31 +262,20 @@ impl ElectricityFlowFileRectificationInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileRectificationInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ElectricityFlowFileRectificationInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ElectricityFlowFileRectificationInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ElectricityFlowFileRectificationInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -370,11 +340,12 @@ pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     pub flow_file_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ElectricityFlowFileRegularizerInvoiceProcessedV1,
-    "struct ElectricityFlowFileRegularizerInvoiceProcessedV1",
+    crate::shapes::ElectricityFlowFileRegularizerInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
+        flow_file_id,
     ],
 );
 
@@ -401,31 +372,20 @@ impl ElectricityFlowFileRegularizerInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileRegularizerInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ElectricityFlowFileRegularizerInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ElectricityFlowFileRegularizerInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ElectricityFlowFileRegularizerInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -490,11 +450,12 @@ pub struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     pub flow_file_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
-    "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
+    crate::shapes::ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
+        flow_file_id,
     ],
 );
 
@@ -521,31 +482,20 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileBillableConceptsInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ElectricityFlowFileBillableConceptsInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ElectricityFlowFileBillableConceptsInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ElectricityFlowFileBillableConceptsInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -613,11 +563,12 @@ pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
     pub flow_file_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ElectricityFlowFileRegularInvoiceProcessedV1,
-    "struct ElectricityFlowFileRegularInvoiceProcessedV1",
+    crate::shapes::ElectricityFlowFileRegularInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
+        flow_file_id,
     ],
 );
 
@@ -644,31 +595,20 @@ impl ElectricityFlowFileRegularInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::ElectricityFlowFileRegularInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ElectricityFlowFileRegularInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ElectricityFlowFileRegularInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <ElectricityFlowFileRegularInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -739,14 +679,15 @@ pub struct EspSupplyPointsEnrichmentDataSentV1 {
     pub valid_from: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     EspSupplyPointsEnrichmentDataSentV1,
-    "struct EspSupplyPointsEnrichmentDataSentV1",
+    crate::shapes::EspSupplyPointsEnrichmentDataSentV1,
+    Owned,
     [
-        (0, required, supply_point_identifier, "supply_point_identifier"),
-        (1, required, province_code, "province_code"),
-        (2, required, atr, "atr"),
-        (3, required, valid_from, "valid_from"),
+        supply_point_identifier,
+        province_code,
+        atr,
+        valid_from,
     ],
 );
 
@@ -773,31 +714,20 @@ impl EspSupplyPointsEnrichmentDataSent {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::EspSupplyPointsEnrichmentDataSentV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <EspSupplyPointsEnrichmentDataSentV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <EspSupplyPointsEnrichmentDataSentV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <EspSupplyPointsEnrichmentDataSentV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -869,15 +799,16 @@ pub struct EspSupplyPointsAtrSnapshotSentV1 {
     pub insert_datetime: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     EspSupplyPointsAtrSnapshotSentV1,
-    "struct EspSupplyPointsAtrSnapshotSentV1",
+    crate::shapes::EspSupplyPointsAtrSnapshotSentV1,
+    Owned,
     [
-        (0, required, supply_point_identifier, "supply_point_identifier"),
-        (1, required, market, "market"),
-        (2, required, atr, "atr"),
-        (3, required, effective_datetime, "effective_datetime"),
-        (4, required, insert_datetime, "insert_datetime"),
+        supply_point_identifier,
+        market,
+        atr,
+        effective_datetime,
+        insert_datetime,
     ],
 );
 
@@ -904,31 +835,20 @@ impl EspSupplyPointsAtrSnapshotSent {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::EspSupplyPointsAtrSnapshotSentV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <EspSupplyPointsAtrSnapshotSentV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <EspSupplyPointsAtrSnapshotSentV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <EspSupplyPointsAtrSnapshotSentV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -994,12 +914,13 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
-    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1026,31 +947,20 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1124,12 +1034,13 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1,
-    "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1156,31 +1067,20 @@ impl GasBillFlowDetailsCancellationInvoiceCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasBillFlowDetailsCancellationInvoiceCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsCancellationInvoiceCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasBillFlowDetailsCancellationInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1247,12 +1147,13 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1,
-    "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1279,31 +1180,20 @@ impl GasBillFlowDetailsComplementaryInvoiceCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasBillFlowDetailsComplementaryInvoiceCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsComplementaryInvoiceCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasBillFlowDetailsComplementaryInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1370,12 +1260,13 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1,
-    "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1402,31 +1293,20 @@ impl GasBillFlowDetailsRectificationInvoiceCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasBillFlowDetailsRectificationInvoiceCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsRectificationInvoiceCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasBillFlowDetailsRectificationInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1493,12 +1373,13 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1,
-    "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1525,31 +1406,20 @@ impl GasBillFlowDetailsRegularInvoiceCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasBillFlowDetailsRegularInvoiceCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsRegularInvoiceCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasBillFlowDetailsRegularInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1616,12 +1486,13 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1,
-    "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
+    crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1648,31 +1519,20 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasFlowFileB7033ComplementaryInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasFlowFileB7033ComplementaryInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasFlowFileB7033ComplementaryInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1739,12 +1599,13 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
     pub invoice_identifier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1,
-    "struct GasFlowFileB7033RegularInvoiceProcessedV1",
+    crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1,
+    Owned,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -1771,31 +1632,20 @@ impl GasFlowFileB7033RegularInvoiceProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasFlowFileB7033RegularInvoiceProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasFlowFileB7033RegularInvoiceProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasFlowFileB7033RegularInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1875,16 +1725,17 @@ pub struct GasSupplyPointInspectionResultsReceivedV1 {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasSupplyPointInspectionResultsReceivedV1,
-    "struct GasSupplyPointInspectionResultsReceivedV1",
+    crate::shapes::GasSupplyPointInspectionResultsReceivedV1,
+    Owned,
     [
-        (0, required, cups, "cups"),
-        (1, optional, account_number, "account_number"),
-        (2, optional, property_id, "property_id"),
-        (3, required, inspection_result, "inspection_result"),
-        (4, required, inspection_datetime, "inspection_datetime"),
-        (5, optional, defects, "defects"),
+        cups,
+        account_number,
+        property_id,
+        inspection_result,
+        inspection_datetime,
+        defects,
     ],
 );
 
@@ -1911,31 +1762,20 @@ impl GasSupplyPointInspectionResultsReceived {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::GasSupplyPointInspectionResultsReceivedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <GasSupplyPointInspectionResultsReceivedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasSupplyPointInspectionResultsReceivedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <GasSupplyPointInspectionResultsReceivedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2010,16 +1850,17 @@ pub struct MarketsEspBillFlowFileProcessedV1 {
     pub billing_period_to: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsEspBillFlowFileProcessedV1,
-    "struct MarketsEspBillFlowFileProcessedV1",
+    crate::shapes::MarketsEspBillFlowFileProcessedV1,
+    Owned,
     [
-        (0, required, bill_details_id, "bill_details_id"),
-        (1, required, market, "market"),
-        (2, required, bill_type, "bill_type"),
-        (3, required, cups, "cups"),
-        (4, required, billing_period_from, "billing_period_from"),
-        (5, required, billing_period_to, "billing_period_to"),
+        bill_details_id,
+        market,
+        bill_type,
+        cups,
+        billing_period_from,
+        billing_period_to,
     ],
 );
 
@@ -2046,31 +1887,20 @@ impl MarketsEspBillFlowFileProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MarketsEspBillFlowFileProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MarketsEspBillFlowFileProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsEspBillFlowFileProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MarketsEspBillFlowFileProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2140,14 +1970,15 @@ pub struct MarketsEspFlowFileProcessedV1 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsEspFlowFileProcessedV1,
-    "struct MarketsEspFlowFileProcessedV1",
+    crate::shapes::MarketsEspFlowFileProcessedV1,
+    Owned,
     [
-        (0, required, market, "market"),
-        (1, required, flow_type, "flow_type"),
-        (2, required, cups, "cups"),
-        (3, required, account_number, "account_number"),
+        market,
+        flow_type,
+        cups,
+        account_number,
     ],
 );
 
@@ -2174,31 +2005,20 @@ impl MarketsEspFlowFileProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MarketsEspFlowFileProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MarketsEspFlowFileProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsEspFlowFileProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MarketsEspFlowFileProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2266,12 +2086,13 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
-    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
+    crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
+    Owned,
     [
-        (0, required, id, "id"),
-        (1, required, billable_items, "billable_items"),
+        id,
+        billable_items,
     ],
 );
 
@@ -2298,31 +2119,20 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2394,12 +2204,13 @@ pub struct MarketsGasSupplyPointCreatedV1 {
     pub supply_point_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsGasSupplyPointCreatedV1,
-    "struct MarketsGasSupplyPointCreatedV1",
+    crate::shapes::MarketsGasSupplyPointCreatedV1,
+    Owned,
     [
-        (0, required, cups, "cups"),
-        (1, required, supply_point_id, "supply_point_id"),
+        cups,
+        supply_point_id,
     ],
 );
 
@@ -2426,31 +2237,20 @@ impl MarketsGasSupplyPointCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MarketsGasSupplyPointCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MarketsGasSupplyPointCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsGasSupplyPointCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MarketsGasSupplyPointCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2522,15 +2322,16 @@ pub struct MarketsNetworkOperatorCreatedV1 {
     pub market: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsNetworkOperatorCreatedV1,
-    "struct MarketsNetworkOperatorCreatedV1",
+    crate::shapes::MarketsNetworkOperatorCreatedV1,
+    Owned,
     [
-        (0, required, network_operator_id, "network_operator_id"),
-        (1, required, name, "name"),
-        (2, required, cif, "cif"),
-        (3, required, ree_code, "ree_code"),
-        (4, required, market, "market"),
+        network_operator_id,
+        name,
+        cif,
+        ree_code,
+        market,
     ],
 );
 
@@ -2557,31 +2358,20 @@ impl MarketsNetworkOperatorCreated {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MarketsNetworkOperatorCreatedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MarketsNetworkOperatorCreatedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsNetworkOperatorCreatedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MarketsNetworkOperatorCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

@@ -30,20 +30,21 @@ pub struct MeterDataQualityResolutionCancelledV1 {
     pub utility: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV1,
-    "struct MeterDataQualityResolutionCancelledV1",
+    crate::shapes::MeterDataQualityResolutionCancelledV1,
+    Owned,
     [
-        (0, required, issue_id, "issue_id"),
-        (1, required, issue_category, "issue_category"),
-        (2, required, issue_subcategory, "issue_subcategory"),
-        (3, required, issue_status, "issue_status"),
-        (4, required, market_supply_point_id, "market_supply_point_id"),
-        (5, required, opened_at, "opened_at"),
-        (6, required, period_start, "period_start"),
-        (7, required, period_end, "period_end"),
-        (8, required, reading_type, "reading_type"),
-        (9, required, utility, "utility"),
+        issue_id,
+        issue_category,
+        issue_subcategory,
+        issue_status,
+        market_supply_point_id,
+        opened_at,
+        period_start,
+        period_end,
+        reading_type,
+        utility,
     ],
 );
 
@@ -78,21 +79,22 @@ pub struct MeterDataQualityResolutionCancelledV2 {
     pub source: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV2,
-    "struct MeterDataQualityResolutionCancelledV2",
+    crate::shapes::MeterDataQualityResolutionCancelledV2,
+    Owned,
     [
-        (0, required, issue_id, "issue_id"),
-        (1, required, issue_category, "issue_category"),
-        (2, required, issue_subcategory, "issue_subcategory"),
-        (3, required, issue_status, "issue_status"),
-        (4, required, market_supply_point_id, "market_supply_point_id"),
-        (5, required, opened_at, "opened_at"),
-        (6, required, period_start, "period_start"),
-        (7, required, period_end, "period_end"),
-        (8, required, reading_type, "reading_type"),
-        (9, required, utility, "utility"),
-        (10, required, source, "source"),
+        issue_id,
+        issue_category,
+        issue_subcategory,
+        issue_status,
+        market_supply_point_id,
+        opened_at,
+        period_start,
+        period_end,
+        reading_type,
+        utility,
+        source,
     ],
 );
 
@@ -122,49 +124,29 @@ impl MeterDataQualityResolutionCancelled {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         match index {
             0u8 => &crate::shapes::MeterDataQualityResolutionCancelledV1,
             _ => &crate::shapes::MeterDataQualityResolutionCancelledV2,
         }
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <MeterDataQualityResolutionCancelledV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <MeterDataQualityResolutionCancelledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
-                <MeterDataQualityResolutionCancelledV2 as ::serde::Deserialize>::deserialize(
-                        deserializer,
-                    )
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <MeterDataQualityResolutionCancelledV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <MeterDataQualityResolutionCancelledV2 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
+                <MeterDataQualityResolutionCancelledV2 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V2)
             }
@@ -310,20 +292,21 @@ pub struct MeterDataQualityResolutionRequestedV1 {
     pub utility: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterDataQualityResolutionRequestedV1,
-    "struct MeterDataQualityResolutionRequestedV1",
+    crate::shapes::MeterDataQualityResolutionRequestedV1,
+    Owned,
     [
-        (0, required, issue_id, "issue_id"),
-        (1, required, issue_category, "issue_category"),
-        (2, required, issue_subcategory, "issue_subcategory"),
-        (3, required, issue_status, "issue_status"),
-        (4, required, market_supply_point_id, "market_supply_point_id"),
-        (5, required, opened_at, "opened_at"),
-        (6, required, period_start, "period_start"),
-        (7, required, period_end, "period_end"),
-        (8, required, reading_type, "reading_type"),
-        (9, required, utility, "utility"),
+        issue_id,
+        issue_category,
+        issue_subcategory,
+        issue_status,
+        market_supply_point_id,
+        opened_at,
+        period_start,
+        period_end,
+        reading_type,
+        utility,
     ],
 );
 
@@ -350,31 +333,20 @@ impl MeterDataQualityResolutionRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterDataQualityResolutionRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterDataQualityResolutionRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterDataQualityResolutionRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterDataQualityResolutionRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

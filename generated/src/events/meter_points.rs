@@ -22,17 +22,18 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     pub is_export: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointElecCosGainRegistrationRequestedV1,
-    "struct MeterpointElecCosGainRegistrationRequestedV1",
+    crate::shapes::MeterpointElecCosGainRegistrationRequestedV1,
+    Owned,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, supply_start_date, "supply_start_date"),
-        (2, required, supplier_mpid, "supplier_mpid"),
-        (3, required, account_number, "account_number"),
-        (4, required, is_internal_transfer, "is_internal_transfer"),
-        (5, required, is_migrated, "is_migrated"),
-        (6, required, is_export, "is_export"),
+        mpan,
+        supply_start_date,
+        supplier_mpid,
+        account_number,
+        is_internal_transfer,
+        is_migrated,
+        is_export,
     ],
 );
 
@@ -59,31 +60,20 @@ impl MeterpointElecCosGainRegistrationRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointElecCosGainRegistrationRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointElecCosGainRegistrationRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointElecCosGainRegistrationRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointElecCosGainRegistrationRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -158,16 +148,17 @@ pub struct MeterpointGasApiBackfillV1 {
     pub supply_end_date: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasApiBackfillV1,
-    "struct MeterpointGasApiBackfillV1",
+    crate::shapes::MeterpointGasApiBackfillV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supplier, "supplier"),
-        (2, required, supply_start_date, "supply_start_date"),
-        (3, required, meter_reading_factor, "meter_reading_factor"),
-        (4, required, nomination_shipper_ref, "nomination_shipper_ref"),
-        (5, required, supply_end_date, "supply_end_date"),
+        mprn,
+        supplier,
+        supply_start_date,
+        meter_reading_factor,
+        nomination_shipper_ref,
+        supply_end_date,
     ],
 );
 
@@ -194,28 +185,21 @@ impl MeterpointGasApiBackfill {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasApiBackfillV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasApiBackfillV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasApiBackfillV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <MeterpointGasApiBackfillV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -301,22 +285,23 @@ pub struct MeterpointGasAppointMamRequestedV1 {
     pub meter_mechanism: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasAppointMamRequestedV1,
-    "struct MeterpointGasAppointMamRequestedV1",
+    crate::shapes::MeterpointGasAppointMamRequestedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, mam_to_appoint, "mam_to_appoint"),
-        (2, required, force_appointment, "force_appointment"),
-        (3, required, owner, "owner"),
-        (4, required, model, "model"),
-        (5, required, manufacturer, "manufacturer"),
-        (6, required, manufactured_year, "manufactured_year"),
-        (7, required, location, "location"),
-        (8, required, location_description, "location_description"),
-        (9, required, status, "status"),
-        (10, required, meter_type, "meter_type"),
-        (11, required, meter_mechanism, "meter_mechanism"),
+        mprn,
+        mam_to_appoint,
+        force_appointment,
+        owner,
+        model,
+        manufacturer,
+        manufactured_year,
+        location,
+        location_description,
+        status,
+        meter_type,
+        meter_mechanism,
     ],
 );
 
@@ -343,31 +328,20 @@ impl MeterpointGasAppointMamRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasAppointMamRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasAppointMamRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasAppointMamRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasAppointMamRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -473,32 +447,33 @@ pub struct MeterpointGasBackfillV1 {
     pub cohort: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasBackfillV1,
-    "struct MeterpointGasBackfillV1",
+    crate::shapes::MeterpointGasBackfillV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supplier, "supplier"),
-        (2, required, supply_start_date, "supply_start_date"),
-        (3, required, sub_building_name, "sub_building_name"),
-        (4, required, building_name, "building_name"),
-        (5, required, building_number, "building_number"),
-        (6, required, dependent_street, "dependent_street"),
-        (7, required, principal_street, "principal_street"),
-        (8, required, double_dependent_locality, "double_dependent_locality"),
-        (9, required, dependent_locality, "dependent_locality"),
-        (10, required, post_town, "post_town"),
-        (11, required, county, "county"),
-        (12, required, postcode, "postcode"),
-        (13, required, meter_serial_number, "meter_serial_number"),
-        (14, required, meter_digits, "meter_digits"),
-        (15, required, meter_mechanism, "meter_mechanism"),
-        (16, required, meter_is_imperial, "meter_is_imperial"),
-        (17, required, meter_reading_factor, "meter_reading_factor"),
-        (18, required, last_reading, "last_reading"),
-        (19, required, last_reading_on, "last_reading_on"),
-        (20, required, nomination_shipper_ref, "nomination_shipper_ref"),
-        (21, required, cohort, "cohort"),
+        mprn,
+        supplier,
+        supply_start_date,
+        sub_building_name,
+        building_name,
+        building_number,
+        dependent_street,
+        principal_street,
+        double_dependent_locality,
+        dependent_locality,
+        post_town,
+        county,
+        postcode,
+        meter_serial_number,
+        meter_digits,
+        meter_mechanism,
+        meter_is_imperial,
+        meter_reading_factor,
+        last_reading,
+        last_reading_on,
+        nomination_shipper_ref,
+        cohort,
     ],
 );
 
@@ -525,28 +500,21 @@ impl MeterpointGasBackfill {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasBackfillV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasBackfillV1 as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasBackfillV1 as ::energy_api_core::read::ReadJson>::read(reader)
+        <MeterpointGasBackfillV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
+            )
             .map(Self::V1)
     }
 }
@@ -609,12 +577,13 @@ pub struct MeterpointGasChangeOfCohortRequestedV1 {
     pub cohort: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasChangeOfCohortRequestedV1,
-    "struct MeterpointGasChangeOfCohortRequestedV1",
+    crate::shapes::MeterpointGasChangeOfCohortRequestedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, cohort, "cohort"),
+        mprn,
+        cohort,
     ],
 );
 
@@ -641,31 +610,20 @@ impl MeterpointGasChangeOfCohortRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasChangeOfCohortRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasChangeOfCohortRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasChangeOfCohortRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasChangeOfCohortRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -758,24 +716,25 @@ pub struct MeterpointGasChangeOfMamRequestedV1 {
     pub current_mam: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasChangeOfMamRequestedV1,
-    "struct MeterpointGasChangeOfMamRequestedV1",
+    crate::shapes::MeterpointGasChangeOfMamRequestedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, mam_to_appoint, "mam_to_appoint"),
-        (2, required, force_appointment, "force_appointment"),
-        (3, required, owner, "owner"),
-        (4, required, model, "model"),
-        (5, required, manufacturer, "manufacturer"),
-        (6, required, manufactured_year, "manufactured_year"),
-        (7, required, location, "location"),
-        (8, required, location_description, "location_description"),
-        (9, required, status, "status"),
-        (10, required, meter_type, "meter_type"),
-        (11, required, meter_mechanism, "meter_mechanism"),
-        (12, required, effective_from_date, "effective_from_date"),
-        (13, required, current_mam, "current_mam"),
+        mprn,
+        mam_to_appoint,
+        force_appointment,
+        owner,
+        model,
+        manufacturer,
+        manufactured_year,
+        location,
+        location_description,
+        status,
+        meter_type,
+        meter_mechanism,
+        effective_from_date,
+        current_mam,
     ],
 );
 
@@ -802,31 +761,20 @@ impl MeterpointGasChangeOfMamRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasChangeOfMamRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasChangeOfMamRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasChangeOfMamRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasChangeOfMamRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -949,40 +897,41 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     pub last_reading_on: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosGainMtdReceivedV1,
-    "struct MeterpointGasCosGainMtdReceivedV1",
+    crate::shapes::MeterpointGasCosGainMtdReceivedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, building_name, "building_name"),
-        (2, required, building_number, "building_number"),
-        (3, required, dependent_street, "dependent_street"),
-        (4, required, principle_street, "principle_street"),
-        (5, required, dependent_locality, "dependent_locality"),
-        (6, required, post_town, "post_town"),
-        (7, required, county, "county"),
-        (8, required, meter_serial_number, "meter_serial_number"),
-        (9, required, meter_digits, "meter_digits"),
-        (10, required, meter_mechanism, "meter_mechanism"),
-        (11, required, meter_type, "meter_type"),
-        (12, required, meter_is_imperial, "meter_is_imperial"),
-        (13, required, meter_reading_factor, "meter_reading_factor"),
-        (14, optional, meter_link_code, "meter_link_code"),
-        (15, required, owner, "owner"),
-        (16, required, model, "model"),
-        (17, required, manufacturer, "manufacturer"),
-        (18, required, manufactured_year, "manufactured_year"),
-        (19, required, location, "location"),
-        (20, required, location_description, "location_description"),
-        (21, required, instructions, "instructions"),
-        (22, required, status, "status"),
-        (23, required, pulse_value, "pulse_value"),
-        (24, required, correction_factor, "correction_factor"),
-        (25, required, bypass_fitted, "bypass_fitted"),
-        (26, required, collar_fitted, "collar_fitted"),
-        (27, required, last_inspection_on, "last_inspection_on"),
-        (28, required, last_reading, "last_reading"),
-        (29, required, last_reading_on, "last_reading_on"),
+        mprn,
+        building_name,
+        building_number,
+        dependent_street,
+        principle_street,
+        dependent_locality,
+        post_town,
+        county,
+        meter_serial_number,
+        meter_digits,
+        meter_mechanism,
+        meter_type,
+        meter_is_imperial,
+        meter_reading_factor,
+        meter_link_code,
+        owner,
+        model,
+        manufacturer,
+        manufactured_year,
+        location,
+        location_description,
+        instructions,
+        status,
+        pulse_value,
+        correction_factor,
+        bypass_fitted,
+        collar_fitted,
+        last_inspection_on,
+        last_reading,
+        last_reading_on,
     ],
 );
 
@@ -1009,31 +958,20 @@ impl MeterpointGasCosGainMtdReceived {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosGainMtdReceivedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasCosGainMtdReceivedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosGainMtdReceivedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasCosGainMtdReceivedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1103,14 +1041,15 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     pub is_igt_mam: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationConfirmedV1,
-    "struct MeterpointGasCosGainRegistrationConfirmedV1",
+    crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, previous_mam, "previous_mam"),
-        (2, required, is_domestic, "is_domestic"),
-        (3, required, is_igt_mam, "is_igt_mam"),
+        mprn,
+        previous_mam,
+        is_domestic,
+        is_igt_mam,
     ],
 );
 
@@ -1137,31 +1076,20 @@ impl MeterpointGasCosGainRegistrationConfirmed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasCosGainRegistrationConfirmedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosGainRegistrationConfirmedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasCosGainRegistrationConfirmedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1232,14 +1160,15 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     pub account_number: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationRequestedV1,
-    "struct MeterpointGasCosGainRegistrationRequestedV1",
+    crate::shapes::MeterpointGasCosGainRegistrationRequestedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supply_start_date, "supply_start_date"),
-        (2, required, supplier_mpid, "supplier_mpid"),
-        (3, required, account_number, "account_number"),
+        mprn,
+        supply_start_date,
+        supplier_mpid,
+        account_number,
     ],
 );
 
@@ -1266,31 +1195,20 @@ impl MeterpointGasCosGainRegistrationRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosGainRegistrationRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasCosGainRegistrationRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosGainRegistrationRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasCosGainRegistrationRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1373,20 +1291,21 @@ pub struct MeterpointGasCosLossConfirmedV1 {
     pub new_supplier: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosLossConfirmedV1,
-    "struct MeterpointGasCosLossConfirmedV1",
+    crate::shapes::MeterpointGasCosLossConfirmedV1,
+    Owned,
     [
-        (0, required, account_id, "account_id"),
-        (1, required, mprn, "mprn"),
-        (2, required, supply_end_date, "supply_end_date"),
-        (3, required, meter_exists, "meter_exists"),
-        (4, required, meter_serial_number, "meter_serial_number"),
-        (5, required, meter_digits, "meter_digits"),
-        (6, required, meter_mechanism, "meter_mechanism"),
-        (7, required, meter_imperial_metric_indicator, "meter_imperial_metric_indicator"),
-        (8, required, meter_reading_factor, "meter_reading_factor"),
-        (9, required, new_supplier, "new_supplier"),
+        account_id,
+        mprn,
+        supply_end_date,
+        meter_exists,
+        meter_serial_number,
+        meter_digits,
+        meter_mechanism,
+        meter_imperial_metric_indicator,
+        meter_reading_factor,
+        new_supplier,
     ],
 );
 
@@ -1413,31 +1332,20 @@ impl MeterpointGasCosLossConfirmed {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasCosLossConfirmedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasCosLossConfirmedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosLossConfirmedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasCosLossConfirmedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1511,16 +1419,17 @@ pub struct MeterpointGasDeappointMamRequestedV1 {
     pub current_mam: ::std::string::String,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasDeappointMamRequestedV1,
-    "struct MeterpointGasDeappointMamRequestedV1",
+    crate::shapes::MeterpointGasDeappointMamRequestedV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, mam_to_deappoint, "mam_to_deappoint"),
-        (2, required, effective_to_date, "effective_to_date"),
-        (3, required, is_cos_loss, "is_cos_loss"),
-        (4, required, new_supplier, "new_supplier"),
-        (5, required, current_mam, "current_mam"),
+        mprn,
+        mam_to_deappoint,
+        effective_to_date,
+        is_cos_loss,
+        new_supplier,
+        current_mam,
     ],
 );
 
@@ -1547,31 +1456,20 @@ impl MeterpointGasDeappointMamRequested {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasDeappointMamRequestedV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasDeappointMamRequestedV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDeappointMamRequestedV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasDeappointMamRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1656,31 +1554,20 @@ impl MeterpointGasDisputedClosingReadingAcceptedByUs {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasDisputedClosingReadingAcceptedByUsV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAcceptedByUsV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasDisputedClosingReadingAcceptedByUsV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1766,31 +1653,20 @@ impl MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -1883,31 +1759,20 @@ impl MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2000,31 +1865,20 @@ impl MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::DisputedClosingReading
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }
@@ -2111,11 +1965,12 @@ pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasDisputedClosingReadingQueriedByUsV1,
-    "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
+    crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1,
+    Owned,
     [
-        (0, required, mprn, "mprn"),
+        mprn,
     ],
     keep_unlisted_in additional_fields,
 );
@@ -2143,31 +1998,20 @@ impl MeterpointGasDisputedClosingReadingQueriedByUs {
     }
 
     /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
         let _ = index;
         &crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1
     }
 
-    /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+    /// ([`Self::shape`]) read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasDisputedClosingReadingQueriedByUsV1 as ::serde::Deserialize>::deserialize(
-                deserializer,
-            )
-            .map(Self::V1)
-    }
-
-    /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingQueriedByUsV1 as ::energy_api_core::read::ReadJson>::read(
-                reader,
+        <MeterpointGasDisputedClosingReadingQueriedByUsV1 as ::energy_api_core::table::FromFields>::from_fields(
+                fields,
             )
             .map(Self::V1)
     }

@@ -9878,8 +9878,8 @@ impl ::serde::Serialize for Event {
 }
 
 impl EventKind {
-    /// The shape of this kind's payload.
-    pub(crate) fn shape(self) -> &'static ::energy_api_core::shape::StructShape {
+    /// The table of this kind's payload: what every decoder of it reads.
+    pub(crate) fn shape(self) -> &'static ::energy_api_core::table::StructShape {
         match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
@@ -11403,1347 +11403,1323 @@ impl EventKind {
             }
         }
     }
-}
 
-impl EventKind {
-    /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
-    /// where it is not sure, and [`EventKind::decode`] then decodes the same text with serde.
-    pub fn read(
+    /// The event of this kind from the fields its table read.
+    fn from_fields(
         self,
-        reader: &mut ::energy_api_core::read::Reader<'_>,
-    ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
+        fields: ::energy_api_core::table::Fields<'_>,
+    ) -> ::std::option::Option<Event> {
         match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
-                accounts::AccountCommunicationsPreferencesUpdated::read_version(
+                accounts::AccountCommunicationsPreferencesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountCommunicationsPreferencesUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
-                accounts::AccountCreated::read_version(self.version, reader)
+                accounts::AccountCreated::from_fields(self.version, fields)
                     .map(Event::AccountCreated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
-                accounts::AccountOccupied::read_version(self.version, reader)
+                accounts::AccountOccupied::from_fields(self.version, fields)
                     .map(Event::AccountOccupied)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
-                accounts::AccountReactivated::read_version(self.version, reader)
+                accounts::AccountReactivated::from_fields(self.version, fields)
                     .map(Event::AccountReactivated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
-                accounts::AccountSmartMeterReadPermissionChanged::read_version(
+                accounts::AccountSmartMeterReadPermissionChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountSmartMeterReadPermissionChanged)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
-                accounts::AccountUpdated::read_version(self.version, reader)
+                accounts::AccountUpdated::from_fields(self.version, fields)
                     .map(Event::AccountUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
-                accounts::AccountMetadataCreated::read_version(self.version, reader)
+                accounts::AccountMetadataCreated::from_fields(self.version, fields)
                     .map(Event::AccountMetadataCreated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
-                accounts::AccountMetadataRemoved::read_version(self.version, reader)
+                accounts::AccountMetadataRemoved::from_fields(self.version, fields)
                     .map(Event::AccountMetadataRemoved)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
-                accounts::AccountMetadataUpdated::read_version(self.version, reader)
+                accounts::AccountMetadataUpdated::from_fields(self.version, fields)
                     .map(Event::AccountMetadataUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                accounts::AccountPropertyEffectivePeriodMetadataCreated::read_version(
+                accounts::AccountPropertyEffectivePeriodMetadataCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountPropertyEffectivePeriodMetadataCreated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                accounts::AccountPropertyEffectivePeriodMetadataRemoved::read_version(
+                accounts::AccountPropertyEffectivePeriodMetadataRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountPropertyEffectivePeriodMetadataRemoved)
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                accounts::AccountPropertyEffectivePeriodMetadataUpdated::read_version(
+                accounts::AccountPropertyEffectivePeriodMetadataUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountPropertyEffectivePeriodMetadataUpdated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
-                account_users::AccountUserCreated::read_version(self.version, reader)
+                account_users::AccountUserCreated::from_fields(self.version, fields)
                     .map(Event::AccountUserCreated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
-                account_users::AccountUserPasswordChanged::read_version(
+                account_users::AccountUserPasswordChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserPasswordChanged)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
-                account_users::AccountUserPasswordResetRequested::read_version(
+                account_users::AccountUserPasswordResetRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserPasswordResetRequested)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
-                account_users::AccountUserPsrRecordsUpdated::read_version(
+                account_users::AccountUserPsrRecordsUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserPsrRecordsUpdated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
-                account_users::AccountUserRemoved::read_version(self.version, reader)
+                account_users::AccountUserRemoved::from_fields(self.version, fields)
                     .map(Event::AccountUserRemoved)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
-                account_users::AccountUserUpdated::read_version(self.version, reader)
+                account_users::AccountUserUpdated::from_fields(self.version, fields)
                     .map(Event::AccountUserUpdated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
-                account_users::AccountUserVerificationCompleted::read_version(
+                account_users::AccountUserVerificationCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserVerificationCompleted)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
-                account_users::AccountUserVerificationStarted::read_version(
+                account_users::AccountUserVerificationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserVerificationStarted)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
-                account_users::AccountUserMetadataCreated::read_version(
+                account_users::AccountUserMetadataCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserMetadataCreated)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
-                account_users::AccountUserMetadataRemoved::read_version(
+                account_users::AccountUserMetadataRemoved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserMetadataRemoved)
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
-                account_users::AccountUserMetadataUpdated::read_version(
+                account_users::AccountUserMetadataUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AccountUserMetadataUpdated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
-                agreements_and_approvals::ActualIntervalsReceived::read_version(
+                agreements_and_approvals::ActualIntervalsReceived::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ActualIntervalsReceived)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
-                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::read_version(
+                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AffiliatesAffiliateAccountContractCreated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
-                agreements_and_approvals::AgreementCreated::read_version(
+                agreements_and_approvals::AgreementCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AgreementCreated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
-                agreements_and_approvals::AgreementRevoked::read_version(
+                agreements_and_approvals::AgreementRevoked::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AgreementRevoked)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
-                agreements_and_approvals::AgreementRolloverCompleted::read_version(
+                agreements_and_approvals::AgreementRolloverCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AgreementRolloverCompleted)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
-                agreements_and_approvals::AgreementTerminated::read_version(
+                agreements_and_approvals::AgreementTerminated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AgreementTerminated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
-                agreements_and_approvals::AgreementUpdated::read_version(
+                agreements_and_approvals::AgreementUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AgreementUpdated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
-                agreements_and_approvals::ApprovalsApprovalApproved::read_version(
+                agreements_and_approvals::ApprovalsApprovalApproved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ApprovalsApprovalApproved)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
-                agreements_and_approvals::ApprovalsApprovalCreated::read_version(
+                agreements_and_approvals::ApprovalsApprovalCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ApprovalsApprovalCreated)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
-                agreements_and_approvals::ApprovalsApprovalRejected::read_version(
+                agreements_and_approvals::ApprovalsApprovalRejected::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ApprovalsApprovalRejected)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
-                agreements_and_approvals::ApprovalsApprovalRequestApproved::read_version(
+                agreements_and_approvals::ApprovalsApprovalRequestApproved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ApprovalsApprovalRequestApproved)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
-                agreements_and_approvals::ApprovalsApprovalRequestAssigned::read_version(
+                agreements_and_approvals::ApprovalsApprovalRequestAssigned::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ApprovalsApprovalRequestAssigned)
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
-                agreements_and_approvals::ApprovalsApprovalRequestRejected::read_version(
+                agreements_and_approvals::ApprovalsApprovalRequestRejected::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ApprovalsApprovalRequestRejected)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
-                authentication_server::AuthServerAccessTokenIssued::read_version(
+                authentication_server::AuthServerAccessTokenIssued::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AuthServerAccessTokenIssued)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::read_version(
+                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AuthServerAccountUserGenerateMfaChallengeError)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
-                authentication_server::AuthServerAccountUserLoggedIn::read_version(
+                authentication_server::AuthServerAccountUserLoggedIn::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AuthServerAccountUserLoggedIn)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
-                authentication_server::AuthServerAccountUserLoginDenied::read_version(
+                authentication_server::AuthServerAccountUserLoginDenied::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AuthServerAccountUserLoginDenied)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
-                authentication_server::AuthServerAccountUserLoginFailed::read_version(
+                authentication_server::AuthServerAccountUserLoginFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AuthServerAccountUserLoginFailed)
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
-                authentication_server::AuthServerAccountUserLoginStepCompleted::read_version(
+                authentication_server::AuthServerAccountUserLoginStepCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::AuthServerAccountUserLoginStepCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
-                billing::BillingBillingDocumentHeld::read_version(self.version, reader)
+                billing::BillingBillingDocumentHeld::from_fields(self.version, fields)
                     .map(Event::BillingBillingDocumentHeld)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
-                billing::BillingBillingDocumentIssued::read_version(self.version, reader)
+                billing::BillingBillingDocumentIssued::from_fields(self.version, fields)
                     .map(Event::BillingBillingDocumentIssued)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
-                billing::BillingBillingDocumentRepresentationDispatched::read_version(
+                billing::BillingBillingDocumentRepresentationDispatched::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BillingBillingDocumentRepresentationDispatched)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
-                billing::BillingBillingOptionsUpdated::read_version(self.version, reader)
+                billing::BillingBillingOptionsUpdated::from_fields(self.version, fields)
                     .map(Event::BillingBillingOptionsUpdated)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
-                billing::BillingChargingLedgerAssignedToAgreement::read_version(
+                billing::BillingChargingLedgerAssignedToAgreement::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BillingChargingLedgerAssignedToAgreement)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
-                billing::BillingChargingSupplyPointTriggered::read_version(
+                billing::BillingChargingSupplyPointTriggered::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BillingChargingSupplyPointTriggered)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
-                billing::BillingDuosInvoiceCancel::read_version(self.version, reader)
+                billing::BillingDuosInvoiceCancel::from_fields(self.version, fields)
                     .map(Event::BillingDuosInvoiceCancel)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
-                billing::BillingDuosInvoiceNew::read_version(self.version, reader)
+                billing::BillingDuosInvoiceNew::from_fields(self.version, fields)
                     .map(Event::BillingDuosInvoiceNew)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
-                billing::BillingDuosInvoiceReplace::read_version(self.version, reader)
+                billing::BillingDuosInvoiceReplace::from_fields(self.version, fields)
                     .map(Event::BillingDuosInvoiceReplace)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
-                billing::BillingFinalBill::read_version(self.version, reader)
+                billing::BillingFinalBill::from_fields(self.version, fields)
                     .map(Event::BillingFinalBill)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
-                billing::BillingIssuanceExternalStatusCreated::read_version(
+                billing::BillingIssuanceExternalStatusCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BillingIssuanceExternalStatusCreated)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
-                billing::BillingIssuedBill::read_version(self.version, reader)
+                billing::BillingIssuedBill::from_fields(self.version, fields)
                     .map(Event::BillingIssuedBill)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
-                billing::BillingLedgerEntryPosted::read_version(self.version, reader)
+                billing::BillingLedgerEntryPosted::from_fields(self.version, fields)
                     .map(Event::BillingLedgerEntryPosted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
-                billing::BillingLedgerEntryRemoved::read_version(self.version, reader)
+                billing::BillingLedgerEntryRemoved::from_fields(self.version, fields)
                     .map(Event::BillingLedgerEntryRemoved)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
-                billing::BillingPathwayTraversalFailed::read_version(
-                        self.version,
-                        reader,
-                    )
+                billing::BillingPathwayTraversalFailed::from_fields(self.version, fields)
                     .map(Event::BillingPathwayTraversalFailed)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
-                billing::BillingPathwayTraversalSucceeded::read_version(
+                billing::BillingPathwayTraversalSucceeded::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BillingPathwayTraversalSucceeded)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                billing::BillingPortfolioInvoiceSummaryCompleted::read_version(
+                billing::BillingPortfolioInvoiceSummaryCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BillingPortfolioInvoiceSummaryCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
-                billing::BillingRebateAccepted::read_version(self.version, reader)
+                billing::BillingRebateAccepted::from_fields(self.version, fields)
                     .map(Event::BillingRebateAccepted)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
-                billing::BillingRebateCreated::read_version(self.version, reader)
+                billing::BillingRebateCreated::from_fields(self.version, fields)
                     .map(Event::BillingRebateCreated)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
-                billing::BillingRebateDeclined::read_version(self.version, reader)
+                billing::BillingRebateDeclined::from_fields(self.version, fields)
                     .map(Event::BillingRebateDeclined)
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
-                billing::BillingRebateUpdated::read_version(self.version, reader)
+                billing::BillingRebateUpdated::from_fields(self.version, fields)
                     .map(Event::BillingRebateUpdated)
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
-                businesses::BusinessCreated::read_version(self.version, reader)
+                businesses::BusinessCreated::from_fields(self.version, fields)
                     .map(Event::BusinessCreated)
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
-                businesses::BusinessUpdated::read_version(self.version, reader)
+                businesses::BusinessUpdated::from_fields(self.version, fields)
                     .map(Event::BusinessUpdated)
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
-                businesses::BusinessOperationsTeamUpdated::read_version(
+                businesses::BusinessOperationsTeamUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::BusinessOperationsTeamUpdated)
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
-                accounts::CampaignAccountAdded::read_version(self.version, reader)
+                accounts::CampaignAccountAdded::from_fields(self.version, fields)
                     .map(Event::CampaignAccountAdded)
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
-                accounts::CampaignAccountRemoved::read_version(self.version, reader)
+                accounts::CampaignAccountRemoved::from_fields(self.version, fields)
                     .map(Event::CampaignAccountRemoved)
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
-                accounts::CampaignAccountUpdated::read_version(self.version, reader)
+                accounts::CampaignAccountUpdated::from_fields(self.version, fields)
                     .map(Event::CampaignAccountUpdated)
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
-                billing::ChargingPrimingErrored::read_version(self.version, reader)
+                billing::ChargingPrimingErrored::from_fields(self.version, fields)
                     .map(Event::ChargingPrimingErrored)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
-                collections::CollateralAgreementFulfilled::read_version(
+                collections::CollateralAgreementFulfilled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollateralAgreementFulfilled)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
-                collections::CollectionProceedingCreated::read_version(
+                collections::CollectionProceedingCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollectionProceedingCreated)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
-                collections::CollectionProcessCommStepResolved::read_version(
+                collections::CollectionProcessCommStepResolved::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollectionProcessCommStepResolved)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
-                collections::CollectionProcessLeaveSupplierInstigated::read_version(
+                collections::CollectionProcessLeaveSupplierInstigated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollectionProcessLeaveSupplierInstigated)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
-                collections::CollectionProcessPaused::read_version(self.version, reader)
+                collections::CollectionProcessPaused::from_fields(self.version, fields)
                     .map(Event::CollectionProcessPaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
-                collections::CollectionProcessRaised::read_version(self.version, reader)
+                collections::CollectionProcessRaised::from_fields(self.version, fields)
                     .map(Event::CollectionProcessRaised)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
-                collections::CollectionProcessReactivated::read_version(
+                collections::CollectionProcessReactivated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollectionProcessReactivated)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
-                collections::CollectionProcessRunTerminationRequested::read_version(
+                collections::CollectionProcessRunTerminationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollectionProcessRunTerminationRequested)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
-                collections::CollectionProcessUnpaused::read_version(
-                        self.version,
-                        reader,
-                    )
+                collections::CollectionProcessUnpaused::from_fields(self.version, fields)
                     .map(Event::CollectionProcessUnpaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
-                collections::CollectionProcessWithdrawn::read_version(
+                collections::CollectionProcessWithdrawn::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CollectionProcessWithdrawn)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
-                communications::CommsAccountCallUpdated::read_version(
+                communications::CommsAccountCallUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CommsAccountCallUpdated)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
-                communications::CommsCustomerEmailBounced::read_version(
+                communications::CommsCustomerEmailBounced::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CommsCustomerEmailBounced)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::read_version(
+                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken)
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
-                communications::CommsTranscriptionCreated::read_version(
+                communications::CommsTranscriptionCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CommsTranscriptionCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
-                communications::ComplaintsComplaintNewContact::read_version(
+                communications::ComplaintsComplaintNewContact::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ComplaintsComplaintNewContact)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
-                communications::ComplaintsComplaintOpened::read_version(
+                communications::ComplaintsComplaintOpened::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ComplaintsComplaintOpened)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
-                communications::ComplaintsDrpFinished::read_version(self.version, reader)
+                communications::ComplaintsDrpFinished::from_fields(self.version, fields)
                     .map(Event::ComplaintsDrpFinished)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
-                communications::ComplaintsDrpStarted::read_version(self.version, reader)
+                communications::ComplaintsDrpStarted::from_fields(self.version, fields)
                     .map(Event::ComplaintsDrpStarted)
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
-                communications::ComplexQuotingCostCalculationFinished::read_version(
+                communications::ComplexQuotingCostCalculationFinished::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ComplexQuotingCostCalculationFinished)
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
-                communications::ConsentsConsentCreated::read_version(
-                        self.version,
-                        reader,
-                    )
+                communications::ConsentsConsentCreated::from_fields(self.version, fields)
                     .map(Event::ConsentsConsentCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
-                communications::ConsentsConsentUpdated::read_version(
-                        self.version,
-                        reader,
-                    )
+                communications::ConsentsConsentUpdated::from_fields(self.version, fields)
                     .map(Event::ConsentsConsentUpdated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
-                contracts::ContractGroupsCreated::read_version(self.version, reader)
+                contracts::ContractGroupsCreated::from_fields(self.version, fields)
                     .map(Event::ContractGroupsCreated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
-                contracts::ContractGroupsMembershipsChanged::read_version(
+                contracts::ContractGroupsMembershipsChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ContractGroupsMembershipsChanged)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
-                contracts::ContractGroupsVersionCreated::read_version(
+                contracts::ContractGroupsVersionCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ContractGroupsVersionCreated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
-                contracts::ContractsActualized::read_version(self.version, reader)
+                contracts::ContractsActualized::from_fields(self.version, fields)
                     .map(Event::ContractsActualized)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
-                contracts::ContractsCreated::read_version(self.version, reader)
+                contracts::ContractsCreated::from_fields(self.version, fields)
                     .map(Event::ContractsCreated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
-                contracts::ContractsExpired::read_version(self.version, reader)
+                contracts::ContractsExpired::from_fields(self.version, fields)
                     .map(Event::ContractsExpired)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
-                contracts::ContractsExpiryApproaching::read_version(self.version, reader)
+                contracts::ContractsExpiryApproaching::from_fields(self.version, fields)
                     .map(Event::ContractsExpiryApproaching)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
-                contracts::ContractsJourneysCreationStarted::read_version(
+                contracts::ContractsJourneysCreationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ContractsJourneysCreationStarted)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
-                contracts::ContractsJourneysTerminationStarted::read_version(
+                contracts::ContractsJourneysTerminationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ContractsJourneysTerminationStarted)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
-                contracts::ContractsJourneysVariationStarted::read_version(
+                contracts::ContractsJourneysVariationStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ContractsJourneysVariationStarted)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
-                contracts::ContractsNovated::read_version(self.version, reader)
+                contracts::ContractsNovated::from_fields(self.version, fields)
                     .map(Event::ContractsNovated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
-                contracts::ContractsRescinded::read_version(self.version, reader)
+                contracts::ContractsRescinded::from_fields(self.version, fields)
                     .map(Event::ContractsRescinded)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
-                contracts::ContractsRevoked::read_version(self.version, reader)
+                contracts::ContractsRevoked::from_fields(self.version, fields)
                     .map(Event::ContractsRevoked)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
-                contracts::ContractsSubjectAmended::read_version(self.version, reader)
+                contracts::ContractsSubjectAmended::from_fields(self.version, fields)
                     .map(Event::ContractsSubjectAmended)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
-                contracts::ContractsTerminated::read_version(self.version, reader)
+                contracts::ContractsTerminated::from_fields(self.version, fields)
                     .map(Event::ContractsTerminated)
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
-                contracts::ContractsTermsVaried::read_version(self.version, reader)
+                contracts::ContractsTermsVaried::from_fields(self.version, fields)
                     .map(Event::ContractsTermsVaried)
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
-                collections::CreditCheckCreated::read_version(self.version, reader)
+                collections::CreditCheckCreated::from_fields(self.version, fields)
                     .map(Event::CreditCheckCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
-                customer_access::CustomerAccessPartnerRolesCreated::read_version(
+                customer_access::CustomerAccessPartnerRolesCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CustomerAccessPartnerRolesCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
-                customer_access::CustomerAccessPartnerRolesUpdated::read_version(
+                customer_access::CustomerAccessPartnerRolesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CustomerAccessPartnerRolesUpdated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
-                customer_access::CustomerAccessPartnerUserRolesCreated::read_version(
+                customer_access::CustomerAccessPartnerUserRolesCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CustomerAccessPartnerUserRolesCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
-                customer_access::CustomerAccessPartnerUserRolesUpdated::read_version(
+                customer_access::CustomerAccessPartnerUserRolesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CustomerAccessPartnerUserRolesUpdated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
-                customer_access::CustomerAccessUserRolesCreated::read_version(
+                customer_access::CustomerAccessUserRolesCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CustomerAccessUserRolesCreated)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
-                customer_access::CustomerAccessUserRolesUpdated::read_version(
+                customer_access::CustomerAccessUserRolesUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::CustomerAccessUserRolesUpdated)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
-                data_import::DataImportImportProcessCancelled::read_version(
+                data_import::DataImportImportProcessCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessCancelled)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
-                data_import::DataImportImportProcessComplete::read_version(
+                data_import::DataImportImportProcessComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessComplete)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
-                data_import::DataImportImportProcessDryRunComplete::read_version(
+                data_import::DataImportImportProcessDryRunComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessDryRunComplete)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
-                data_import::DataImportImportProcessDryRunError::read_version(
+                data_import::DataImportImportProcessDryRunError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessDryRunError)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
-                data_import::DataImportImportProcessError::read_version(
+                data_import::DataImportImportProcessError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessError)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
-                data_import::DataImportImportProcessPostImportCompleted::read_version(
+                data_import::DataImportImportProcessPostImportCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessPostImportCompleted)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
-                data_import::DataImportImportProcessPostImportError::read_version(
+                data_import::DataImportImportProcessPostImportError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportImportProcessPostImportError)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
-                data_import::DataImportOrderProcessCancelled::read_version(
+                data_import::DataImportOrderProcessCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportOrderProcessCancelled)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
-                data_import::DataImportOrderProcessComplete::read_version(
+                data_import::DataImportOrderProcessComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportOrderProcessComplete)
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
-                data_import::DataImportOrderProcessError::read_version(
+                data_import::DataImportOrderProcessError::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DataImportOrderProcessError)
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                collections::DebtActioningAutomatedDebtWriteBackCompleted::read_version(
+                collections::DebtActioningAutomatedDebtWriteBackCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DebtActioningAutomatedDebtWriteBackCompleted)
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                collections::DebtActioningAutomatedDebtWriteBackFailed::read_version(
+                collections::DebtActioningAutomatedDebtWriteBackFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DebtActioningAutomatedDebtWriteBackFailed)
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                collections::DebtActioningAutomatedDebtWriteBackSkipped::read_version(
+                collections::DebtActioningAutomatedDebtWriteBackSkipped::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DebtActioningAutomatedDebtWriteBackSkipped)
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
-                collections::DelinquentDebtAllocationCreated::read_version(
+                collections::DelinquentDebtAllocationCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DelinquentDebtAllocationCreated)
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
-                collections::DelinquentDebtPositionChanged::read_version(
+                collections::DelinquentDebtPositionChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DelinquentDebtPositionChanged)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
-                collections::DepositAgreementAccepted::read_version(self.version, reader)
+                collections::DepositAgreementAccepted::from_fields(self.version, fields)
                     .map(Event::DepositAgreementAccepted)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
-                collections::DepositAgreementFulfilled::read_version(
-                        self.version,
-                        reader,
-                    )
+                collections::DepositAgreementFulfilled::from_fields(self.version, fields)
                     .map(Event::DepositAgreementFulfilled)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
-                collections::DepositAgreementInstalmentReturned::read_version(
+                collections::DepositAgreementInstalmentReturned::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::DepositAgreementInstalmentReturned)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
-                collections::DepositAgreementReturned::read_version(self.version, reader)
+                collections::DepositAgreementReturned::from_fields(self.version, fields)
                     .map(Event::DepositAgreementReturned)
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
-                collections::DepositAgreementWithdrawn::read_version(
-                        self.version,
-                        reader,
-                    )
+                collections::DepositAgreementWithdrawn::from_fields(self.version, fields)
                     .map(Event::DepositAgreementWithdrawn)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
-                collections::DunningPathPaused::read_version(self.version, reader)
+                collections::DunningPathPaused::from_fields(self.version, fields)
                     .map(Event::DunningPathPaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
-                collections::DunningPathStarted::read_version(self.version, reader)
+                collections::DunningPathStarted::from_fields(self.version, fields)
                     .map(Event::DunningPathStarted)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
-                collections::DunningPathUnpaused::read_version(self.version, reader)
+                collections::DunningPathUnpaused::from_fields(self.version, fields)
                     .map(Event::DunningPathUnpaused)
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
-                collections::DunningPathWithdrawn::read_version(self.version, reader)
+                collections::DunningPathWithdrawn::from_fields(self.version, fields)
                     .map(Event::DunningPathWithdrawn)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                market_files::ElectricityFlowFileCancellationInvoiceProcessed::read_version(
+                market_files::ElectricityFlowFileCancellationInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ElectricityFlowFileCancellationInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::read_version(
+                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ElectricityFlowFileComplementaryInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                market_files::ElectricityFlowFileRectificationInvoiceProcessed::read_version(
+                market_files::ElectricityFlowFileRectificationInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ElectricityFlowFileRectificationInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::read_version(
+                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ElectricityFlowFileRegularizerInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::read_version(
+                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ElectricityFlowFileBillableConceptsInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularInvoiceProcessed::read_version(
+                market_files::ElectricityFlowFileRegularInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ElectricityFlowFileRegularInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
-                market_files::EspSupplyPointsEnrichmentDataSent::read_version(
+                market_files::EspSupplyPointsEnrichmentDataSent::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::EspSupplyPointsEnrichmentDataSent)
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
-                market_files::EspSupplyPointsAtrSnapshotSent::read_version(
+                market_files::EspSupplyPointsAtrSnapshotSent::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::EspSupplyPointsAtrSnapshotSent)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
-                data_import::ExternalMessagingUploadedFileProcessed::read_version(
+                data_import::ExternalMessagingUploadedFileProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ExternalMessagingUploadedFileProcessed)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                data_import::ExternalMessagingUploadedFileProcessingFailed::read_version(
+                data_import::ExternalMessagingUploadedFileProcessingFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ExternalMessagingUploadedFileProcessingFailed)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
-                data_import::ExternalMessagingUploadedFileSafe::read_version(
+                data_import::ExternalMessagingUploadedFileSafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ExternalMessagingUploadedFileSafe)
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
-                data_import::ExternalMessagingUploadedFileUnsafe::read_version(
+                data_import::ExternalMessagingUploadedFileUnsafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::ExternalMessagingUploadedFileUnsafe)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
-                flexible_devices::FlexDeviceDeauthenticated::read_version(
+                flexible_devices::FlexDeviceDeauthenticated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::FlexDeviceDeauthenticated)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
-                flexible_devices::FlexDeviceDisconnected::read_version(
+                flexible_devices::FlexDeviceDisconnected::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::FlexDeviceDisconnected)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
-                flexible_devices::FlexDeviceOptimisationCreated::read_version(
+                flexible_devices::FlexDeviceOptimisationCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::FlexDeviceOptimisationCreated)
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
-                flexible_devices::FlexDeviceRegistered::read_version(
-                        self.version,
-                        reader,
-                    )
+                flexible_devices::FlexDeviceRegistered::from_fields(self.version, fields)
                     .map(Event::FlexDeviceRegistered)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::read_version(
+                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                market_files::GasBillFlowDetailsCancellationInvoiceCreated::read_version(
+                market_files::GasBillFlowDetailsCancellationInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasBillFlowDetailsCancellationInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::read_version(
+                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasBillFlowDetailsComplementaryInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                market_files::GasBillFlowDetailsRectificationInvoiceCreated::read_version(
+                market_files::GasBillFlowDetailsRectificationInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasBillFlowDetailsRectificationInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                market_files::GasBillFlowDetailsRegularInvoiceCreated::read_version(
+                market_files::GasBillFlowDetailsRegularInvoiceCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasBillFlowDetailsRegularInvoiceCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::read_version(
+                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasFlowFileB7033ComplementaryInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                market_files::GasFlowFileB7033RegularInvoiceProcessed::read_version(
+                market_files::GasFlowFileB7033RegularInvoiceProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasFlowFileB7033RegularInvoiceProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
-                market_files::GasSupplyPointInspectionResultsReceived::read_version(
+                market_files::GasSupplyPointInspectionResultsReceived::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GasSupplyPointInspectionResultsReceived)
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
-                communications::GoodsPurchaseCreated::read_version(self.version, reader)
+                communications::GoodsPurchaseCreated::from_fields(self.version, fields)
                     .map(Event::GoodsPurchaseCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
-                communications::GoodsQuoteCreatedForAccount::read_version(
+                communications::GoodsQuoteCreatedForAccount::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GoodsQuoteCreatedForAccount)
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
-                communications::GoodsQuoteCreatedWithoutAccount::read_version(
+                communications::GoodsQuoteCreatedWithoutAccount::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::GoodsQuoteCreatedWithoutAccount)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::read_version(
+                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
@@ -12752,405 +12728,402 @@ impl EventKind {
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                industry::IndustryElectricityChangeOfServiceMeterDeactivated::read_version(
+                industry::IndustryElectricityChangeOfServiceMeterDeactivated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::IndustryElectricityChangeOfServiceMeterDeactivated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                industry::IndustryElectricityChangeOfSupplyGainInitiated::read_version(
+                industry::IndustryElectricityChangeOfSupplyGainInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::IndustryElectricityChangeOfSupplyGainInitiated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                industry::IndustryElectricityChangeOfSupplyLossComplete::read_version(
+                industry::IndustryElectricityChangeOfSupplyLossComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::IndustryElectricityChangeOfSupplyLossComplete)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
-                industry::IndustryElectricityExportInstallationValidated::read_version(
+                industry::IndustryElectricityExportInstallationValidated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::IndustryElectricityExportInstallationValidated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                industry::IndustryGasChangeOfSupplyGainInitiated::read_version(
+                industry::IndustryGasChangeOfSupplyGainInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::IndustryGasChangeOfSupplyGainInitiated)
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
-                industry::IndustryGasChangeOfSupplyLossComplete::read_version(
+                industry::IndustryGasChangeOfSupplyLossComplete::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::IndustryGasChangeOfSupplyLossComplete)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
-                conversations::InkActionsRun::read_version(self.version, reader)
+                conversations::InkActionsRun::from_fields(self.version, fields)
                     .map(Event::InkActionsRun)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
-                conversations::InkContentInboundMessageTagged::read_version(
+                conversations::InkContentInboundMessageTagged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkContentInboundMessageTagged)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
-                conversations::InkConversationAssignedToBucket::read_version(
+                conversations::InkConversationAssignedToBucket::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationAssignedToBucket)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
-                conversations::InkConversationAssignedToTimeline::read_version(
+                conversations::InkConversationAssignedToTimeline::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationAssignedToTimeline)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
-                conversations::InkConversationAwaitCustomerReply::read_version(
+                conversations::InkConversationAwaitCustomerReply::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationAwaitCustomerReply)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
-                conversations::InkConversationClosed::read_version(self.version, reader)
+                conversations::InkConversationClosed::from_fields(self.version, fields)
                     .map(Event::InkConversationClosed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
-                conversations::InkConversationOpenStatusChanged::read_version(
+                conversations::InkConversationOpenStatusChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationOpenStatusChanged)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
-                conversations::InkConversationOpened::read_version(self.version, reader)
+                conversations::InkConversationOpened::from_fields(self.version, fields)
                     .map(Event::InkConversationOpened)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
-                conversations::InkConversationPriorityChanged::read_version(
+                conversations::InkConversationPriorityChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationPriorityChanged)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
-                conversations::InkConversationSnoozed::read_version(self.version, reader)
+                conversations::InkConversationSnoozed::from_fields(self.version, fields)
                     .map(Event::InkConversationSnoozed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
-                conversations::InkConversationUnassignedFromBucket::read_version(
+                conversations::InkConversationUnassignedFromBucket::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationUnassignedFromBucket)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
-                conversations::InkConversationUnassignedFromTimeline::read_version(
+                conversations::InkConversationUnassignedFromTimeline::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkConversationUnassignedFromTimeline)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
-                conversations::InkLiveChatClosed::read_version(self.version, reader)
+                conversations::InkLiveChatClosed::from_fields(self.version, fields)
                     .map(Event::InkLiveChatClosed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
-                conversations::InkLiveChatInitiated::read_version(self.version, reader)
+                conversations::InkLiveChatInitiated::from_fields(self.version, fields)
                     .map(Event::InkLiveChatInitiated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                conversations::InkLiveChatMessagesOutboundMessageCreated::read_version(
+                conversations::InkLiveChatMessagesOutboundMessageCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkLiveChatMessagesOutboundMessageCreated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
-                conversations::InkMessageAttachmentSafe::read_version(
+                conversations::InkMessageAttachmentSafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessageAttachmentSafe)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
-                conversations::InkMessageAttachmentUnsafe::read_version(
+                conversations::InkMessageAttachmentUnsafe::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessageAttachmentUnsafe)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
-                conversations::InkMessagesInboundEmailMigration::read_version(
+                conversations::InkMessagesInboundEmailMigration::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesInboundEmailMigration)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
-                conversations::InkMessagesInboundMessageCreated::read_version(
+                conversations::InkMessagesInboundMessageCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesInboundMessageCreated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
-                conversations::InkMessagesInboundMessageIngested::read_version(
+                conversations::InkMessagesInboundMessageIngested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesInboundMessageIngested)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
-                conversations::InkMessagesOutboundMessageCreated::read_version(
+                conversations::InkMessagesOutboundMessageCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesOutboundMessageCreated)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
-                conversations::InkMessagesOutboundMessageFailed::read_version(
+                conversations::InkMessagesOutboundMessageFailed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesOutboundMessageFailed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
-                conversations::InkMessagesPhishingReportDismissed::read_version(
+                conversations::InkMessagesPhishingReportDismissed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesPhishingReportDismissed)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
-                conversations::InkMessagesReportedPhishing::read_version(
+                conversations::InkMessagesReportedPhishing::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesReportedPhishing)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
-                conversations::InkMessagesReportedSpam::read_version(
-                        self.version,
-                        reader,
-                    )
+                conversations::InkMessagesReportedSpam::from_fields(self.version, fields)
                     .map(Event::InkMessagesReportedSpam)
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
-                conversations::InkMessagesSpamReportDismissed::read_version(
+                conversations::InkMessagesSpamReportDismissed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::InkMessagesSpamReportDismissed)
             }
 
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
-                businesses::InternalCompanyCreated::read_version(self.version, reader)
+                businesses::InternalCompanyCreated::from_fields(self.version, fields)
                     .map(Event::InternalCompanyCreated)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
-                billing::LatePaymentFeeApplicationServiceCompleted::read_version(
+                billing::LatePaymentFeeApplicationServiceCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeApplicationServiceCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                billing::LatePaymentFeeApplicationServiceFeeApplied::read_version(
+                billing::LatePaymentFeeApplicationServiceFeeApplied::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeApplicationServiceFeeApplied)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
-                billing::LatePaymentFeeApplicationServiceStarted::read_version(
+                billing::LatePaymentFeeApplicationServiceStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeApplicationServiceStarted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
-                billing::LatePaymentFeeCalculationServiceCompleted::read_version(
+                billing::LatePaymentFeeCalculationServiceCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeCalculationServiceCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
-                billing::LatePaymentFeeCalculationServiceStarted::read_version(
+                billing::LatePaymentFeeCalculationServiceStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeCalculationServiceStarted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
-                billing::LatePaymentFeeCalculatorCompleted::read_version(
+                billing::LatePaymentFeeCalculatorCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeCalculatorCompleted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
-                billing::LatePaymentFeeCalculatorFeeApplied::read_version(
+                billing::LatePaymentFeeCalculatorFeeApplied::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeCalculatorFeeApplied)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
-                billing::LatePaymentFeeCalculatorStarted::read_version(
+                billing::LatePaymentFeeCalculatorStarted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LatePaymentFeeCalculatorStarted)
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
-                billing::LatePaymentFeeWaived::read_version(self.version, reader)
+                billing::LatePaymentFeeWaived::from_fields(self.version, fields)
                     .map(Event::LatePaymentFeeWaived)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
-                communications::LeadsLeadStageUpdated::read_version(self.version, reader)
+                communications::LeadsLeadStageUpdated::from_fields(self.version, fields)
                     .map(Event::LeadsLeadStageUpdated)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                communications::LeadsOpportunityDocumentAttachedToOpportunity::read_version(
+                communications::LeadsOpportunityDocumentAttachedToOpportunity::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LeadsOpportunityDocumentAttachedToOpportunity)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
-                communications::LeadsOpportunityOfferGroupCreated::read_version(
+                communications::LeadsOpportunityOfferGroupCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LeadsOpportunityOfferGroupCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
-                communications::LeadsOpportunityStageUpdated::read_version(
+                communications::LeadsOpportunityStageUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LeadsOpportunityStageUpdated)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::read_version(
+                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::read_version(
+                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
@@ -13159,36 +13132,36 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
-                lifecycle_join::LifecycleJoinSupplierActivationCompleted::read_version(
+                lifecycle_join::LifecycleJoinSupplierActivationCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierActivationCompleted)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
-                lifecycle_join::LifecycleJoinSupplierActivationInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierActivationInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierActivationInitiated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
-                lifecycle_join::LifecycleJoinSupplierAgreementCreated::read_version(
+                lifecycle_join::LifecycleJoinSupplierAgreementCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierAgreementCreated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
@@ -13197,90 +13170,90 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
-                lifecycle_join::LifecycleJoinSupplierCancellationRequested::read_version(
+                lifecycle_join::LifecycleJoinSupplierCancellationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierCancellationRequested)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
-                lifecycle_join::LifecycleJoinSupplierCancelled::read_version(
+                lifecycle_join::LifecycleJoinSupplierCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierCancelled)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
-                lifecycle_join::LifecycleJoinSupplierCompleted::read_version(
+                lifecycle_join::LifecycleJoinSupplierCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierCompleted)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
-                lifecycle_join::LifecycleJoinSupplierRequested::read_version(
+                lifecycle_join::LifecycleJoinSupplierRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierRequested)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
-                lifecycle_join::LifecycleJoinSupplierReversalRequested::read_version(
+                lifecycle_join::LifecycleJoinSupplierReversalRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierReversalRequested)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
-                lifecycle_join::LifecycleJoinSupplierReversed::read_version(
+                lifecycle_join::LifecycleJoinSupplierReversed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierReversed)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::read_version(
+                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierSupplyPeriodCreated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
@@ -13289,9 +13262,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
@@ -13300,9 +13273,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::read_version(
+                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
@@ -13311,9 +13284,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::read_version(
+                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
@@ -13322,27 +13295,27 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::read_version(
+                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierSecurityDepositsCreated)
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::read_version(
+                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleJoinSupplierTermsAndConditionsAccepted)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
@@ -13351,9 +13324,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
@@ -13362,9 +13335,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
@@ -13373,54 +13346,54 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierCancellationRequested)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
-                lifecycle_leave::LifecycleLeaveSupplierCancelled::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierCancelled)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
-                lifecycle_leave::LifecycleLeaveSupplierCompleted::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierCompleted::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierCompleted)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierRequested::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierRequested)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierReversalRequested)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
@@ -13429,9 +13402,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
@@ -13440,9 +13413,9 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
@@ -13451,249 +13424,246 @@ impl EventKind {
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierTerminationConfirmed)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierTerminationInitiated)
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
-                lifecycle_leave::LifecycleLeaveSupplierUpdated::read_version(
+                lifecycle_leave::LifecycleLeaveSupplierUpdated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleLeaveSupplierUpdated)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
-                lifecycle_status::LifecycleStatusChanged::read_version(
+                lifecycle_status::LifecycleStatusChanged::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleStatusChanged)
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
-                lifecycle_status::LifecycleSupportSiteSale::read_version(
+                lifecycle_status::LifecycleSupportSiteSale::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LifecycleSupportSiteSale)
             }
 
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
-                customer_access::LoyaltyPointsUserRoleRemoval::read_version(
+                customer_access::LoyaltyPointsUserRoleRemoval::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::LoyaltyPointsUserRoleRemoval)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
-                market_files::MarketsEspBillFlowFileProcessed::read_version(
+                market_files::MarketsEspBillFlowFileProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MarketsEspBillFlowFileProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
-                market_files::MarketsEspFlowFileProcessed::read_version(
+                market_files::MarketsEspFlowFileProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MarketsEspFlowFileProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::read_version(
+                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
-                market_files::MarketsGasSupplyPointCreated::read_version(
+                market_files::MarketsGasSupplyPointCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MarketsGasSupplyPointCreated)
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
-                market_files::MarketsNetworkOperatorCreated::read_version(
+                market_files::MarketsNetworkOperatorCreated::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MarketsNetworkOperatorCreated)
             }
 
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
-                communications::MessagingPushNotificationTokenUnregistered::read_version(
+                communications::MessagingPushNotificationTokenUnregistered::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MessagingPushNotificationTokenUnregistered)
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
-                meter_data_quality::MeterDataQualityResolutionCancelled::read_version(
+                meter_data_quality::MeterDataQualityResolutionCancelled::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterDataQualityResolutionCancelled)
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
-                meter_data_quality::MeterDataQualityResolutionRequested::read_version(
+                meter_data_quality::MeterDataQualityResolutionRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterDataQualityResolutionRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
-                meter_points::MeterpointElecCosGainRegistrationRequested::read_version(
+                meter_points::MeterpointElecCosGainRegistrationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointElecCosGainRegistrationRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
-                meter_points::MeterpointGasApiBackfill::read_version(
-                        self.version,
-                        reader,
-                    )
+                meter_points::MeterpointGasApiBackfill::from_fields(self.version, fields)
                     .map(Event::MeterpointGasApiBackfill)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
-                meter_points::MeterpointGasAppointMamRequested::read_version(
+                meter_points::MeterpointGasAppointMamRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasAppointMamRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
-                meter_points::MeterpointGasBackfill::read_version(self.version, reader)
+                meter_points::MeterpointGasBackfill::from_fields(self.version, fields)
                     .map(Event::MeterpointGasBackfill)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
-                meter_points::MeterpointGasChangeOfCohortRequested::read_version(
+                meter_points::MeterpointGasChangeOfCohortRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasChangeOfCohortRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
-                meter_points::MeterpointGasChangeOfMamRequested::read_version(
+                meter_points::MeterpointGasChangeOfMamRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasChangeOfMamRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
-                meter_points::MeterpointGasCosGainMtdReceived::read_version(
+                meter_points::MeterpointGasCosGainMtdReceived::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasCosGainMtdReceived)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                meter_points::MeterpointGasCosGainRegistrationConfirmed::read_version(
+                meter_points::MeterpointGasCosGainRegistrationConfirmed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasCosGainRegistrationConfirmed)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
-                meter_points::MeterpointGasCosGainRegistrationRequested::read_version(
+                meter_points::MeterpointGasCosGainRegistrationRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasCosGainRegistrationRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
-                meter_points::MeterpointGasCosLossConfirmed::read_version(
+                meter_points::MeterpointGasCosLossConfirmed::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasCosLossConfirmed)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
-                meter_points::MeterpointGasDeappointMamRequested::read_version(
+                meter_points::MeterpointGasDeappointMamRequested::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasDeappointMamRequested)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::read_version(
+                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasDisputedClosingReadingAcceptedByUs)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::read_version(
+                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier)
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::read_version(
+                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
@@ -13702,9 +13672,9 @@ impl EventKind {
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::read_version(
+                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(
                         Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
@@ -13713,13 +13683,27 @@ impl EventKind {
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::read_version(
+                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::from_fields(
                         self.version,
-                        reader,
+                        fields,
                     )
                     .map(Event::MeterpointGasDisputedClosingReadingQueriedByUs)
             }
         }
+    }
+
+    /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
+    /// where it is not sure, and [`EventKind::decode`] then decodes the same text with serde.
+    pub fn read(
+        self,
+        reader: &mut ::energy_api_core::read::Reader<'_>,
+    ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
+        let fields = ::energy_api_core::table::read(
+            reader,
+            self.shape(),
+            ::energy_api_core::table::Mode::Owned,
+        )?;
+        self.from_fields(fields).ok_or(::energy_api_core::read::Stop)
     }
 }
 
@@ -13730,2496 +13714,14 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
         self,
         deserializer: D,
     ) -> ::std::result::Result<Event, D::Error> {
-        match self.event_type {
-            #[cfg(feature = "accounts")]
-            EventType::AccountCommunicationsPreferencesUpdated => {
-                accounts::AccountCommunicationsPreferencesUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountCommunicationsPreferencesUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountCreated => {
-                accounts::AccountCreated::deserialize_version(self.version, deserializer)
-                    .map(Event::AccountCreated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountOccupied => {
-                accounts::AccountOccupied::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountOccupied)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountReactivated => {
-                accounts::AccountReactivated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountReactivated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountSmartMeterReadPermissionChanged => {
-                accounts::AccountSmartMeterReadPermissionChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountSmartMeterReadPermissionChanged)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountUpdated => {
-                accounts::AccountUpdated::deserialize_version(self.version, deserializer)
-                    .map(Event::AccountUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataCreated => {
-                accounts::AccountMetadataCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountMetadataCreated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataRemoved => {
-                accounts::AccountMetadataRemoved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountMetadataRemoved)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataUpdated => {
-                accounts::AccountMetadataUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountMetadataUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                accounts::AccountPropertyEffectivePeriodMetadataCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountPropertyEffectivePeriodMetadataCreated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                accounts::AccountPropertyEffectivePeriodMetadataRemoved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountPropertyEffectivePeriodMetadataRemoved)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                accounts::AccountPropertyEffectivePeriodMetadataUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountPropertyEffectivePeriodMetadataUpdated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserCreated => {
-                account_users::AccountUserCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserCreated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordChanged => {
-                account_users::AccountUserPasswordChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserPasswordChanged)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordResetRequested => {
-                account_users::AccountUserPasswordResetRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserPasswordResetRequested)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPsrRecordsUpdated => {
-                account_users::AccountUserPsrRecordsUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserPsrRecordsUpdated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserRemoved => {
-                account_users::AccountUserRemoved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserRemoved)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserUpdated => {
-                account_users::AccountUserUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserUpdated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationCompleted => {
-                account_users::AccountUserVerificationCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserVerificationCompleted)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationStarted => {
-                account_users::AccountUserVerificationStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserVerificationStarted)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataCreated => {
-                account_users::AccountUserMetadataCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserMetadataCreated)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataRemoved => {
-                account_users::AccountUserMetadataRemoved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserMetadataRemoved)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataUpdated => {
-                account_users::AccountUserMetadataUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AccountUserMetadataUpdated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ActualIntervalsReceived => {
-                agreements_and_approvals::ActualIntervalsReceived::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ActualIntervalsReceived)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AffiliatesAffiliateAccountContractCreated => {
-                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AffiliatesAffiliateAccountContractCreated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementCreated => {
-                agreements_and_approvals::AgreementCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AgreementCreated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRevoked => {
-                agreements_and_approvals::AgreementRevoked::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AgreementRevoked)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRolloverCompleted => {
-                agreements_and_approvals::AgreementRolloverCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AgreementRolloverCompleted)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementTerminated => {
-                agreements_and_approvals::AgreementTerminated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AgreementTerminated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementUpdated => {
-                agreements_and_approvals::AgreementUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AgreementUpdated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalApproved => {
-                agreements_and_approvals::ApprovalsApprovalApproved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ApprovalsApprovalApproved)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalCreated => {
-                agreements_and_approvals::ApprovalsApprovalCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ApprovalsApprovalCreated)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRejected => {
-                agreements_and_approvals::ApprovalsApprovalRejected::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ApprovalsApprovalRejected)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestApproved => {
-                agreements_and_approvals::ApprovalsApprovalRequestApproved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ApprovalsApprovalRequestApproved)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestAssigned => {
-                agreements_and_approvals::ApprovalsApprovalRequestAssigned::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ApprovalsApprovalRequestAssigned)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestRejected => {
-                agreements_and_approvals::ApprovalsApprovalRequestRejected::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ApprovalsApprovalRequestRejected)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccessTokenIssued => {
-                authentication_server::AuthServerAccessTokenIssued::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AuthServerAccessTokenIssued)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AuthServerAccountUserGenerateMfaChallengeError)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoggedIn => {
-                authentication_server::AuthServerAccountUserLoggedIn::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AuthServerAccountUserLoggedIn)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginDenied => {
-                authentication_server::AuthServerAccountUserLoginDenied::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AuthServerAccountUserLoginDenied)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginFailed => {
-                authentication_server::AuthServerAccountUserLoginFailed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AuthServerAccountUserLoginFailed)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginStepCompleted => {
-                authentication_server::AuthServerAccountUserLoginStepCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::AuthServerAccountUserLoginStepCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentHeld => {
-                billing::BillingBillingDocumentHeld::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingBillingDocumentHeld)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentIssued => {
-                billing::BillingBillingDocumentIssued::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingBillingDocumentIssued)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentRepresentationDispatched => {
-                billing::BillingBillingDocumentRepresentationDispatched::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingBillingDocumentRepresentationDispatched)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingOptionsUpdated => {
-                billing::BillingBillingOptionsUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingBillingOptionsUpdated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingLedgerAssignedToAgreement => {
-                billing::BillingChargingLedgerAssignedToAgreement::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingChargingLedgerAssignedToAgreement)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingSupplyPointTriggered => {
-                billing::BillingChargingSupplyPointTriggered::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingChargingSupplyPointTriggered)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceCancel => {
-                billing::BillingDuosInvoiceCancel::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingDuosInvoiceCancel)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceNew => {
-                billing::BillingDuosInvoiceNew::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingDuosInvoiceNew)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceReplace => {
-                billing::BillingDuosInvoiceReplace::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingDuosInvoiceReplace)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingFinalBill => {
-                billing::BillingFinalBill::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingFinalBill)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuanceExternalStatusCreated => {
-                billing::BillingIssuanceExternalStatusCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingIssuanceExternalStatusCreated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuedBill => {
-                billing::BillingIssuedBill::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingIssuedBill)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryPosted => {
-                billing::BillingLedgerEntryPosted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingLedgerEntryPosted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryRemoved => {
-                billing::BillingLedgerEntryRemoved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingLedgerEntryRemoved)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalFailed => {
-                billing::BillingPathwayTraversalFailed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingPathwayTraversalFailed)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalSucceeded => {
-                billing::BillingPathwayTraversalSucceeded::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingPathwayTraversalSucceeded)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                billing::BillingPortfolioInvoiceSummaryCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingPortfolioInvoiceSummaryCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateAccepted => {
-                billing::BillingRebateAccepted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingRebateAccepted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateCreated => {
-                billing::BillingRebateCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingRebateCreated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateDeclined => {
-                billing::BillingRebateDeclined::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingRebateDeclined)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateUpdated => {
-                billing::BillingRebateUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BillingRebateUpdated)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessCreated => {
-                businesses::BusinessCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BusinessCreated)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessUpdated => {
-                businesses::BusinessUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BusinessUpdated)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessOperationsTeamUpdated => {
-                businesses::BusinessOperationsTeamUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::BusinessOperationsTeamUpdated)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountAdded => {
-                accounts::CampaignAccountAdded::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CampaignAccountAdded)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountRemoved => {
-                accounts::CampaignAccountRemoved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CampaignAccountRemoved)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountUpdated => {
-                accounts::CampaignAccountUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CampaignAccountUpdated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::ChargingPrimingErrored => {
-                billing::ChargingPrimingErrored::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ChargingPrimingErrored)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollateralAgreementFulfilled => {
-                collections::CollateralAgreementFulfilled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollateralAgreementFulfilled)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProceedingCreated => {
-                collections::CollectionProceedingCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProceedingCreated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessCommStepResolved => {
-                collections::CollectionProcessCommStepResolved::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessCommStepResolved)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessLeaveSupplierInstigated => {
-                collections::CollectionProcessLeaveSupplierInstigated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessLeaveSupplierInstigated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessPaused => {
-                collections::CollectionProcessPaused::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessPaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRaised => {
-                collections::CollectionProcessRaised::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessRaised)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessReactivated => {
-                collections::CollectionProcessReactivated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessReactivated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRunTerminationRequested => {
-                collections::CollectionProcessRunTerminationRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessRunTerminationRequested)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessUnpaused => {
-                collections::CollectionProcessUnpaused::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessUnpaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessWithdrawn => {
-                collections::CollectionProcessWithdrawn::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CollectionProcessWithdrawn)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsAccountCallUpdated => {
-                communications::CommsAccountCallUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CommsAccountCallUpdated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsCustomerEmailBounced => {
-                communications::CommsCustomerEmailBounced::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CommsCustomerEmailBounced)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsTranscriptionCreated => {
-                communications::CommsTranscriptionCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CommsTranscriptionCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintNewContact => {
-                communications::ComplaintsComplaintNewContact::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ComplaintsComplaintNewContact)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintOpened => {
-                communications::ComplaintsComplaintOpened::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ComplaintsComplaintOpened)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpFinished => {
-                communications::ComplaintsDrpFinished::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ComplaintsDrpFinished)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpStarted => {
-                communications::ComplaintsDrpStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ComplaintsDrpStarted)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplexQuotingCostCalculationFinished => {
-                communications::ComplexQuotingCostCalculationFinished::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ComplexQuotingCostCalculationFinished)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentCreated => {
-                communications::ConsentsConsentCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ConsentsConsentCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentUpdated => {
-                communications::ConsentsConsentUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ConsentsConsentUpdated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsCreated => {
-                contracts::ContractGroupsCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractGroupsCreated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsMembershipsChanged => {
-                contracts::ContractGroupsMembershipsChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractGroupsMembershipsChanged)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsVersionCreated => {
-                contracts::ContractGroupsVersionCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractGroupsVersionCreated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsActualized => {
-                contracts::ContractsActualized::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsActualized)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsCreated => {
-                contracts::ContractsCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsCreated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpired => {
-                contracts::ContractsExpired::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsExpired)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpiryApproaching => {
-                contracts::ContractsExpiryApproaching::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsExpiryApproaching)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysCreationStarted => {
-                contracts::ContractsJourneysCreationStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsJourneysCreationStarted)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysTerminationStarted => {
-                contracts::ContractsJourneysTerminationStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsJourneysTerminationStarted)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysVariationStarted => {
-                contracts::ContractsJourneysVariationStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsJourneysVariationStarted)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsNovated => {
-                contracts::ContractsNovated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsNovated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRescinded => {
-                contracts::ContractsRescinded::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsRescinded)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRevoked => {
-                contracts::ContractsRevoked::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsRevoked)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsSubjectAmended => {
-                contracts::ContractsSubjectAmended::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsSubjectAmended)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTerminated => {
-                contracts::ContractsTerminated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsTerminated)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTermsVaried => {
-                contracts::ContractsTermsVaried::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ContractsTermsVaried)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CreditCheckCreated => {
-                collections::CreditCheckCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CreditCheckCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesCreated => {
-                customer_access::CustomerAccessPartnerRolesCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CustomerAccessPartnerRolesCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesUpdated => {
-                customer_access::CustomerAccessPartnerRolesUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CustomerAccessPartnerRolesUpdated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesCreated => {
-                customer_access::CustomerAccessPartnerUserRolesCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CustomerAccessPartnerUserRolesCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesUpdated => {
-                customer_access::CustomerAccessPartnerUserRolesUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CustomerAccessPartnerUserRolesUpdated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesCreated => {
-                customer_access::CustomerAccessUserRolesCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CustomerAccessUserRolesCreated)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesUpdated => {
-                customer_access::CustomerAccessUserRolesUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::CustomerAccessUserRolesUpdated)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessCancelled => {
-                data_import::DataImportImportProcessCancelled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessCancelled)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessComplete => {
-                data_import::DataImportImportProcessComplete::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessComplete)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunComplete => {
-                data_import::DataImportImportProcessDryRunComplete::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessDryRunComplete)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunError => {
-                data_import::DataImportImportProcessDryRunError::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessDryRunError)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessError => {
-                data_import::DataImportImportProcessError::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessError)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportCompleted => {
-                data_import::DataImportImportProcessPostImportCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessPostImportCompleted)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportError => {
-                data_import::DataImportImportProcessPostImportError::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportImportProcessPostImportError)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessCancelled => {
-                data_import::DataImportOrderProcessCancelled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportOrderProcessCancelled)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessComplete => {
-                data_import::DataImportOrderProcessComplete::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportOrderProcessComplete)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessError => {
-                data_import::DataImportOrderProcessError::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DataImportOrderProcessError)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                collections::DebtActioningAutomatedDebtWriteBackCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DebtActioningAutomatedDebtWriteBackCompleted)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                collections::DebtActioningAutomatedDebtWriteBackFailed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DebtActioningAutomatedDebtWriteBackFailed)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                collections::DebtActioningAutomatedDebtWriteBackSkipped::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DebtActioningAutomatedDebtWriteBackSkipped)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtAllocationCreated => {
-                collections::DelinquentDebtAllocationCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DelinquentDebtAllocationCreated)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtPositionChanged => {
-                collections::DelinquentDebtPositionChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DelinquentDebtPositionChanged)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementAccepted => {
-                collections::DepositAgreementAccepted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DepositAgreementAccepted)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementFulfilled => {
-                collections::DepositAgreementFulfilled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DepositAgreementFulfilled)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementInstalmentReturned => {
-                collections::DepositAgreementInstalmentReturned::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DepositAgreementInstalmentReturned)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementReturned => {
-                collections::DepositAgreementReturned::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DepositAgreementReturned)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementWithdrawn => {
-                collections::DepositAgreementWithdrawn::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DepositAgreementWithdrawn)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathPaused => {
-                collections::DunningPathPaused::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DunningPathPaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathStarted => {
-                collections::DunningPathStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DunningPathStarted)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathUnpaused => {
-                collections::DunningPathUnpaused::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DunningPathUnpaused)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathWithdrawn => {
-                collections::DunningPathWithdrawn::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::DunningPathWithdrawn)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                market_files::ElectricityFlowFileCancellationInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ElectricityFlowFileCancellationInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ElectricityFlowFileComplementaryInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                market_files::ElectricityFlowFileRectificationInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ElectricityFlowFileRectificationInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ElectricityFlowFileRegularizerInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ElectricityFlowFileBillableConceptsInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ElectricityFlowFileRegularInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsEnrichmentDataSent => {
-                market_files::EspSupplyPointsEnrichmentDataSent::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::EspSupplyPointsEnrichmentDataSent)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsAtrSnapshotSent => {
-                market_files::EspSupplyPointsAtrSnapshotSent::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::EspSupplyPointsAtrSnapshotSent)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessed => {
-                data_import::ExternalMessagingUploadedFileProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileProcessed)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                data_import::ExternalMessagingUploadedFileProcessingFailed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileProcessingFailed)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileSafe => {
-                data_import::ExternalMessagingUploadedFileSafe::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileSafe)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileUnsafe => {
-                data_import::ExternalMessagingUploadedFileUnsafe::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileUnsafe)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDeauthenticated => {
-                flexible_devices::FlexDeviceDeauthenticated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::FlexDeviceDeauthenticated)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDisconnected => {
-                flexible_devices::FlexDeviceDisconnected::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::FlexDeviceDisconnected)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceOptimisationCreated => {
-                flexible_devices::FlexDeviceOptimisationCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::FlexDeviceOptimisationCreated)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceRegistered => {
-                flexible_devices::FlexDeviceRegistered::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::FlexDeviceRegistered)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                market_files::GasBillFlowDetailsCancellationInvoiceCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasBillFlowDetailsCancellationInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasBillFlowDetailsComplementaryInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                market_files::GasBillFlowDetailsRectificationInvoiceCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasBillFlowDetailsRectificationInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                market_files::GasBillFlowDetailsRegularInvoiceCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasBillFlowDetailsRegularInvoiceCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasFlowFileB7033ComplementaryInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                market_files::GasFlowFileB7033RegularInvoiceProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasFlowFileB7033RegularInvoiceProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasSupplyPointInspectionResultsReceived => {
-                market_files::GasSupplyPointInspectionResultsReceived::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GasSupplyPointInspectionResultsReceived)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsPurchaseCreated => {
-                communications::GoodsPurchaseCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GoodsPurchaseCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedForAccount => {
-                communications::GoodsQuoteCreatedForAccount::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GoodsQuoteCreatedForAccount)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedWithoutAccount => {
-                communications::GoodsQuoteCreatedWithoutAccount::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::GoodsQuoteCreatedWithoutAccount)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-                    )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                industry::IndustryElectricityChangeOfServiceMeterDeactivated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::IndustryElectricityChangeOfServiceMeterDeactivated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                industry::IndustryElectricityChangeOfSupplyGainInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::IndustryElectricityChangeOfSupplyGainInitiated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                industry::IndustryElectricityChangeOfSupplyLossComplete::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::IndustryElectricityChangeOfSupplyLossComplete)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityExportInstallationValidated => {
-                industry::IndustryElectricityExportInstallationValidated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::IndustryElectricityExportInstallationValidated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                industry::IndustryGasChangeOfSupplyGainInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::IndustryGasChangeOfSupplyGainInitiated)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyLossComplete => {
-                industry::IndustryGasChangeOfSupplyLossComplete::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::IndustryGasChangeOfSupplyLossComplete)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkActionsRun => {
-                conversations::InkActionsRun::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkActionsRun)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkContentInboundMessageTagged => {
-                conversations::InkContentInboundMessageTagged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkContentInboundMessageTagged)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToBucket => {
-                conversations::InkConversationAssignedToBucket::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationAssignedToBucket)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToTimeline => {
-                conversations::InkConversationAssignedToTimeline::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationAssignedToTimeline)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAwaitCustomerReply => {
-                conversations::InkConversationAwaitCustomerReply::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationAwaitCustomerReply)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationClosed => {
-                conversations::InkConversationClosed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationClosed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpenStatusChanged => {
-                conversations::InkConversationOpenStatusChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationOpenStatusChanged)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpened => {
-                conversations::InkConversationOpened::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationOpened)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationPriorityChanged => {
-                conversations::InkConversationPriorityChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationPriorityChanged)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationSnoozed => {
-                conversations::InkConversationSnoozed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationSnoozed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromBucket => {
-                conversations::InkConversationUnassignedFromBucket::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationUnassignedFromBucket)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromTimeline => {
-                conversations::InkConversationUnassignedFromTimeline::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkConversationUnassignedFromTimeline)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatClosed => {
-                conversations::InkLiveChatClosed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkLiveChatClosed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatInitiated => {
-                conversations::InkLiveChatInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkLiveChatInitiated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                conversations::InkLiveChatMessagesOutboundMessageCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkLiveChatMessagesOutboundMessageCreated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentSafe => {
-                conversations::InkMessageAttachmentSafe::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessageAttachmentSafe)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentUnsafe => {
-                conversations::InkMessageAttachmentUnsafe::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessageAttachmentUnsafe)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundEmailMigration => {
-                conversations::InkMessagesInboundEmailMigration::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesInboundEmailMigration)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageCreated => {
-                conversations::InkMessagesInboundMessageCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesInboundMessageCreated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageIngested => {
-                conversations::InkMessagesInboundMessageIngested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesInboundMessageIngested)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageCreated => {
-                conversations::InkMessagesOutboundMessageCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesOutboundMessageCreated)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageFailed => {
-                conversations::InkMessagesOutboundMessageFailed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesOutboundMessageFailed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesPhishingReportDismissed => {
-                conversations::InkMessagesPhishingReportDismissed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesPhishingReportDismissed)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedPhishing => {
-                conversations::InkMessagesReportedPhishing::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesReportedPhishing)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedSpam => {
-                conversations::InkMessagesReportedSpam::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesReportedSpam)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesSpamReportDismissed => {
-                conversations::InkMessagesSpamReportDismissed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InkMessagesSpamReportDismissed)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::InternalCompanyCreated => {
-                businesses::InternalCompanyCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::InternalCompanyCreated)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceCompleted => {
-                billing::LatePaymentFeeApplicationServiceCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeApplicationServiceCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                billing::LatePaymentFeeApplicationServiceFeeApplied::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeApplicationServiceFeeApplied)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceStarted => {
-                billing::LatePaymentFeeApplicationServiceStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeApplicationServiceStarted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceCompleted => {
-                billing::LatePaymentFeeCalculationServiceCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeCalculationServiceCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceStarted => {
-                billing::LatePaymentFeeCalculationServiceStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeCalculationServiceStarted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorCompleted => {
-                billing::LatePaymentFeeCalculatorCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeCalculatorCompleted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorFeeApplied => {
-                billing::LatePaymentFeeCalculatorFeeApplied::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeCalculatorFeeApplied)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorStarted => {
-                billing::LatePaymentFeeCalculatorStarted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeCalculatorStarted)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeWaived => {
-                billing::LatePaymentFeeWaived::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LatePaymentFeeWaived)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsLeadStageUpdated => {
-                communications::LeadsLeadStageUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LeadsLeadStageUpdated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                communications::LeadsOpportunityDocumentAttachedToOpportunity::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LeadsOpportunityDocumentAttachedToOpportunity)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityOfferGroupCreated => {
-                communications::LeadsOpportunityOfferGroupCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LeadsOpportunityOfferGroupCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityStageUpdated => {
-                communications::LeadsOpportunityStageUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LeadsOpportunityStageUpdated)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationCompleted => {
-                lifecycle_join::LifecycleJoinSupplierActivationCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierActivationCompleted)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationInitiated => {
-                lifecycle_join::LifecycleJoinSupplierActivationInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierActivationInitiated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAgreementCreated => {
-                lifecycle_join::LifecycleJoinSupplierAgreementCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierAgreementCreated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancellationRequested => {
-                lifecycle_join::LifecycleJoinSupplierCancellationRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierCancellationRequested)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancelled => {
-                lifecycle_join::LifecycleJoinSupplierCancelled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierCancelled)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCompleted => {
-                lifecycle_join::LifecycleJoinSupplierCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierCompleted)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierRequested => {
-                lifecycle_join::LifecycleJoinSupplierRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierRequested)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversalRequested => {
-                lifecycle_join::LifecycleJoinSupplierReversalRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierReversalRequested)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversed => {
-                lifecycle_join::LifecycleJoinSupplierReversed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierReversed)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierSupplyPeriodCreated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierSecurityDepositsCreated)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleJoinSupplierTermsAndConditionsAccepted)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancellationRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierCancellationRequested)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancelled => {
-                lifecycle_leave::LifecycleLeaveSupplierCancelled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierCancelled)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCompleted => {
-                lifecycle_leave::LifecycleLeaveSupplierCompleted::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierCompleted)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierRequested)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierReversalRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierReversalRequested)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-                    )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierTerminationConfirmed)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierTerminationInitiated)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierUpdated => {
-                lifecycle_leave::LifecycleLeaveSupplierUpdated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleLeaveSupplierUpdated)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleStatusChanged => {
-                lifecycle_status::LifecycleStatusChanged::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleStatusChanged)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleSupportSiteSale => {
-                lifecycle_status::LifecycleSupportSiteSale::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LifecycleSupportSiteSale)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::LoyaltyPointsUserRoleRemoval => {
-                customer_access::LoyaltyPointsUserRoleRemoval::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::LoyaltyPointsUserRoleRemoval)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspBillFlowFileProcessed => {
-                market_files::MarketsEspBillFlowFileProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MarketsEspBillFlowFileProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspFlowFileProcessed => {
-                market_files::MarketsEspFlowFileProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MarketsEspFlowFileProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsGasSupplyPointCreated => {
-                market_files::MarketsGasSupplyPointCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MarketsGasSupplyPointCreated)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsNetworkOperatorCreated => {
-                market_files::MarketsNetworkOperatorCreated::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MarketsNetworkOperatorCreated)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::MessagingPushNotificationTokenUnregistered => {
-                communications::MessagingPushNotificationTokenUnregistered::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MessagingPushNotificationTokenUnregistered)
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionCancelled => {
-                meter_data_quality::MeterDataQualityResolutionCancelled::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterDataQualityResolutionCancelled)
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionRequested => {
-                meter_data_quality::MeterDataQualityResolutionRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterDataQualityResolutionRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointElecCosGainRegistrationRequested => {
-                meter_points::MeterpointElecCosGainRegistrationRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointElecCosGainRegistrationRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasApiBackfill => {
-                meter_points::MeterpointGasApiBackfill::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasApiBackfill)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasAppointMamRequested => {
-                meter_points::MeterpointGasAppointMamRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasAppointMamRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasBackfill => {
-                meter_points::MeterpointGasBackfill::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasBackfill)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfCohortRequested => {
-                meter_points::MeterpointGasChangeOfCohortRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasChangeOfCohortRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfMamRequested => {
-                meter_points::MeterpointGasChangeOfMamRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasChangeOfMamRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainMtdReceived => {
-                meter_points::MeterpointGasCosGainMtdReceived::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasCosGainMtdReceived)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                meter_points::MeterpointGasCosGainRegistrationConfirmed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasCosGainRegistrationConfirmed)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationRequested => {
-                meter_points::MeterpointGasCosGainRegistrationRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasCosGainRegistrationRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosLossConfirmed => {
-                meter_points::MeterpointGasCosLossConfirmed::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasCosLossConfirmed)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDeappointMamRequested => {
-                meter_points::MeterpointGasDeappointMamRequested::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasDeappointMamRequested)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasDisputedClosingReadingAcceptedByUs)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-                    )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(
-                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-                    )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::deserialize_version(
-                        self.version,
-                        deserializer,
-                    )
-                    .map(Event::MeterpointGasDisputedClosingReadingQueriedByUs)
-            }
-        }
+        let fields = ::energy_api_core::table::deserialize(
+            deserializer,
+            self.shape(),
+            ::energy_api_core::table::Mode::Owned,
+        )?;
+        self.from_fields(fields)
+            .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(
+                ::energy_api_core::table::MISMATCH,
+            ))
     }
 }

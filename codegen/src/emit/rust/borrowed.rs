@@ -12,7 +12,7 @@
 //! [`CowStr`]: energy_api_core::CowStr
 //! [`RawObject`]: energy_api_core::RawObject
 
-use super::{deserialize_impl_named, doc_attrs, field_doc, ident, inner_doc_attrs};
+use super::{doc_attrs, field_doc, ident, inner_doc_attrs, table_impl};
 use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -165,7 +165,7 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = deserialize_impl_named(s, quote!(#name<'a>));
+        let deserialize = table_impl(s, quote!(#name<'a>), "Borrowed");
         quote! {
             #doc
             #deprecated
@@ -278,10 +278,7 @@ impl Borrowing {
             .collect();
         let labels: Vec<&str> = e.versions.iter().map(|v| v.label.as_str()).collect();
         let variant_docs = labels.iter().map(|l| format!(" Payload version `{l}`."));
-        let dispatch = super::events::by_version_index(&super::events::decode_each_version(
-            &variants, &payloads,
-        ));
-        let read_dispatch = super::events::by_version_index(&super::events::read_each_version(
+        let build = super::events::by_version_index(&super::events::build_each_version(
             &variants, &payloads,
         ));
         quote! {
@@ -308,22 +305,13 @@ impl Borrowing {
                     }
                 }
 
-                /// Deserializes the view of the payload of the version at `index` in the owned
-                /// enum's `VERSIONS`.
-                pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+                /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+                /// from the fields its table read.
+                pub(crate) fn from_fields(
                     index: u8,
-                    deserializer: D,
-                ) -> ::std::result::Result<Self, D::Error> {
-                    #dispatch
-                }
-
-                /// Reads the view of the payload of the version at `index` in the owned enum's
-                /// `VERSIONS` with the fast reader.
-                pub(crate) fn read_version(
-                    index: u8,
-                    reader: &mut ::energy_api_core::read::Reader<'a>,
-                ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-                    #read_dispatch
+                    fields: ::energy_api_core::table::Fields<'a>,
+                ) -> ::std::option::Option<Self> {
+                    #build
                 }
             }
         }
@@ -413,6 +401,16 @@ impl Borrowing {
             #event_ref_impls
 
             impl crate::EventKind {
+                /// The view of an event of this kind from the fields its table read.
+                fn view_from_fields<'a>(
+                    self,
+                    fields: ::energy_api_core::table::Fields<'a>,
+                ) -> ::std::option::Option<EventRef<'a>> {
+                    match self.event_type {
+                        #(#cfgs EventType::#names => #paths::from_fields(self.version, fields).map(EventRef::#names),)*
+                    }
+                }
+
                 /// Reads the view of a payload of this kind with the fast reader
                 /// ([`energy_api_core::read`]): it stops where it is not sure, and
                 /// [`crate::EventKind::decode_borrowed`] then decodes the same text with serde.
@@ -420,9 +418,8 @@ impl Borrowing {
                     self,
                     reader: &mut ::energy_api_core::read::Reader<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-                    match self.event_type {
-                        #(#cfgs EventType::#names => #paths::read_version(self.version, reader).map(EventRef::#names),)*
-                    }
+                    let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Borrowed)?;
+                    self.view_from_fields(fields).ok_or(::energy_api_core::read::Stop)
                 }
             }
 
@@ -430,9 +427,9 @@ impl Borrowing {
                 type Value = EventRef<'de>;
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
-                    match kind.event_type {
-                        #(#cfgs EventType::#names => #paths::deserialize_version(kind.version, deserializer).map(EventRef::#names),)*
-                    }
+                    let fields = ::energy_api_core::table::deserialize(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
+                    kind.view_from_fields(fields)
+                        .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
                 }
             }
         }

@@ -111,8 +111,9 @@ pub(super) fn by_version_index(each: &[TokenStream]) -> TokenStream {
     }
 }
 
-/// For each version, deserializing its payload type (`payloads`) into its variant (`variants`).
-pub(super) fn decode_each_version(
+/// For each version, making its payload type (`payloads`) from the fields its table read, into its
+/// variant (`variants`).
+pub(super) fn build_each_version(
     variants: &[proc_macro2::Ident],
     payloads: &[TokenStream],
 ) -> Vec<TokenStream> {
@@ -120,22 +121,7 @@ pub(super) fn decode_each_version(
         .iter()
         .zip(payloads)
         .map(|(variant, payload)| {
-            quote!(<#payload as ::serde::Deserialize>::deserialize(deserializer).map(Self::#variant))
-        })
-        .collect()
-}
-
-/// For each version, reading its payload type (`payloads`) into its variant (`variants`) with the fast
-/// reader.
-pub(super) fn read_each_version(
-    variants: &[proc_macro2::Ident],
-    payloads: &[TokenStream],
-) -> Vec<TokenStream> {
-    variants
-        .iter()
-        .zip(payloads)
-        .map(|(variant, payload)| {
-            quote!(<#payload as ::energy_api_core::read::ReadJson>::read(reader).map(Self::#variant))
+            quote!(<#payload as ::energy_api_core::table::FromFields>::from_fields(fields).map(Self::#variant))
         })
         .collect()
 }
@@ -184,8 +170,7 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
         })
         .collect();
     let shape_dispatch = by_version_index(&shapes);
-    let dispatch = by_version_index(&decode_each_version(&variants, &payloads));
-    let read_dispatch = by_version_index(&read_each_version(&variants, &payloads));
+    let build = by_version_index(&build_each_version(&variants, &payloads));
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
@@ -208,24 +193,17 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
             }
 
             /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-            pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::shape::StructShape {
+            pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
                 #shape_dispatch
             }
 
-            /// Deserializes the payload of the version at `index` in [`Self::VERSIONS`].
-            pub(crate) fn deserialize_version<'de, D: ::serde::Deserializer<'de>>(
+            /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
+            /// ([`Self::shape`]) read.
+            pub(crate) fn from_fields(
                 index: u8,
-                deserializer: D,
-            ) -> ::std::result::Result<Self, D::Error> {
-                #dispatch
-            }
-
-            /// Reads the payload of the version at `index` in [`Self::VERSIONS`] with the fast reader.
-            pub(crate) fn read_version(
-                index: u8,
-                reader: &mut ::energy_api_core::read::Reader<'_>,
-            ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-                #read_dispatch
+                fields: ::energy_api_core::table::Fields<'_>,
+            ) -> ::std::option::Option<Self> {
+                #build
             }
         }
 
@@ -628,33 +606,37 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         #event_impls
 
         impl EventKind {
-            /// The shape of this kind's payload.
-            pub(crate) fn shape(self) -> &'static ::energy_api_core::shape::StructShape {
+            /// The table of this kind's payload: what every decoder of it reads.
+            pub(crate) fn shape(self) -> &'static ::energy_api_core::table::StructShape {
                 match self.event_type {
                     #(#cfgs EventType::#names => #paths::shape(self.version),)*
                 }
             }
-        }
 
-        impl EventKind {
+            /// The event of this kind from the fields its table read.
+            fn from_fields(self, fields: ::energy_api_core::table::Fields<'_>) -> ::std::option::Option<Event> {
+                match self.event_type {
+                    #(#cfgs EventType::#names => #paths::from_fields(self.version, fields).map(Event::#names),)*
+                }
+            }
+
             /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
             /// where it is not sure, and [`EventKind::decode`] then decodes the same text with serde.
             pub fn read(
                 self,
                 reader: &mut ::energy_api_core::read::Reader<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-                match self.event_type {
-                    #(#cfgs EventType::#names => #paths::read_version(self.version, reader).map(Event::#names),)*
-                }
+                let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Owned)?;
+                self.from_fields(fields).ok_or(::energy_api_core::read::Stop)
             }
         }
 
         impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
-                match self.event_type {
-                    #(#cfgs EventType::#names => #paths::deserialize_version(self.version, deserializer).map(Event::#names),)*
-                }
+                let fields = ::energy_api_core::table::deserialize(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
+                self.from_fields(fields)
+                    .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
             }
         }
 

@@ -261,7 +261,7 @@ fn format_file(tokens: TokenStream) -> Result<String, String> {
             out.push('\n');
         }
         previous_declares = declares;
-        if let Some(text) = deserialize_invocation(&item) {
+        if let Some(text) = reader_invocation(&item) {
             out.push_str(&text);
             continue;
         }
@@ -271,13 +271,14 @@ fn format_file(tokens: TokenStream) -> Result<String, String> {
     Ok(out)
 }
 
-/// A `deserialize_struct!` invocation laid out as rustfmt would, a field per line (prettyplease prints
-/// the arguments of macros it does not know as one run of tokens).
-fn deserialize_invocation(item: &syn::Item) -> Option<String> {
+/// A `table_struct!` or `deserialize_struct!` invocation laid out as rustfmt would, a field per line
+/// (prettyplease prints the arguments of macros it does not know as one run of tokens).
+fn reader_invocation(item: &syn::Item) -> Option<String> {
     let syn::Item::Macro(m) = item else {
         return None;
     };
-    if m.mac.path.segments.last()?.ident != "deserialize_struct" {
+    let name = &m.mac.path.segments.last()?.ident;
+    if name != "table_struct" && name != "deserialize_struct" {
         return None;
     }
     // Its attributes (a `#[cfg]`) as prettyplease prints them, then the invocation.
@@ -288,7 +289,7 @@ fn deserialize_invocation(item: &syn::Item) -> Option<String> {
         out.push_str(printed.lines().next().unwrap_or_default());
         out.push('\n');
     }
-    out.push_str("::energy_api_core::deserialize_struct!(\n");
+    out.push_str(&format!("::energy_api_core::{name}!(\n"));
     for argument in split_top_level(m.mac.tokens.clone()) {
         match argument.first() {
             Some(proc_macro2::TokenTree::Group(fields))

@@ -591,8 +591,8 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenS
     }
 }
 
-/// `src/shapes.rs`: the shape of every struct of the events (shared types and payloads) as static data,
-/// for the allocation-free checks of `energy_api_core::shape`.
+/// `src/shapes.rs`: the table of every struct of the events (shared types and payloads) as static data:
+/// what `energy_api_core::table` reads them by, and the checks of `energy_api_core::shape` walk.
 fn shapes_rs(model: &Model) -> TokenStream {
     let cfgs = shared_type_cfgs(model);
     let shared = model
@@ -609,8 +609,9 @@ fn shapes_rs(model: &Model) -> TokenStream {
             .map(move |v| struct_shape(&v.payload, quote!(#[cfg(feature = #feature)])))
     });
     quote! {
-        #![doc = " The shape of every struct of the events, as static data for the allocation-free checker of"]
-        #![doc = " `energy_api_core::shape`; named as the structs."]
+        #![doc = " The table of every struct of the events, named as the structs: the one description of how each"]
+        #![doc = " is read, by `energy_api_core::table` (serde and the fast reader, owned structs and borrowed"]
+        #![doc = " views) and by the checker of `energy_api_core::shape` that locates errors."]
         #![allow(non_upper_case_globals, reason = "each shape is named exactly as its struct")]
         #![allow(dead_code, reason = "a shared type that no compiled event uses keeps its shape")]
 
@@ -627,12 +628,13 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
     let shapes = s.fields.iter().map(|f| {
         let shape = shape_expr(&f.ty);
         if f.is_option() {
-            quote!(::energy_api_core::shape::Shape::Optional(&#shape))
+            quote!(::energy_api_core::table::Shape::Optional(&#shape))
         } else {
             shape
         }
     });
     let required = s.fields.iter().map(|f| !f.is_option());
+    let keep_unlisted = s.incomplete;
     let aliases = s.fields.iter().enumerate().flat_map(|(index, f)| {
         let index = proc_macro2::Literal::usize_unsuffixed(index);
         f.renamed_from
@@ -641,46 +643,48 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
     });
     quote! {
         #cfg
-        pub(crate) static #name: ::energy_api_core::shape::StructShape = ::energy_api_core::shape::StructShape {
+        pub(crate) static #name: ::energy_api_core::table::StructShape = ::energy_api_core::table::StructShape {
             name: #expecting,
             fields: &[#(#fields),*],
             aliases: &[#(#aliases),*],
             shapes: &[#(#shapes),*],
             required: &[#(#required),*],
+            keep_unlisted: #keep_unlisted,
         };
     }
 }
 
 fn shape_expr(ty: &Type) -> TokenStream {
     match ty {
-        Type::Str => quote!(::energy_api_core::shape::Shape::Str),
-        Type::Int => quote!(::energy_api_core::shape::Shape::Int),
-        Type::Num => quote!(::energy_api_core::shape::Shape::Num),
-        Type::Bool => quote!(::energy_api_core::shape::Shape::Bool),
-        Type::Obj => quote!(::energy_api_core::shape::Shape::Obj),
+        Type::Str => quote!(::energy_api_core::table::Shape::Str),
+        Type::Int => quote!(::energy_api_core::table::Shape::Int),
+        Type::Num => quote!(::energy_api_core::table::Shape::Num),
+        Type::Bool => quote!(::energy_api_core::table::Shape::Bool),
+        Type::Obj => quote!(::energy_api_core::table::Shape::Obj),
         Type::Array(inner) => {
             let inner = shape_expr(inner);
-            quote!(::energy_api_core::shape::Shape::Array(&#inner))
+            quote!(::energy_api_core::table::Shape::Array(&#inner))
         }
         Type::Map(value) => {
             let value = shape_expr(value);
-            quote!(::energy_api_core::shape::Shape::Map(&#value))
+            quote!(::energy_api_core::table::Shape::Map(&#value))
         }
         Type::Named(r) => {
             let name = format_ident!("{}", r.name);
-            quote!(::energy_api_core::shape::Shape::Struct(&#name))
+            quote!(::energy_api_core::table::Shape::Struct(&#name))
         }
         // Only REST resources are generic; events have no type parameters.
-        Type::Param(_) => quote!(::energy_api_core::shape::Shape::Obj),
+        Type::Param(_) => quote!(::energy_api_core::table::Shape::Obj),
     }
 }
 
-/// `Deserialize` for a struct: an invocation of `energy_api_core::deserialize_struct!`, which writes one
-/// map visitor sharing one field-name lookup, instead of serde_derive's field enum and visitors per
-/// struct (see that crate's `de` module).
+/// `Deserialize` for a struct.
 ///
-/// Event payloads and shared types also get the fast reader's `ReadJson` from it; REST resources, read
-/// only by the client, do not (`serde_only`).
+/// Event payloads and shared types are read by their table (the `shapes` module):
+/// `energy_api_core::table_struct!` writes only the conversion from the fields the one reader of
+/// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
+/// reader. REST resources, read only by the client through serde, get `deserialize_struct!`'s compact
+/// map visitor (`serde_only`: no `ReadJson`).
 fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
@@ -688,13 +692,27 @@ fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
         quote!(<#g>)
     });
     match home {
-        Home::Types => deserialize_impl_named(s, quote!(#name #generics)),
+        Home::Types => table_impl(s, quote!(#name), "Owned"),
         Home::Rest => deserialize_impl_named(s, quote!(serde_only #name #generics)),
     }
 }
 
-/// [`deserialize_impl`] for the struct named (with its generics) `name`: a borrowed view's `Name<'a>`.
-pub(crate) fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
+/// The impls of a struct read by its table (`crate::shapes::<name>`), for the struct named `name` (a
+/// borrowed view's `Name<'a>`) in `mode` (`Owned` or `Borrowed`).
+pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str) -> TokenStream {
+    let shape = format_ident!("{}", s.rust_name);
+    let mode = format_ident!("{}", mode);
+    let fields = s.fields.iter().map(|f| ident(&f.rust_name));
+    let keep = s
+        .incomplete
+        .then(|| quote!(, keep_unlisted_in additional_fields));
+    quote! {
+        ::energy_api_core::table_struct!(#name, crate::shapes::#shape, #mode, [#(#fields),*] #keep);
+    }
+}
+
+/// [`deserialize_impl`] for a REST resource named (with its generics) `name`.
+fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
     let expecting = format!("struct {}", s.rust_name);
     let fields = s.fields.iter().enumerate().map(|(index, f)| {
         let id = ident(&f.rust_name);

@@ -23,17 +23,18 @@ pub struct AccountUserCreatedV1<'a> {
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserCreatedV1<'a>,
-    "struct AccountUserCreatedV1",
+    crate::shapes::AccountUserCreatedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, user_email, "user_email"),
-        (2, required, user_number, "user_number"),
-        (3, required, linked_accounts, "linked_accounts"),
-        (4, optional, user_identifiers, "user_identifiers"),
-        (5, optional, initiator_type, "initiator_type"),
-        (6, optional, is_customer_initiated, "is_customer_initiated"),
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers,
+        initiator_type,
+        is_customer_initiated,
     ],
 );
 
@@ -64,25 +65,16 @@ impl<'a> AccountUserCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -99,12 +91,13 @@ pub struct AccountUserPasswordResetRequestedV1<'a> {
     pub account_user_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1<'a>,
-    "struct AccountUserPasswordResetRequestedV1",
+    crate::shapes::AccountUserPasswordResetRequestedV1,
+    Borrowed,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
+        account_user_id,
+        account_user_number,
     ],
 );
 
@@ -135,29 +128,16 @@ impl<'a> AccountUserPasswordResetRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserPasswordResetRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserPasswordResetRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -175,14 +155,15 @@ pub struct AccountUserPsrRecordsUpdatedV1<'a> {
     pub deleted_records: ::std::vec::Vec<crate::borrowed::types::PsrRecord<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1<'a>,
-    "struct AccountUserPsrRecordsUpdatedV1",
+    crate::shapes::AccountUserPsrRecordsUpdatedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, created_records, "created_records"),
-        (2, required, updated_records, "updated_records"),
-        (3, required, deleted_records, "deleted_records"),
+        user_id,
+        created_records,
+        updated_records,
+        deleted_records,
     ],
 );
 
@@ -213,29 +194,16 @@ impl<'a> AccountUserPsrRecordsUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserPsrRecordsUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserPsrRecordsUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -262,17 +230,18 @@ pub struct AccountUserRemovedV1<'a> {
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserRemovedV1<'a>,
-    "struct AccountUserRemovedV1",
+    crate::shapes::AccountUserRemovedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, user_email, "user_email"),
-        (2, required, user_number, "user_number"),
-        (3, required, linked_accounts, "linked_accounts"),
-        (4, optional, user_identifiers, "user_identifiers"),
-        (5, optional, initiator_type, "initiator_type"),
-        (6, optional, is_customer_initiated, "is_customer_initiated"),
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers,
+        initiator_type,
+        is_customer_initiated,
     ],
 );
 
@@ -303,25 +272,16 @@ impl<'a> AccountUserRemoved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserRemovedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserRemovedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserRemovedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -353,19 +313,20 @@ pub struct AccountUserUpdatedV1<'a> {
     pub is_override: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserUpdatedV1<'a>,
-    "struct AccountUserUpdatedV1",
+    crate::shapes::AccountUserUpdatedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, user_email, "user_email"),
-        (2, required, user_number, "user_number"),
-        (3, required, linked_accounts, "linked_accounts"),
-        (4, optional, user_identifiers, "user_identifiers"),
-        (5, optional, initiator_type, "initiator_type"),
-        (6, optional, is_customer_initiated, "is_customer_initiated"),
-        (7, required, changes, "changes"),
-        (8, optional, is_override, "is_override"),
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers,
+        initiator_type,
+        is_customer_initiated,
+        changes,
+        is_override,
     ],
 );
 
@@ -396,25 +357,16 @@ impl<'a> AccountUserUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUserUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUserUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -430,13 +382,14 @@ pub struct AccountUserVerificationCompletedV1<'a> {
     pub verification_type: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1<'a>,
-    "struct AccountUserVerificationCompletedV1",
+    crate::shapes::AccountUserVerificationCompletedV1,
+    Borrowed,
     [
-        (0, required, user_number, "user_number"),
-        (1, required, verification_id, "verification_id"),
-        (2, required, verification_type, "verification_type"),
+        user_number,
+        verification_id,
+        verification_type,
     ],
 );
 
@@ -467,29 +420,16 @@ impl<'a> AccountUserVerificationCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserVerificationCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserVerificationCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -505,13 +445,14 @@ pub struct AccountUserVerificationStartedV1<'a> {
     pub verification_type: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1<'a>,
-    "struct AccountUserVerificationStartedV1",
+    crate::shapes::AccountUserVerificationStartedV1,
+    Borrowed,
     [
-        (0, required, user_number, "user_number"),
-        (1, required, verification_id, "verification_id"),
-        (2, required, verification_type, "verification_type"),
+        user_number,
+        verification_id,
+        verification_type,
     ],
 );
 
@@ -542,29 +483,16 @@ impl<'a> AccountUserVerificationStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserVerificationStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserVerificationStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -580,13 +508,14 @@ pub struct AccountUserMetadataCreatedV1<'a> {
     pub value: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1<'a>,
-    "struct AccountUserMetadataCreatedV1",
+    crate::shapes::AccountUserMetadataCreatedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        user_id,
+        key,
+        value,
     ],
 );
 
@@ -617,29 +546,16 @@ impl<'a> AccountUserMetadataCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserMetadataCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserMetadataCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -655,13 +571,14 @@ pub struct AccountUserMetadataRemovedV1<'a> {
     pub value: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1<'a>,
-    "struct AccountUserMetadataRemovedV1",
+    crate::shapes::AccountUserMetadataRemovedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        user_id,
+        key,
+        value,
     ],
 );
 
@@ -692,29 +609,16 @@ impl<'a> AccountUserMetadataRemoved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserMetadataRemovedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserMetadataRemovedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -728,12 +632,13 @@ pub struct AccountUserMetadataUpdatedV1<'a> {
     pub changes: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1<'a>,
-    "struct AccountUserMetadataUpdatedV1",
+    crate::shapes::AccountUserMetadataUpdatedV1,
+    Borrowed,
     [
-        (0, required, user_id, "user_id"),
-        (1, required, changes, "changes"),
+        user_id,
+        changes,
     ],
 );
 
@@ -764,29 +669,16 @@ impl<'a> AccountUserMetadataUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountUserMetadataUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUserMetadataUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -10,12 +10,13 @@ pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
     pub changes: crate::borrowed::types::CommsPreferencesChanges<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountCommunicationsPreferencesUpdatedV1<'a>,
-    "struct AccountCommunicationsPreferencesUpdatedV1",
+    crate::shapes::AccountCommunicationsPreferencesUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, changes, "changes"),
+        account_number,
+        changes,
     ],
 );
 
@@ -46,29 +47,16 @@ impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountCommunicationsPreferencesUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountCommunicationsPreferencesUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -85,13 +73,14 @@ pub struct AccountCreatedV1<'a> {
     pub is_imported: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountCreatedV1<'a>,
-    "struct AccountCreatedV1",
+    crate::shapes::AccountCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, account_user_emails, "account_user_emails"),
-        (2, optional, is_imported, "is_imported"),
+        account_number,
+        account_user_emails,
+        is_imported,
     ],
 );
 
@@ -122,25 +111,16 @@ impl<'a> AccountCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -152,11 +132,12 @@ pub struct AccountOccupiedV1<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountOccupiedV1<'a>,
-    "struct AccountOccupiedV1",
+    crate::shapes::AccountOccupiedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
+        account_number,
     ],
 );
 
@@ -187,25 +168,16 @@ impl<'a> AccountOccupied<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountOccupiedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountOccupiedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountOccupiedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -221,13 +193,14 @@ pub struct AccountReactivatedV1<'a> {
     pub reactivation_source: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountReactivatedV1<'a>,
-    "struct AccountReactivatedV1",
+    crate::shapes::AccountReactivatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, previous_status, "previous_status"),
-        (2, required, reactivation_source, "reactivation_source"),
+        account_number,
+        previous_status,
+        reactivation_source,
     ],
 );
 
@@ -258,25 +231,16 @@ impl<'a> AccountReactivated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountReactivatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountReactivatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountReactivatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -298,16 +262,17 @@ pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
     pub changed_by_type: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountSmartMeterReadPermissionChangedV1<'a>,
-    "struct AccountSmartMeterReadPermissionChangedV1",
+    crate::shapes::AccountSmartMeterReadPermissionChangedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, old_permission, "old_permission"),
-        (2, required, new_permission, "new_permission"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, changed_by_id, "changed_by_id"),
-        (5, required, changed_by_type, "changed_by_type"),
+        account_number,
+        old_permission,
+        new_permission,
+        effective_from,
+        changed_by_id,
+        changed_by_type,
     ],
 );
 
@@ -338,29 +303,16 @@ impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountSmartMeterReadPermissionChangedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountSmartMeterReadPermissionChangedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -379,14 +331,15 @@ pub struct AccountUpdatedV1<'a> {
     pub is_override: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountUpdatedV1<'a>,
-    "struct AccountUpdatedV1",
+    crate::shapes::AccountUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, account_user_emails, "account_user_emails"),
-        (2, required, changes, "changes"),
-        (3, optional, is_override, "is_override"),
+        account_number,
+        account_user_emails,
+        changes,
+        is_override,
     ],
 );
 
@@ -417,25 +370,16 @@ impl<'a> AccountUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -451,13 +395,14 @@ pub struct AccountMetadataCreatedV1<'a> {
     pub value: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountMetadataCreatedV1<'a>,
-    "struct AccountMetadataCreatedV1",
+    crate::shapes::AccountMetadataCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_number,
+        key,
+        value,
     ],
 );
 
@@ -488,25 +433,16 @@ impl<'a> AccountMetadataCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountMetadataCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountMetadataCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountMetadataCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -522,13 +458,14 @@ pub struct AccountMetadataRemovedV1<'a> {
     pub value: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountMetadataRemovedV1<'a>,
-    "struct AccountMetadataRemovedV1",
+    crate::shapes::AccountMetadataRemovedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_number,
+        key,
+        value,
     ],
 );
 
@@ -559,25 +496,16 @@ impl<'a> AccountMetadataRemoved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountMetadataRemovedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountMetadataRemovedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountMetadataRemovedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -591,12 +519,13 @@ pub struct AccountMetadataUpdatedV1<'a> {
     pub changes: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountMetadataUpdatedV1<'a>,
-    "struct AccountMetadataUpdatedV1",
+    crate::shapes::AccountMetadataUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, changes, "changes"),
+        account_number,
+        changes,
     ],
 );
 
@@ -627,25 +556,16 @@ impl<'a> AccountMetadataUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AccountMetadataUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountMetadataUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AccountMetadataUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -661,13 +581,14 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
     pub value: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1<'a>,
-    "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
+    crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1,
+    Borrowed,
     [
-        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_property_effective_period_id,
+        key,
+        value,
     ],
 );
 
@@ -698,29 +619,16 @@ impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountPropertyEffectivePeriodMetadataCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountPropertyEffectivePeriodMetadataCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -736,13 +644,14 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
     pub value: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1<'a>,
-    "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
+    crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1,
+    Borrowed,
     [
-        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
-        (1, required, key, "key"),
-        (2, required, value, "value"),
+        account_property_effective_period_id,
+        key,
+        value,
     ],
 );
 
@@ -773,29 +682,16 @@ impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountPropertyEffectivePeriodMetadataRemovedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountPropertyEffectivePeriodMetadataRemovedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -809,12 +705,13 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
     pub changes: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1<'a>,
-    "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
+    crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_property_effective_period_id, "account_property_effective_period_id"),
-        (1, required, changes, "changes"),
+        account_property_effective_period_id,
+        changes,
     ],
 );
 
@@ -845,29 +742,16 @@ impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AccountPropertyEffectivePeriodMetadataUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AccountPropertyEffectivePeriodMetadataUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -892,15 +776,16 @@ pub struct CampaignAccountAddedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CampaignAccountAddedV1<'a>,
-    "struct CampaignAccountAddedV1",
+    crate::shapes::CampaignAccountAddedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, campaign_name, "campaign_name"),
-        (2, optional, campaign_slug, "campaign_slug"),
-        (3, optional, campaign_expiry_date, "campaign_expiry_date"),
-        (4, optional, campaign_account_expiry_date, "campaign_account_expiry_date"),
+        account_number,
+        campaign_name,
+        campaign_slug,
+        campaign_expiry_date,
+        campaign_account_expiry_date,
     ],
 );
 
@@ -931,25 +816,16 @@ impl<'a> CampaignAccountAdded<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CampaignAccountAddedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CampaignAccountAddedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <CampaignAccountAddedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -966,13 +842,14 @@ pub struct CampaignAccountRemovedV1<'a> {
     pub campaign_slug: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CampaignAccountRemovedV1<'a>,
-    "struct CampaignAccountRemovedV1",
+    crate::shapes::CampaignAccountRemovedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, campaign_name, "campaign_name"),
-        (2, optional, campaign_slug, "campaign_slug"),
+        account_number,
+        campaign_name,
+        campaign_slug,
     ],
 );
 
@@ -1003,25 +880,16 @@ impl<'a> CampaignAccountRemoved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CampaignAccountRemovedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CampaignAccountRemovedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <CampaignAccountRemovedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1040,14 +908,15 @@ pub struct CampaignAccountUpdatedV1<'a> {
     pub changes: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CampaignAccountUpdatedV1<'a>,
-    "struct CampaignAccountUpdatedV1",
+    crate::shapes::CampaignAccountUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, campaign_name, "campaign_name"),
-        (2, optional, campaign_slug, "campaign_slug"),
-        (3, required, changes, "changes"),
+        account_number,
+        campaign_name,
+        campaign_slug,
+        changes,
     ],
 );
 
@@ -1078,25 +947,16 @@ impl<'a> CampaignAccountUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CampaignAccountUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CampaignAccountUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <CampaignAccountUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -10,12 +10,13 @@ pub struct ActualIntervalsReceivedV1<'a> {
     pub rebill_from: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ActualIntervalsReceivedV1<'a>,
-    "struct ActualIntervalsReceivedV1",
+    crate::shapes::ActualIntervalsReceivedV1,
+    Borrowed,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, rebill_from, "rebill_from"),
+        mpan,
+        rebill_from,
     ],
 );
 
@@ -46,29 +47,16 @@ impl<'a> ActualIntervalsReceived<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ActualIntervalsReceivedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ActualIntervalsReceivedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -86,14 +74,15 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
     pub fuel: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AffiliatesAffiliateAccountContractCreatedV1<'a>,
-    "struct AffiliatesAffiliateAccountContractCreatedV1",
+    crate::shapes::AffiliatesAffiliateAccountContractCreatedV1,
+    Borrowed,
     [
-        (0, required, affiliate_account_contract_id, "affiliate_account_contract_id"),
-        (1, required, affiliate_contract_id, "affiliate_contract_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, fuel, "fuel"),
+        affiliate_account_contract_id,
+        affiliate_contract_id,
+        account_number,
+        fuel,
     ],
 );
 
@@ -124,29 +113,16 @@ impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AffiliatesAffiliateAccountContractCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AffiliatesAffiliateAccountContractCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -174,16 +150,17 @@ pub struct AgreementCreatedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementCreatedV1<'a>,
-    "struct AgreementCreatedV1",
+    crate::shapes::AgreementCreatedV1,
+    Borrowed,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, valid_from, "valid_from"),
-        (3, required, product_code, "product_code"),
-        (4, optional, account_contract_identifier, "account_contract_identifier"),
-        (5, optional, business_contract_identifier, "business_contract_identifier"),
+        agreement_id,
+        account_number,
+        valid_from,
+        product_code,
+        account_contract_identifier,
+        business_contract_identifier,
     ],
 );
 
@@ -214,25 +191,16 @@ impl<'a> AgreementCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <AgreementCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AgreementCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <AgreementCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -248,12 +216,13 @@ pub struct AgreementRevokedV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementRevokedV2<'a>,
-    "struct AgreementRevokedV2",
+    crate::shapes::AgreementRevokedV2,
+    Borrowed,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, account_number, "account_number"),
+        agreement_id,
+        account_number,
     ],
 );
 
@@ -288,41 +257,23 @@ impl<'a> AgreementRevoked<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <AgreementRevokedV1 as ::serde::Deserialize>::deserialize(deserializer)
+                <AgreementRevokedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
+                    )
                     .map(Self::V1)
             }
             _ => {
                 <AgreementRevokedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <AgreementRevokedV1 as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <AgreementRevokedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -348,17 +299,18 @@ pub struct AgreementRolloverCompletedV1<'a> {
     pub rolled_on_to_agreement_valid_to: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementRolloverCompletedV1<'a>,
-    "struct AgreementRolloverCompletedV1",
+    crate::shapes::AgreementRolloverCompletedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, supply_point_id, "supply_point_id"),
-        (2, required, expiring_agreement_id, "expiring_agreement_id"),
-        (3, required, rolled_on_to_agreement_id, "rolled_on_to_agreement_id"),
-        (4, required, new_product, "new_product"),
-        (5, required, rolled_on_to_agreement_valid_from, "rolled_on_to_agreement_valid_from"),
-        (6, required, rolled_on_to_agreement_valid_to, "rolled_on_to_agreement_valid_to"),
+        account_number,
+        supply_point_id,
+        expiring_agreement_id,
+        rolled_on_to_agreement_id,
+        new_product,
+        rolled_on_to_agreement_valid_from,
+        rolled_on_to_agreement_valid_to,
     ],
 );
 
@@ -389,29 +341,16 @@ impl<'a> AgreementRolloverCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AgreementRolloverCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AgreementRolloverCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -427,12 +366,13 @@ pub struct AgreementTerminatedV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementTerminatedV2<'a>,
-    "struct AgreementTerminatedV2",
+    crate::shapes::AgreementTerminatedV2,
+    Borrowed,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, account_number, "account_number"),
+        agreement_id,
+        account_number,
     ],
 );
 
@@ -467,45 +407,23 @@ impl<'a> AgreementTerminated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
-                <AgreementTerminatedV1 as ::serde::Deserialize>::deserialize(
-                        deserializer,
+                <AgreementTerminatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                        fields,
                     )
                     .map(Self::V1)
             }
             _ => {
                 <AgreementTerminatedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <AgreementTerminatedV1 as ::energy_api_core::read::ReadJson>::read(
-                        reader,
-                    )
-                    .map(Self::V1)
-            }
-            _ => {
-                <AgreementTerminatedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -524,13 +442,14 @@ pub struct AgreementUpdatedV1<'a> {
     pub is_override: ::std::option::Option<bool>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementUpdatedV1<'a>,
-    "struct AgreementUpdatedV1",
+    crate::shapes::AgreementUpdatedV1,
+    Borrowed,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, changes, "changes"),
-        (2, optional, is_override, "is_override"),
+        agreement_id,
+        changes,
+        is_override,
     ],
 );
 
@@ -548,14 +467,15 @@ pub struct AgreementUpdatedV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AgreementUpdatedV2<'a>,
-    "struct AgreementUpdatedV2",
+    crate::shapes::AgreementUpdatedV2,
+    Borrowed,
     [
-        (0, required, agreement_id, "agreement_id"),
-        (1, required, changes, "changes"),
-        (2, optional, is_override, "is_override"),
-        (3, required, account_number, "account_number"),
+        agreement_id,
+        changes,
+        is_override,
+        account_number,
     ],
 );
 
@@ -590,45 +510,23 @@ impl<'a> AgreementUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <AgreementUpdatedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <AgreementUpdatedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <AgreementUpdatedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <AgreementUpdatedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -648,14 +546,15 @@ pub struct ApprovalsApprovalApprovedV1<'a> {
     pub approved_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalApprovedV1<'a>,
-    "struct ApprovalsApprovalApprovedV1",
+    crate::shapes::ApprovalsApprovalApprovedV1,
+    Borrowed,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, process_data, "process_data"),
-        (3, required, approved_at, "approved_at"),
+        approval_id,
+        process_type,
+        process_data,
+        approved_at,
     ],
 );
 
@@ -686,29 +585,16 @@ impl<'a> ApprovalsApprovalApproved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ApprovalsApprovalApprovedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalApprovedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -728,15 +614,16 @@ pub struct ApprovalsApprovalCreatedV1<'a> {
     pub requested_by_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalCreatedV1<'a>,
-    "struct ApprovalsApprovalCreatedV1",
+    crate::shapes::ApprovalsApprovalCreatedV1,
+    Borrowed,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, requested_at, "requested_at"),
-        (3, required, assigned_to_id, "assigned_to_id"),
-        (4, required, requested_by_id, "requested_by_id"),
+        approval_id,
+        process_type,
+        requested_at,
+        assigned_to_id,
+        requested_by_id,
     ],
 );
 
@@ -767,29 +654,16 @@ impl<'a> ApprovalsApprovalCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ApprovalsApprovalCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -807,14 +681,15 @@ pub struct ApprovalsApprovalRejectedV1<'a> {
     pub rejected_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRejectedV1<'a>,
-    "struct ApprovalsApprovalRejectedV1",
+    crate::shapes::ApprovalsApprovalRejectedV1,
+    Borrowed,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, process_data, "process_data"),
-        (3, required, rejected_at, "rejected_at"),
+        approval_id,
+        process_type,
+        process_data,
+        rejected_at,
     ],
 );
 
@@ -845,29 +720,16 @@ impl<'a> ApprovalsApprovalRejected<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ApprovalsApprovalRejectedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRejectedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -889,16 +751,17 @@ pub struct ApprovalsApprovalRequestApprovedV1<'a> {
     pub approval_reason: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRequestApprovedV1<'a>,
-    "struct ApprovalsApprovalRequestApprovedV1",
+    crate::shapes::ApprovalsApprovalRequestApprovedV1,
+    Borrowed,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, request_id, "request_id"),
-        (3, required, approved_by_id, "approved_by_id"),
-        (4, required, approved_at, "approved_at"),
-        (5, required, approval_reason, "approval_reason"),
+        approval_id,
+        process_type,
+        request_id,
+        approved_by_id,
+        approved_at,
+        approval_reason,
     ],
 );
 
@@ -929,29 +792,16 @@ impl<'a> ApprovalsApprovalRequestApproved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ApprovalsApprovalRequestApprovedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRequestApprovedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -971,15 +821,16 @@ pub struct ApprovalsApprovalRequestAssignedV1<'a> {
     pub assigned_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRequestAssignedV1<'a>,
-    "struct ApprovalsApprovalRequestAssignedV1",
+    crate::shapes::ApprovalsApprovalRequestAssignedV1,
+    Borrowed,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, request_id, "request_id"),
-        (3, required, assigned_to_id, "assigned_to_id"),
-        (4, required, assigned_at, "assigned_at"),
+        approval_id,
+        process_type,
+        request_id,
+        assigned_to_id,
+        assigned_at,
     ],
 );
 
@@ -1010,29 +861,16 @@ impl<'a> ApprovalsApprovalRequestAssigned<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ApprovalsApprovalRequestAssignedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRequestAssignedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1054,16 +892,17 @@ pub struct ApprovalsApprovalRequestRejectedV1<'a> {
     pub rejected_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ApprovalsApprovalRequestRejectedV1<'a>,
-    "struct ApprovalsApprovalRequestRejectedV1",
+    crate::shapes::ApprovalsApprovalRequestRejectedV1,
+    Borrowed,
     [
-        (0, required, approval_id, "approval_id"),
-        (1, required, process_type, "process_type"),
-        (2, required, request_id, "request_id"),
-        (3, required, rejected_by_id, "rejected_by_id"),
-        (4, required, rejection_reason, "rejection_reason"),
-        (5, required, rejected_at, "rejected_at"),
+        approval_id,
+        process_type,
+        request_id,
+        rejected_by_id,
+        rejection_reason,
+        rejected_at,
     ],
 );
 
@@ -1094,29 +933,16 @@ impl<'a> ApprovalsApprovalRequestRejected<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ApprovalsApprovalRequestRejectedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ApprovalsApprovalRequestRejectedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -12,13 +12,14 @@ pub struct AuthServerAccessTokenIssuedV1<'a> {
     pub viewer_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccessTokenIssuedV1<'a>,
-    "struct AuthServerAccessTokenIssuedV1",
+    crate::shapes::AuthServerAccessTokenIssuedV1,
+    Borrowed,
     [
-        (0, required, delegate, "delegate"),
-        (1, required, viewer, "viewer"),
-        (2, required, viewer_id, "viewer_id"),
+        delegate,
+        viewer,
+        viewer_id,
     ],
 );
 
@@ -49,29 +50,16 @@ impl<'a> AuthServerAccessTokenIssued<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AuthServerAccessTokenIssuedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccessTokenIssuedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -87,13 +75,14 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
     pub device: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1<'a>,
-    "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
+    crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1,
+    Borrowed,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, device, "device"),
+        account_user_id,
+        account_user_number,
+        device,
     ],
 );
 
@@ -124,29 +113,16 @@ impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AuthServerAccountUserGenerateMfaChallengeErrorV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserGenerateMfaChallengeErrorV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -164,14 +140,15 @@ pub struct AuthServerAccountUserLoggedInV1<'a> {
     pub mfa_device_type: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoggedInV1<'a>,
-    "struct AuthServerAccountUserLoggedInV1",
+    crate::shapes::AuthServerAccountUserLoggedInV1,
+    Borrowed,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, login_method, "login_method"),
-        (3, required, mfa_device_type, "mfa_device_type"),
+        account_user_id,
+        account_user_number,
+        login_method,
+        mfa_device_type,
     ],
 );
 
@@ -202,29 +179,16 @@ impl<'a> AuthServerAccountUserLoggedIn<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AuthServerAccountUserLoggedInV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoggedInV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -240,13 +204,14 @@ pub struct AuthServerAccountUserLoginDeniedV1<'a> {
     pub enforced_security_rule_ids: ::std::vec::Vec<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoginDeniedV1<'a>,
-    "struct AuthServerAccountUserLoginDeniedV1",
+    crate::shapes::AuthServerAccountUserLoginDeniedV1,
+    Borrowed,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, enforced_security_rule_ids, "enforced_security_rule_ids"),
+        account_user_id,
+        account_user_number,
+        enforced_security_rule_ids,
     ],
 );
 
@@ -277,29 +242,16 @@ impl<'a> AuthServerAccountUserLoginDenied<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AuthServerAccountUserLoginDeniedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoginDeniedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -321,16 +273,17 @@ pub struct AuthServerAccountUserLoginFailedV1<'a> {
     pub user_brands: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoginFailedV1<'a>,
-    "struct AuthServerAccountUserLoginFailedV1",
+    crate::shapes::AuthServerAccountUserLoginFailedV1,
+    Borrowed,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, step, "step"),
-        (3, required, failure_reason, "failure_reason"),
-        (4, required, brand, "brand"),
-        (5, required, user_brands, "user_brands"),
+        account_user_id,
+        account_user_number,
+        step,
+        failure_reason,
+        brand,
+        user_brands,
     ],
 );
 
@@ -361,29 +314,16 @@ impl<'a> AuthServerAccountUserLoginFailed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AuthServerAccountUserLoginFailedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoginFailedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -401,14 +341,15 @@ pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
     pub mfa_device_type: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     AuthServerAccountUserLoginStepCompletedV1<'a>,
-    "struct AuthServerAccountUserLoginStepCompletedV1",
+    crate::shapes::AuthServerAccountUserLoginStepCompletedV1,
+    Borrowed,
     [
-        (0, required, account_user_id, "account_user_id"),
-        (1, required, account_user_number, "account_user_number"),
-        (2, required, step, "step"),
-        (3, required, mfa_device_type, "mfa_device_type"),
+        account_user_id,
+        account_user_number,
+        step,
+        mfa_device_type,
     ],
 );
 
@@ -439,29 +380,16 @@ impl<'a> AuthServerAccountUserLoginStepCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <AuthServerAccountUserLoginStepCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <AuthServerAccountUserLoginStepCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -24,19 +24,20 @@ pub struct BillingBillingDocumentHeldV1<'a> {
     pub held_by_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentHeldV1<'a>,
-    "struct BillingBillingDocumentHeldV1",
+    crate::shapes::BillingBillingDocumentHeldV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, document_type, "document_type"),
-        (2, required, document_id, "document_id"),
-        (3, required, document_identifier, "document_identifier"),
-        (4, required, document_uuid, "document_uuid"),
-        (5, required, hold_code, "hold_code"),
-        (6, required, is_strict, "is_strict"),
-        (7, required, held_at, "held_at"),
-        (8, required, held_by_id, "held_by_id"),
+        account_number,
+        document_type,
+        document_id,
+        document_identifier,
+        document_uuid,
+        hold_code,
+        is_strict,
+        held_at,
+        held_by_id,
     ],
 );
 
@@ -67,29 +68,16 @@ impl<'a> BillingBillingDocumentHeld<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingBillingDocumentHeldV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingBillingDocumentHeldV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -105,13 +93,14 @@ pub struct BillingBillingDocumentIssuedV1<'a> {
     pub billing_document_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV1<'a>,
-    "struct BillingBillingDocumentIssuedV1",
+    crate::shapes::BillingBillingDocumentIssuedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
     ],
 );
 
@@ -128,14 +117,15 @@ pub struct BillingBillingDocumentIssuedV2<'a> {
     pub billing_document_uuid: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV2<'a>,
-    "struct BillingBillingDocumentIssuedV2",
+    crate::shapes::BillingBillingDocumentIssuedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
-        (3, required, billing_document_uuid, "billing_document_uuid"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_uuid,
     ],
 );
 
@@ -170,45 +160,23 @@ impl<'a> BillingBillingDocumentIssued<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <BillingBillingDocumentIssuedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <BillingBillingDocumentIssuedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingBillingDocumentIssuedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <BillingBillingDocumentIssuedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -226,13 +194,14 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
     pub billing_document_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV1<'a>,
-    "struct BillingBillingDocumentRepresentationDispatchedV1",
+    crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
     ],
 );
 
@@ -251,15 +220,16 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV2<'a>,
-    "struct BillingBillingDocumentRepresentationDispatchedV2",
+    crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
-        (3, required, billing_document_representation_dispatch_id, "billing_document_representation_dispatch_id"),
-        (4, required, billing_document_representations_id, "billing_document_representations_id"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_representation_dispatch_id,
+        billing_document_representations_id,
     ],
 );
 
@@ -280,16 +250,17 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV3<'a>,
-    "struct BillingBillingDocumentRepresentationDispatchedV3",
+    crate::shapes::BillingBillingDocumentRepresentationDispatchedV3,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, billing_document_id, "billing_document_id"),
-        (2, required, billing_document_identifier, "billing_document_identifier"),
-        (3, required, billing_document_representation_dispatch_id, "billing_document_representation_dispatch_id"),
-        (4, required, billing_document_representations_id, "billing_document_representations_id"),
-        (5, required, support_user_id, "support_user_id"),
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_representation_dispatch_id,
+        billing_document_representations_id,
+        support_user_id,
     ],
 );
 
@@ -328,57 +299,29 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <BillingBillingDocumentRepresentationDispatchedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             1u8 => {
                 <BillingBillingDocumentRepresentationDispatchedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
             _ => {
                 <BillingBillingDocumentRepresentationDispatchedV3<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V3)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            1u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V2)
-            }
-            _ => {
-                <BillingBillingDocumentRepresentationDispatchedV3<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V3)
             }
         }
@@ -398,14 +341,15 @@ pub struct BillingBillingOptionsUpdatedV1<'a> {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingBillingOptionsUpdatedV1<'a>,
-    "struct BillingBillingOptionsUpdatedV1",
+    crate::shapes::BillingBillingOptionsUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, previous_billing_options_id, "previous_billing_options_id"),
-        (2, required, new_billing_options_id, "new_billing_options_id"),
-        (3, required, support_user_id, "support_user_id"),
+        account_number,
+        previous_billing_options_id,
+        new_billing_options_id,
+        support_user_id,
     ],
 );
 
@@ -436,29 +380,16 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingBillingOptionsUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingBillingOptionsUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -474,13 +405,14 @@ pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
     pub assigned_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingChargingLedgerAssignedToAgreementV1<'a>,
-    "struct BillingChargingLedgerAssignedToAgreementV1",
+    crate::shapes::BillingChargingLedgerAssignedToAgreementV1,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, agreement_id, "agreement_id"),
-        (2, required, assigned_at, "assigned_at"),
+        ledger_number,
+        agreement_id,
+        assigned_at,
     ],
 );
 
@@ -511,29 +443,16 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingChargingLedgerAssignedToAgreementV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingChargingLedgerAssignedToAgreementV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -547,12 +466,13 @@ pub struct BillingChargingSupplyPointTriggeredV1<'a> {
     pub charge_period: crate::borrowed::types::ChargePeriod<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingChargingSupplyPointTriggeredV1<'a>,
-    "struct BillingChargingSupplyPointTriggeredV1",
+    crate::shapes::BillingChargingSupplyPointTriggeredV1,
+    Borrowed,
     [
-        (0, required, supply_point_id, "supply_point_id"),
-        (1, required, charge_period, "charge_period"),
+        supply_point_id,
+        charge_period,
     ],
 );
 
@@ -583,29 +503,16 @@ impl<'a> BillingChargingSupplyPointTriggered<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingChargingSupplyPointTriggeredV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingChargingSupplyPointTriggeredV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -628,13 +535,14 @@ pub struct BillingFinalBillV1<'a> {
     pub statement_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingFinalBillV1<'a>,
-    "struct BillingFinalBillV1",
+    crate::shapes::BillingFinalBillV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, account_user_emails, "account_user_emails"),
-        (2, required, statement_id, "statement_id"),
+        account_number,
+        account_user_emails,
+        statement_id,
     ],
 );
 
@@ -665,25 +573,16 @@ impl<'a> BillingFinalBill<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingFinalBillV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingFinalBillV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingFinalBillV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -701,14 +600,15 @@ pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
     pub external_status_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingIssuanceExternalStatusCreatedV1<'a>,
-    "struct BillingIssuanceExternalStatusCreatedV1",
+    crate::shapes::BillingIssuanceExternalStatusCreatedV1,
+    Borrowed,
     [
-        (0, required, billing_document_identifier, "billing_document_identifier"),
-        (1, required, status, "status"),
-        (2, required, status_code, "status_code"),
-        (3, required, external_status_id, "external_status_id"),
+        billing_document_identifier,
+        status,
+        status_code,
+        external_status_id,
     ],
 );
 
@@ -739,29 +639,16 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingIssuanceExternalStatusCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingIssuanceExternalStatusCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -775,12 +662,13 @@ pub struct BillingIssuedBillV1<'a> {
     pub statement_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingIssuedBillV1<'a>,
-    "struct BillingIssuedBillV1",
+    crate::shapes::BillingIssuedBillV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, statement_id, "statement_id"),
+        account_number,
+        statement_id,
     ],
 );
 
@@ -811,25 +699,16 @@ impl<'a> BillingIssuedBill<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingIssuedBillV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingIssuedBillV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingIssuedBillV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -841,11 +720,12 @@ pub struct BillingLedgerEntryPostedV1<'a> {
     pub ledger: crate::borrowed::types::Ledger<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV1<'a>,
-    "struct BillingLedgerEntryPostedV1",
+    crate::shapes::BillingLedgerEntryPostedV1,
+    Borrowed,
     [
-        (0, required, ledger, "ledger"),
+        ledger,
     ],
 );
 
@@ -858,12 +738,13 @@ pub struct BillingLedgerEntryPostedV2<'a> {
     pub entry: crate::borrowed::types::LedgerEntry<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV2<'a>,
-    "struct BillingLedgerEntryPostedV2",
+    crate::shapes::BillingLedgerEntryPostedV2,
+    Borrowed,
     [
-        (0, required, ledger, "ledger"),
-        (1, required, entry, "entry"),
+        ledger,
+        entry,
     ],
 );
 
@@ -898,45 +779,23 @@ impl<'a> BillingLedgerEntryPosted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <BillingLedgerEntryPostedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <BillingLedgerEntryPostedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingLedgerEntryPostedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <BillingLedgerEntryPostedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -950,11 +809,12 @@ pub struct BillingLedgerEntryRemovedV1<'a> {
     pub ledger: crate::borrowed::types::Ledger<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV1<'a>,
-    "struct BillingLedgerEntryRemovedV1",
+    crate::shapes::BillingLedgerEntryRemovedV1,
+    Borrowed,
     [
-        (0, required, ledger, "ledger"),
+        ledger,
     ],
 );
 
@@ -967,12 +827,13 @@ pub struct BillingLedgerEntryRemovedV2<'a> {
     pub entry: crate::borrowed::types::LedgerEntryRemoval<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV2<'a>,
-    "struct BillingLedgerEntryRemovedV2",
+    crate::shapes::BillingLedgerEntryRemovedV2,
+    Borrowed,
     [
-        (0, required, ledger, "ledger"),
-        (1, required, entry, "entry"),
+        ledger,
+        entry,
     ],
 );
 
@@ -1007,45 +868,23 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <BillingLedgerEntryRemovedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <BillingLedgerEntryRemovedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <BillingLedgerEntryRemovedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <BillingLedgerEntryRemovedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -1071,17 +910,18 @@ pub struct BillingPathwayTraversalFailedV1<'a> {
     pub failed_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingPathwayTraversalFailedV1<'a>,
-    "struct BillingPathwayTraversalFailedV1",
+    crate::shapes::BillingPathwayTraversalFailedV1,
+    Borrowed,
     [
-        (0, required, pathway_id, "pathway_id"),
-        (1, required, traversal_attempt_id, "traversal_attempt_id"),
-        (2, required, traversal_attempt_context, "traversal_attempt_context"),
-        (3, required, trigger_id, "trigger_id"),
-        (4, required, failed_action_name, "failed_action_name"),
-        (5, required, failed_action_error, "failed_action_error"),
-        (6, required, failed_at, "failed_at"),
+        pathway_id,
+        traversal_attempt_id,
+        traversal_attempt_context,
+        trigger_id,
+        failed_action_name,
+        failed_action_error,
+        failed_at,
     ],
 );
 
@@ -1112,29 +952,16 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingPathwayTraversalFailedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingPathwayTraversalFailedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1152,14 +979,15 @@ pub struct BillingPathwayTraversalSucceededV1<'a> {
     pub succeeded_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingPathwayTraversalSucceededV1<'a>,
-    "struct BillingPathwayTraversalSucceededV1",
+    crate::shapes::BillingPathwayTraversalSucceededV1,
+    Borrowed,
     [
-        (0, required, pathway_id, "pathway_id"),
-        (1, required, traversal_attempt_id, "traversal_attempt_id"),
-        (2, required, trigger_id, "trigger_id"),
-        (3, required, succeeded_at, "succeeded_at"),
+        pathway_id,
+        traversal_attempt_id,
+        trigger_id,
+        succeeded_at,
     ],
 );
 
@@ -1190,29 +1018,16 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingPathwayTraversalSucceededV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingPathwayTraversalSucceededV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1230,14 +1045,15 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
     pub summary_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1<'a>,
-    "struct BillingPortfolioInvoiceSummaryCompletedV1",
+    crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1,
+    Borrowed,
     [
-        (0, required, run_identifier, "run_identifier"),
-        (1, required, storage_bucket, "storage_bucket"),
-        (2, required, storage_key_prefix, "storage_key_prefix"),
-        (3, required, summary_count, "summary_count"),
+        run_identifier,
+        storage_bucket,
+        storage_key_prefix,
+        summary_count,
     ],
 );
 
@@ -1268,29 +1084,16 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <BillingPortfolioInvoiceSummaryCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingPortfolioInvoiceSummaryCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1310,15 +1113,16 @@ pub struct BillingRebateAcceptedV1<'a> {
     pub effective_to: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateAcceptedV1<'a>,
-    "struct BillingRebateAcceptedV1",
+    crate::shapes::BillingRebateAcceptedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
     ],
 );
 
@@ -1349,25 +1153,16 @@ impl<'a> BillingRebateAccepted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateAcceptedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateAcceptedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateAcceptedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1389,16 +1184,17 @@ pub struct BillingRebateCreatedV1<'a> {
     pub is_application_accepted: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateCreatedV1<'a>,
-    "struct BillingRebateCreatedV1",
+    crate::shapes::BillingRebateCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
-        (5, required, is_application_accepted, "is_application_accepted"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        is_application_accepted,
     ],
 );
 
@@ -1429,25 +1225,16 @@ impl<'a> BillingRebateCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1469,16 +1256,17 @@ pub struct BillingRebateDeclinedV1<'a> {
     pub decline_reason: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateDeclinedV1<'a>,
-    "struct BillingRebateDeclinedV1",
+    crate::shapes::BillingRebateDeclinedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
-        (5, required, decline_reason, "decline_reason"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        decline_reason,
     ],
 );
 
@@ -1509,25 +1297,16 @@ impl<'a> BillingRebateDeclined<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateDeclinedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateDeclinedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateDeclinedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1549,16 +1328,17 @@ pub struct BillingRebateUpdatedV1<'a> {
     pub is_application_accepted: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BillingRebateUpdatedV1<'a>,
-    "struct BillingRebateUpdatedV1",
+    crate::shapes::BillingRebateUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, rebate_period_id, "rebate_period_id"),
-        (2, required, rebate_type, "rebate_type"),
-        (3, required, effective_from, "effective_from"),
-        (4, required, effective_to, "effective_to"),
-        (5, required, is_application_accepted, "is_application_accepted"),
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        is_application_accepted,
     ],
 );
 
@@ -1589,25 +1369,16 @@ impl<'a> BillingRebateUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BillingRebateUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BillingRebateUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BillingRebateUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1625,14 +1396,15 @@ pub struct ChargingPrimingErroredV1<'a> {
     pub period_end: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ChargingPrimingErroredV1<'a>,
-    "struct ChargingPrimingErroredV1",
+    crate::shapes::ChargingPrimingErroredV1,
+    Borrowed,
     [
-        (0, required, errors, "errors"),
-        (1, required, supply_point_id, "supply_point_id"),
-        (2, required, period_start, "period_start"),
-        (3, required, period_end, "period_end"),
+        errors,
+        supply_point_id,
+        period_start,
+        period_end,
     ],
 );
 
@@ -1663,25 +1435,16 @@ impl<'a> ChargingPrimingErrored<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ChargingPrimingErroredV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ChargingPrimingErroredV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ChargingPrimingErroredV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1699,14 +1462,15 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
     pub fees_unapplied_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceCompletedV1<'a>,
-    "struct LatePaymentFeeApplicationServiceCompletedV1",
+    crate::shapes::LatePaymentFeeApplicationServiceCompletedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fees_applied_count, "fees_applied_count"),
-        (3, required, fees_unapplied_count, "fees_unapplied_count"),
+        run_id,
+        account_number,
+        fees_applied_count,
+        fees_unapplied_count,
     ],
 );
 
@@ -1737,29 +1501,16 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeApplicationServiceCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeApplicationServiceCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1782,16 +1533,17 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     pub charge_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1<'a>,
-    "struct LatePaymentFeeApplicationServiceFeeAppliedV1",
+    crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fee_amount, "fee_amount"),
-        (3, required, fee_date, "fee_date"),
-        (4, optional, fee_type, "fee_type"),
-        (5, required, charge_id, "charge_id"),
+        run_id,
+        account_number,
+        fee_amount,
+        fee_date,
+        fee_type,
+        charge_id,
     ],
 );
 
@@ -1822,29 +1574,16 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeApplicationServiceFeeAppliedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeApplicationServiceFeeAppliedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1858,12 +1597,13 @@ pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceStartedV1<'a>,
-    "struct LatePaymentFeeApplicationServiceStartedV1",
+    crate::shapes::LatePaymentFeeApplicationServiceStartedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
+        run_id,
+        account_number,
     ],
 );
 
@@ -1894,29 +1634,16 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeApplicationServiceStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeApplicationServiceStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1932,13 +1659,14 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
     pub fees_calculated_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceCompletedV1<'a>,
-    "struct LatePaymentFeeCalculationServiceCompletedV1",
+    crate::shapes::LatePaymentFeeCalculationServiceCompletedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fees_calculated_count, "fees_calculated_count"),
+        run_id,
+        account_number,
+        fees_calculated_count,
     ],
 );
 
@@ -1969,29 +1697,16 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeCalculationServiceCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculationServiceCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -2005,12 +1720,13 @@ pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceStartedV1<'a>,
-    "struct LatePaymentFeeCalculationServiceStartedV1",
+    crate::shapes::LatePaymentFeeCalculationServiceStartedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
+        run_id,
+        account_number,
     ],
 );
 
@@ -2041,29 +1757,16 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeCalculationServiceStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculationServiceStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -2081,14 +1784,15 @@ pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
     pub fees_unapplied_count: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorCompletedV1<'a>,
-    "struct LatePaymentFeeCalculatorCompletedV1",
+    crate::shapes::LatePaymentFeeCalculatorCompletedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, fees_applied_count, "fees_applied_count"),
-        (3, required, fees_unapplied_count, "fees_unapplied_count"),
+        run_id,
+        account_number,
+        fees_applied_count,
+        fees_unapplied_count,
     ],
 );
 
@@ -2119,29 +1823,16 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeCalculatorCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculatorCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -2157,13 +1848,14 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
     pub charge_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorFeeAppliedV1<'a>,
-    "struct LatePaymentFeeCalculatorFeeAppliedV1",
+    crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, charge_id, "charge_id"),
+        run_id,
+        account_number,
+        charge_id,
     ],
 );
 
@@ -2194,29 +1886,16 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeCalculatorFeeAppliedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculatorFeeAppliedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -2230,12 +1909,13 @@ pub struct LatePaymentFeeCalculatorStartedV1<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorStartedV1<'a>,
-    "struct LatePaymentFeeCalculatorStartedV1",
+    crate::shapes::LatePaymentFeeCalculatorStartedV1,
+    Borrowed,
     [
-        (0, required, run_id, "run_id"),
-        (1, required, account_number, "account_number"),
+        run_id,
+        account_number,
     ],
 );
 
@@ -2266,29 +1946,16 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LatePaymentFeeCalculatorStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeCalculatorStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -2304,13 +1971,14 @@ pub struct LatePaymentFeeWaivedV1<'a> {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LatePaymentFeeWaivedV1<'a>,
-    "struct LatePaymentFeeWaivedV1",
+    crate::shapes::LatePaymentFeeWaivedV1,
+    Borrowed,
     [
-        (0, required, fee_id, "fee_id"),
-        (1, required, waived_at, "waived_at"),
-        (2, required, support_user_id, "support_user_id"),
+        fee_id,
+        waived_at,
+        support_user_id,
     ],
 );
 
@@ -2341,25 +2009,16 @@ impl<'a> LatePaymentFeeWaived<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LatePaymentFeeWaivedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LatePaymentFeeWaivedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <LatePaymentFeeWaivedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -13,12 +13,13 @@ pub struct BusinessUpdatedV1<'a> {
     pub changes: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     BusinessUpdatedV1<'a>,
-    "struct BusinessUpdatedV1",
+    crate::shapes::BusinessUpdatedV1,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, changes, "changes"),
+        id,
+        changes,
     ],
 );
 
@@ -49,25 +50,16 @@ impl<'a> BusinessUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <BusinessUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <BusinessUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <BusinessUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -96,18 +88,19 @@ pub struct InternalCompanyCreatedV1<'a> {
     pub legal_address: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InternalCompanyCreatedV1<'a>,
-    "struct InternalCompanyCreatedV1",
+    crate::shapes::InternalCompanyCreatedV1,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, actor, "actor"),
-        (2, required, displayable_number, "displayable_number"),
-        (3, required, name, "name"),
-        (4, required, primary_registration_number, "primary_registration_number"),
-        (5, required, secondary_registration_number, "secondary_registration_number"),
-        (6, required, primary_tax_identifier_number, "primary_tax_identifier_number"),
-        (7, required, legal_address, "legal_address"),
+        id,
+        actor,
+        displayable_number,
+        name,
+        primary_registration_number,
+        secondary_registration_number,
+        primary_tax_identifier_number,
+        legal_address,
     ],
 );
 
@@ -138,25 +131,16 @@ impl<'a> InternalCompanyCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InternalCompanyCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InternalCompanyCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InternalCompanyCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -12,13 +12,14 @@ pub struct CollateralAgreementFulfilledV1<'a> {
     pub fulfilled_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1<'a>,
-    "struct CollateralAgreementFulfilledV1",
+    crate::shapes::CollateralAgreementFulfilledV1,
+    Borrowed,
     [
-        (0, required, collateral_agreement_id, "collateral_agreement_id"),
-        (1, required, contract_id, "contract_id"),
-        (2, required, fulfilled_at, "fulfilled_at"),
+        collateral_agreement_id,
+        contract_id,
+        fulfilled_at,
     ],
 );
 
@@ -49,29 +50,16 @@ impl<'a> CollateralAgreementFulfilled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollateralAgreementFulfilledV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollateralAgreementFulfilledV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -95,16 +83,17 @@ pub struct CollectionProceedingCreatedV1<'a> {
     pub agency_code: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1<'a>,
-    "struct CollectionProceedingCreatedV1",
+    crate::shapes::CollectionProceedingCreatedV1,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, account_number, "account_number"),
-        (2, optional, amount, "amount"),
-        (3, optional, campaign, "campaign"),
-        (4, required, is_white_label, "is_white_label"),
-        (5, required, agency_code, "agency_code"),
+        id,
+        account_number,
+        amount,
+        campaign,
+        is_white_label,
+        agency_code,
     ],
 );
 
@@ -135,29 +124,16 @@ impl<'a> CollectionProceedingCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProceedingCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProceedingCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -184,18 +160,19 @@ pub struct CollectionProcessCommStepResolvedV1<'a> {
     pub timestamp: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1<'a>,
-    "struct CollectionProcessCommStepResolvedV1",
+    crate::shapes::CollectionProcessCommStepResolvedV1,
+    Borrowed,
     [
-        (0, required, collection_process_number, "collection_process_number"),
-        (1, required, step_identifier, "step_identifier"),
-        (2, optional, trigger_id, "trigger_id"),
-        (3, required, status, "status"),
-        (4, required, reason, "reason"),
-        (5, required, dispatched_channels, "dispatched_channels"),
-        (6, required, failed_channels, "failed_channels"),
-        (7, required, timestamp, "timestamp"),
+        collection_process_number,
+        step_identifier,
+        trigger_id,
+        status,
+        reason,
+        dispatched_channels,
+        failed_channels,
+        timestamp,
     ],
 );
 
@@ -226,29 +203,16 @@ impl<'a> CollectionProcessCommStepResolved<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessCommStepResolvedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessCommStepResolvedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -264,13 +228,14 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
     pub leave_supplier_process_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1<'a>,
-    "struct CollectionProcessLeaveSupplierInstigatedV1",
+    crate::shapes::CollectionProcessLeaveSupplierInstigatedV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        number,
+        account_number,
+        leave_supplier_process_number,
     ],
 );
 
@@ -301,29 +266,16 @@ impl<'a> CollectionProcessLeaveSupplierInstigated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessLeaveSupplierInstigatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessLeaveSupplierInstigatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -341,14 +293,15 @@ pub struct CollectionProcessPausedV1<'a> {
     pub active_pause_reasons: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessPausedV1<'a>,
-    "struct CollectionProcessPausedV1",
+    crate::shapes::CollectionProcessPausedV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, source, "source"),
-        (3, required, active_pause_reasons, "active_pause_reasons"),
+        number,
+        account_number,
+        source,
+        active_pause_reasons,
     ],
 );
 
@@ -379,29 +332,16 @@ impl<'a> CollectionProcessPaused<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessPausedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessPausedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -423,15 +363,16 @@ pub struct CollectionProcessRaisedV1<'a> {
     pub config_code: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessRaisedV1<'a>,
-    "struct CollectionProcessRaisedV1",
+    crate::shapes::CollectionProcessRaisedV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, optional, ledger, "ledger"),
-        (3, optional, billing_document, "billing_document"),
-        (4, required, config_code, "config_code"),
+        number,
+        account_number,
+        ledger,
+        billing_document,
+        config_code,
     ],
 );
 
@@ -462,29 +403,16 @@ impl<'a> CollectionProcessRaised<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessRaisedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessRaisedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -496,11 +424,12 @@ pub struct CollectionProcessReactivatedV1<'a> {
     pub number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1<'a>,
-    "struct CollectionProcessReactivatedV1",
+    crate::shapes::CollectionProcessReactivatedV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -531,29 +460,16 @@ impl<'a> CollectionProcessReactivated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessReactivatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessReactivatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -565,11 +481,12 @@ pub struct CollectionProcessRunTerminationRequestedV1<'a> {
     pub number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1<'a>,
-    "struct CollectionProcessRunTerminationRequestedV1",
+    crate::shapes::CollectionProcessRunTerminationRequestedV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
+        number,
     ],
 );
 
@@ -600,29 +517,16 @@ impl<'a> CollectionProcessRunTerminationRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessRunTerminationRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessRunTerminationRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -638,13 +542,14 @@ pub struct CollectionProcessUnpausedV1<'a> {
     pub source: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1<'a>,
-    "struct CollectionProcessUnpausedV1",
+    crate::shapes::CollectionProcessUnpausedV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, source, "source"),
+        number,
+        account_number,
+        source,
     ],
 );
 
@@ -675,29 +580,16 @@ impl<'a> CollectionProcessUnpaused<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CollectionProcessUnpausedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CollectionProcessUnpausedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -713,13 +605,14 @@ pub struct CollectionProcessWithdrawnV1<'a> {
     pub external_reference: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1<'a>,
-    "struct CollectionProcessWithdrawnV1",
+    crate::shapes::CollectionProcessWithdrawnV1,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
-        (2, required, external_reference, "external_reference"),
+        number,
+        account_number,
+        external_reference,
     ],
 );
 
@@ -732,12 +625,13 @@ pub struct CollectionProcessWithdrawnV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2<'a>,
-    "struct CollectionProcessWithdrawnV2",
+    crate::shapes::CollectionProcessWithdrawnV2,
+    Borrowed,
     [
-        (0, required, number, "number"),
-        (1, required, account_number, "account_number"),
+        number,
+        account_number,
     ],
 );
 
@@ -772,45 +666,23 @@ impl<'a> CollectionProcessWithdrawn<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <CollectionProcessWithdrawnV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <CollectionProcessWithdrawnV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <CollectionProcessWithdrawnV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <CollectionProcessWithdrawnV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -828,13 +700,14 @@ pub struct CreditCheckCreatedV1<'a> {
     pub entity_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CreditCheckCreatedV1<'a>,
-    "struct CreditCheckCreatedV1",
+    crate::shapes::CreditCheckCreatedV1,
+    Borrowed,
     [
-        (0, required, check_id, "check_id"),
-        (1, required, entity_type, "entity_type"),
-        (2, required, entity_id, "entity_id"),
+        check_id,
+        entity_type,
+        entity_id,
     ],
 );
 
@@ -865,25 +738,16 @@ impl<'a> CreditCheckCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <CreditCheckCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CreditCheckCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <CreditCheckCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -899,13 +763,14 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
     pub amount: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1<'a>,
-    "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
+    crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, amount, "amount"),
+        ledger_number,
+        account_number,
+        amount,
     ],
 );
 
@@ -936,29 +801,16 @@ impl<'a> DebtActioningAutomatedDebtWriteBackCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DebtActioningAutomatedDebtWriteBackCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DebtActioningAutomatedDebtWriteBackCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -976,14 +828,15 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
     pub exception: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1<'a>,
-    "struct DebtActioningAutomatedDebtWriteBackFailedV1",
+    crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, reason, "reason"),
-        (3, required, exception, "exception"),
+        ledger_number,
+        account_number,
+        reason,
+        exception,
     ],
 );
 
@@ -1014,29 +867,16 @@ impl<'a> DebtActioningAutomatedDebtWriteBackFailed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DebtActioningAutomatedDebtWriteBackFailedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DebtActioningAutomatedDebtWriteBackFailedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1052,13 +892,14 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
     pub reason: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1<'a>,
-    "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
+    crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, reason, "reason"),
+        ledger_number,
+        account_number,
+        reason,
     ],
 );
 
@@ -1089,29 +930,16 @@ impl<'a> DebtActioningAutomatedDebtWriteBackSkipped<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DebtActioningAutomatedDebtWriteBackSkippedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DebtActioningAutomatedDebtWriteBackSkippedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1139,19 +967,20 @@ pub struct DelinquentDebtAllocationCreatedV1<'a> {
     pub payout: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1<'a>,
-    "struct DelinquentDebtAllocationCreatedV1",
+    crate::shapes::DelinquentDebtAllocationCreatedV1,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, allocation_identifier, "allocation_identifier"),
-        (3, required, amount, "amount"),
-        (4, required, reason, "reason"),
-        (5, required, created_at, "created_at"),
-        (6, required, fulfilment, "fulfilment"),
-        (7, required, obligation, "obligation"),
-        (8, required, payout, "payout"),
+        ledger_number,
+        account_number,
+        allocation_identifier,
+        amount,
+        reason,
+        created_at,
+        fulfilment,
+        obligation,
+        payout,
     ],
 );
 
@@ -1182,29 +1011,16 @@ impl<'a> DelinquentDebtAllocationCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DelinquentDebtAllocationCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DelinquentDebtAllocationCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1222,14 +1038,15 @@ pub struct DelinquentDebtPositionChangedV1<'a> {
     pub new_value: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1<'a>,
-    "struct DelinquentDebtPositionChangedV1",
+    crate::shapes::DelinquentDebtPositionChangedV1,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, changed_on, "changed_on"),
-        (2, required, previous_value, "previous_value"),
-        (3, required, new_value, "new_value"),
+        ledger_number,
+        changed_on,
+        previous_value,
+        new_value,
     ],
 );
 
@@ -1248,15 +1065,16 @@ pub struct DelinquentDebtPositionChangedV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2<'a>,
-    "struct DelinquentDebtPositionChangedV2",
+    crate::shapes::DelinquentDebtPositionChangedV2,
+    Borrowed,
     [
-        (0, required, ledger_number, "ledger_number"),
-        (1, required, changed_on, "changed_on"),
-        (2, required, previous_value, "previous_value"),
-        (3, required, new_value, "new_value"),
-        (4, required, account_number, "account_number"),
+        ledger_number,
+        changed_on,
+        previous_value,
+        new_value,
+        account_number,
     ],
 );
 
@@ -1291,45 +1109,23 @@ impl<'a> DelinquentDebtPositionChanged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <DelinquentDebtPositionChangedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <DelinquentDebtPositionChangedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <DelinquentDebtPositionChangedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <DelinquentDebtPositionChangedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -1353,16 +1149,17 @@ pub struct DepositAgreementAcceptedV1<'a> {
     pub accepted_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1<'a>,
-    "struct DepositAgreementAcceptedV1",
+    crate::shapes::DepositAgreementAcceptedV1,
+    Borrowed,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, accepted_at, "accepted_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        accepted_at,
     ],
 );
 
@@ -1393,29 +1190,16 @@ impl<'a> DepositAgreementAccepted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DepositAgreementAcceptedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementAcceptedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1437,16 +1221,17 @@ pub struct DepositAgreementFulfilledV1<'a> {
     pub fulfilled_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1<'a>,
-    "struct DepositAgreementFulfilledV1",
+    crate::shapes::DepositAgreementFulfilledV1,
+    Borrowed,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, fulfilled_at, "fulfilled_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        fulfilled_at,
     ],
 );
 
@@ -1477,29 +1262,16 @@ impl<'a> DepositAgreementFulfilled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DepositAgreementFulfilledV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementFulfilledV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1523,17 +1295,18 @@ pub struct DepositAgreementInstalmentReturnedV1<'a> {
     pub returned_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1<'a>,
-    "struct DepositAgreementInstalmentReturnedV1",
+    crate::shapes::DepositAgreementInstalmentReturnedV1,
+    Borrowed,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, returned_amount, "returned_amount"),
-        (6, required, returned_at, "returned_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        returned_amount,
+        returned_at,
     ],
 );
 
@@ -1564,29 +1337,16 @@ impl<'a> DepositAgreementInstalmentReturned<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DepositAgreementInstalmentReturnedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementInstalmentReturnedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1608,16 +1368,17 @@ pub struct DepositAgreementReturnedV1<'a> {
     pub returned_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementReturnedV1<'a>,
-    "struct DepositAgreementReturnedV1",
+    crate::shapes::DepositAgreementReturnedV1,
+    Borrowed,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, returned_at, "returned_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        returned_at,
     ],
 );
 
@@ -1648,29 +1409,16 @@ impl<'a> DepositAgreementReturned<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DepositAgreementReturnedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementReturnedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1692,16 +1440,17 @@ pub struct DepositAgreementWithdrawnV1<'a> {
     pub withdrawn_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1<'a>,
-    "struct DepositAgreementWithdrawnV1",
+    crate::shapes::DepositAgreementWithdrawnV1,
+    Borrowed,
     [
-        (0, required, deposit_key, "deposit_key"),
-        (1, required, reason, "reason"),
-        (2, required, amount, "amount"),
-        (3, required, account_number, "account_number"),
-        (4, required, ledger_identifier, "ledger_identifier"),
-        (5, required, withdrawn_at, "withdrawn_at"),
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        withdrawn_at,
     ],
 );
 
@@ -1732,29 +1481,16 @@ impl<'a> DepositAgreementWithdrawn<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DepositAgreementWithdrawnV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DepositAgreementWithdrawnV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1776,16 +1512,17 @@ pub struct DunningPathPausedV1<'a> {
     pub created_note: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathPausedV1<'a>,
-    "struct DunningPathPausedV1",
+    crate::shapes::DunningPathPausedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, dunning_path_name, "dunning_path_name"),
-        (2, required, dunning_process_id, "dunning_process_id"),
-        (3, required, pause_start_date, "pause_start_date"),
-        (4, required, pause_end_date, "pause_end_date"),
-        (5, required, created_note, "created_note"),
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
+        pause_start_date,
+        pause_end_date,
+        created_note,
     ],
 );
 
@@ -1816,25 +1553,16 @@ impl<'a> DunningPathPaused<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathPausedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathPausedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathPausedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1854,15 +1582,16 @@ pub struct DunningPathStartedV1<'a> {
     pub start_date: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathStartedV1<'a>,
-    "struct DunningPathStartedV1",
+    crate::shapes::DunningPathStartedV1,
+    Borrowed,
     [
-        (0, required, dunning_path_name, "dunning_path_name"),
-        (1, required, dunning_process_id, "dunning_process_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, created_note, "created_note"),
-        (4, required, start_date, "start_date"),
+        dunning_path_name,
+        dunning_process_id,
+        account_number,
+        created_note,
+        start_date,
     ],
 );
 
@@ -1893,25 +1622,16 @@ impl<'a> DunningPathStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathStartedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathStartedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathStartedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1927,13 +1647,14 @@ pub struct DunningPathUnpausedV1<'a> {
     pub dunning_process_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathUnpausedV1<'a>,
-    "struct DunningPathUnpausedV1",
+    crate::shapes::DunningPathUnpausedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, dunning_path_name, "dunning_path_name"),
-        (2, required, dunning_process_id, "dunning_process_id"),
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
     ],
 );
 
@@ -1964,25 +1685,16 @@ impl<'a> DunningPathUnpaused<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathUnpausedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathUnpausedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathUnpausedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -2002,15 +1714,16 @@ pub struct DunningPathWithdrawnV1<'a> {
     pub withdrawn_note: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DunningPathWithdrawnV1<'a>,
-    "struct DunningPathWithdrawnV1",
+    crate::shapes::DunningPathWithdrawnV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, dunning_path_name, "dunning_path_name"),
-        (2, required, dunning_process_id, "dunning_process_id"),
-        (3, required, withdrawn_date, "withdrawn_date"),
-        (4, required, withdrawn_note, "withdrawn_note"),
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
+        withdrawn_date,
+        withdrawn_note,
     ],
 );
 
@@ -2041,25 +1754,16 @@ impl<'a> DunningPathWithdrawn<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <DunningPathWithdrawnV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DunningPathWithdrawnV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <DunningPathWithdrawnV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -20,17 +20,18 @@ pub struct CommsAccountCallUpdatedV1<'a> {
     pub changes: ::energy_api_core::RawObject<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1<'a>,
-    "struct CommsAccountCallUpdatedV1",
+    crate::shapes::CommsAccountCallUpdatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, call_id, "call_id"),
-        (2, required, call_key, "call_key"),
-        (3, required, transcript_key, "transcript_key"),
-        (4, required, redacted_transcript_key, "redacted_transcript_key"),
-        (5, required, bucket, "bucket"),
-        (6, required, changes, "changes"),
+        account_number,
+        call_id,
+        call_key,
+        transcript_key,
+        redacted_transcript_key,
+        bucket,
+        changes,
     ],
 );
 
@@ -61,29 +62,16 @@ impl<'a> CommsAccountCallUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CommsAccountCallUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsAccountCallUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -103,15 +91,16 @@ pub struct CommsCustomerEmailBouncedV1<'a> {
     pub bounced_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1<'a>,
-    "struct CommsCustomerEmailBouncedV1",
+    crate::shapes::CommsCustomerEmailBouncedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, user_id, "user_id"),
-        (2, required, message_id, "message_id"),
-        (3, required, template_code, "template_code"),
-        (4, required, bounced_at, "bounced_at"),
+        account_number,
+        user_id,
+        message_id,
+        template_code,
+        bounced_at,
     ],
 );
 
@@ -142,29 +131,16 @@ impl<'a> CommsCustomerEmailBounced<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CommsCustomerEmailBouncedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsCustomerEmailBouncedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -189,16 +165,17 @@ pub struct CommsTranscriptionCreatedV1<'a> {
     pub bucket: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1<'a>,
-    "struct CommsTranscriptionCreatedV1",
+    crate::shapes::CommsTranscriptionCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, call_id, "call_id"),
-        (2, required, call_key, "call_key"),
-        (3, required, transcript_key, "transcript_key"),
-        (4, required, redacted_transcript_key, "redacted_transcript_key"),
-        (5, required, bucket, "bucket"),
+        account_number,
+        call_id,
+        call_key,
+        transcript_key,
+        redacted_transcript_key,
+        bucket,
     ],
 );
 
@@ -229,29 +206,16 @@ impl<'a> CommsTranscriptionCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CommsTranscriptionCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CommsTranscriptionCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -270,14 +234,15 @@ pub struct ComplaintsComplaintNewContactV1<'a> {
     pub status: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1<'a>,
-    "struct ComplaintsComplaintNewContactV1",
+    crate::shapes::ComplaintsComplaintNewContactV1,
+    Borrowed,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
-        (2, required, contact_id, "contact_id"),
-        (3, required, status, "status"),
+        account_number,
+        complaint_id,
+        contact_id,
+        status,
     ],
 );
 
@@ -308,29 +273,16 @@ impl<'a> ComplaintsComplaintNewContact<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ComplaintsComplaintNewContactV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsComplaintNewContactV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -345,12 +297,13 @@ pub struct ComplaintsComplaintOpenedV1<'a> {
     pub complaint_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1<'a>,
-    "struct ComplaintsComplaintOpenedV1",
+    crate::shapes::ComplaintsComplaintOpenedV1,
+    Borrowed,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
+        account_number,
+        complaint_id,
     ],
 );
 
@@ -381,29 +334,16 @@ impl<'a> ComplaintsComplaintOpened<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ComplaintsComplaintOpenedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsComplaintOpenedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -421,13 +361,14 @@ pub struct ComplaintsDrpFinishedV1<'a> {
     pub reason: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1<'a>,
-    "struct ComplaintsDrpFinishedV1",
+    crate::shapes::ComplaintsDrpFinishedV1,
+    Borrowed,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
-        (2, optional, reason, "reason"),
+        account_number,
+        complaint_id,
+        reason,
     ],
 );
 
@@ -458,25 +399,16 @@ impl<'a> ComplaintsDrpFinished<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplaintsDrpFinishedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsDrpFinishedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ComplaintsDrpFinishedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -493,13 +425,14 @@ pub struct ComplaintsDrpStartedV1<'a> {
     pub position: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1<'a>,
-    "struct ComplaintsDrpStartedV1",
+    crate::shapes::ComplaintsDrpStartedV1,
+    Borrowed,
     [
-        (0, optional, account_number, "account_number"),
-        (1, required, complaint_id, "complaint_id"),
-        (2, required, position, "position"),
+        account_number,
+        complaint_id,
+        position,
     ],
 );
 
@@ -530,25 +463,16 @@ impl<'a> ComplaintsDrpStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ComplaintsDrpStartedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplaintsDrpStartedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ComplaintsDrpStartedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -564,13 +488,14 @@ pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
     pub triggered_by_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1<'a>,
-    "struct ComplexQuotingCostCalculationFinishedV1",
+    crate::shapes::ComplexQuotingCostCalculationFinishedV1,
+    Borrowed,
     [
-        (0, required, quote_configuration_number, "quote_configuration_number"),
-        (1, required, succeeded, "succeeded"),
-        (2, required, triggered_by_id, "triggered_by_id"),
+        quote_configuration_number,
+        succeeded,
+        triggered_by_id,
     ],
 );
 
@@ -601,29 +526,16 @@ impl<'a> ComplexQuotingCostCalculationFinished<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ComplexQuotingCostCalculationFinishedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ComplexQuotingCostCalculationFinishedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -637,12 +549,13 @@ pub struct ConsentsConsentCreatedV1<'a> {
     pub consent: crate::borrowed::types::Consent<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1<'a>,
-    "struct ConsentsConsentCreatedV1",
+    crate::shapes::ConsentsConsentCreatedV1,
+    Borrowed,
     [
-        (0, required, signing_identity, "signing_identity"),
-        (1, required, consent, "consent"),
+        signing_identity,
+        consent,
     ],
 );
 
@@ -673,25 +586,16 @@ impl<'a> ConsentsConsentCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ConsentsConsentCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ConsentsConsentCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ConsentsConsentCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -705,12 +609,13 @@ pub struct ConsentsConsentUpdatedV1<'a> {
     pub consent: crate::borrowed::types::Consent<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1<'a>,
-    "struct ConsentsConsentUpdatedV1",
+    crate::shapes::ConsentsConsentUpdatedV1,
+    Borrowed,
     [
-        (0, required, signing_identity, "signing_identity"),
-        (1, required, consent, "consent"),
+        signing_identity,
+        consent,
     ],
 );
 
@@ -741,25 +646,16 @@ impl<'a> ConsentsConsentUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ConsentsConsentUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ConsentsConsentUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ConsentsConsentUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -782,15 +678,16 @@ pub struct GoodsQuoteCreatedForAccountV1<'a> {
     pub lead_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1<'a>,
-    "struct GoodsQuoteCreatedForAccountV1",
+    crate::shapes::GoodsQuoteCreatedForAccountV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, market_name, "market_name"),
-        (2, required, quote_id, "quote_id"),
-        (3, required, client_params, "client_params"),
-        (4, required, lead_id, "lead_id"),
+        account_number,
+        market_name,
+        quote_id,
+        client_params,
+        lead_id,
     ],
 );
 
@@ -821,29 +718,16 @@ impl<'a> GoodsQuoteCreatedForAccount<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GoodsQuoteCreatedForAccountV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GoodsQuoteCreatedForAccountV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -863,15 +747,16 @@ pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
     pub lead_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1<'a>,
-    "struct GoodsQuoteCreatedWithoutAccountV1",
+    crate::shapes::GoodsQuoteCreatedWithoutAccountV1,
+    Borrowed,
     [
-        (0, required, market_name, "market_name"),
-        (1, required, quote_id, "quote_id"),
-        (2, required, contact_info, "contact_info"),
-        (3, required, client_params, "client_params"),
-        (4, required, lead_id, "lead_id"),
+        market_name,
+        quote_id,
+        contact_info,
+        client_params,
+        lead_id,
     ],
 );
 
@@ -902,29 +787,16 @@ impl<'a> GoodsQuoteCreatedWithoutAccount<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GoodsQuoteCreatedWithoutAccountV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GoodsQuoteCreatedWithoutAccountV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -940,13 +812,14 @@ pub struct LeadsLeadStageUpdatedV1<'a> {
     pub stage: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1<'a>,
-    "struct LeadsLeadStageUpdatedV1",
+    crate::shapes::LeadsLeadStageUpdatedV1,
+    Borrowed,
     [
-        (0, required, lead_number, "lead_number"),
-        (1, required, funnel_code, "funnel_code"),
-        (2, required, stage, "stage"),
+        lead_number,
+        funnel_code,
+        stage,
     ],
 );
 
@@ -977,25 +850,16 @@ impl<'a> LeadsLeadStageUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LeadsLeadStageUpdatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsLeadStageUpdatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <LeadsLeadStageUpdatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1011,13 +875,14 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
     pub category: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1<'a>,
-    "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
+    crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1,
+    Borrowed,
     [
-        (0, required, opportunity_number, "opportunity_number"),
-        (1, required, attachment_id, "attachment_id"),
-        (2, required, category, "category"),
+        opportunity_number,
+        attachment_id,
+        category,
     ],
 );
 
@@ -1048,29 +913,16 @@ impl<'a> LeadsOpportunityDocumentAttachedToOpportunity<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LeadsOpportunityDocumentAttachedToOpportunityV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsOpportunityDocumentAttachedToOpportunityV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1084,12 +936,13 @@ pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
     pub offer_group_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2<'a>,
-    "struct LeadsOpportunityOfferGroupCreatedV2",
+    crate::shapes::LeadsOpportunityOfferGroupCreatedV2,
+    Borrowed,
     [
-        (0, required, opportunity_number, "opportunity_number"),
-        (1, required, offer_group_identifier, "offer_group_identifier"),
+        opportunity_number,
+        offer_group_identifier,
     ],
 );
 
@@ -1120,29 +973,16 @@ impl<'a> LeadsOpportunityOfferGroupCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LeadsOpportunityOfferGroupCreatedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsOpportunityOfferGroupCreatedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -1161,14 +1001,15 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
     pub updated_by_user_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1<'a>,
-    "struct LeadsOpportunityStageUpdatedV1",
+    crate::shapes::LeadsOpportunityStageUpdatedV1,
+    Borrowed,
     [
-        (0, required, opportunity_number, "opportunity_number"),
-        (1, required, funnel_code, "funnel_code"),
-        (2, required, stage, "stage"),
-        (3, optional, updated_by_user_id, "updated_by_user_id"),
+        opportunity_number,
+        funnel_code,
+        stage,
+        updated_by_user_id,
     ],
 );
 
@@ -1199,29 +1040,16 @@ impl<'a> LeadsOpportunityStageUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LeadsOpportunityStageUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LeadsOpportunityStageUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1235,12 +1063,13 @@ pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
     pub external_provider: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1<'a>,
-    "struct MessagingPushNotificationTokenUnregisteredV1",
+    crate::shapes::MessagingPushNotificationTokenUnregisteredV1,
+    Borrowed,
     [
-        (0, required, token, "token"),
-        (1, required, external_provider, "external_provider"),
+        token,
+        external_provider,
     ],
 );
 
@@ -1271,29 +1100,16 @@ impl<'a> MessagingPushNotificationTokenUnregistered<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MessagingPushNotificationTokenUnregisteredV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MessagingPushNotificationTokenUnregisteredV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -28,19 +28,20 @@ pub struct ContractGroupsCreatedV1<'a> {
     pub traits: ::std::vec::Vec<crate::borrowed::types::GroupTrait<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractGroupsCreatedV1<'a>,
-    "struct ContractGroupsCreatedV1",
+    crate::shapes::ContractGroupsCreatedV1,
+    Borrowed,
     [
-        (0, required, contract_group_identifier, "contract_group_identifier"),
-        (1, required, group_type, "group_type"),
-        (2, required, valid_from, "valid_from"),
-        (3, optional, valid_to, "valid_to"),
-        (4, optional, managing_party_identifier, "managing_party_identifier"),
-        (5, optional, external_identifier, "external_identifier"),
-        (6, optional, name, "name"),
-        (7, required, memberships, "memberships"),
-        (8, required, traits, "traits"),
+        contract_group_identifier,
+        group_type,
+        valid_from,
+        valid_to,
+        managing_party_identifier,
+        external_identifier,
+        name,
+        memberships,
+        traits,
     ],
 );
 
@@ -71,25 +72,16 @@ impl<'a> ContractGroupsCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractGroupsCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractGroupsCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractGroupsCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -107,13 +99,14 @@ pub struct ContractGroupsMembershipsChangedV1<'a> {
     pub memberships_ended: ::std::vec::Vec<crate::borrowed::types::GroupMembership<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractGroupsMembershipsChangedV1<'a>,
-    "struct ContractGroupsMembershipsChangedV1",
+    crate::shapes::ContractGroupsMembershipsChangedV1,
+    Borrowed,
     [
-        (0, required, contract_group_identifier, "contract_group_identifier"),
-        (1, required, memberships_started, "memberships_started"),
-        (2, required, memberships_ended, "memberships_ended"),
+        contract_group_identifier,
+        memberships_started,
+        memberships_ended,
     ],
 );
 
@@ -144,29 +137,16 @@ impl<'a> ContractGroupsMembershipsChanged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractGroupsMembershipsChangedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractGroupsMembershipsChangedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -184,14 +164,15 @@ pub struct ContractGroupsVersionCreatedV1<'a> {
     pub created_versions: ::std::vec::Vec<crate::borrowed::types::GroupVersion<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractGroupsVersionCreatedV1<'a>,
-    "struct ContractGroupsVersionCreatedV1",
+    crate::shapes::ContractGroupsVersionCreatedV1,
+    Borrowed,
     [
-        (0, required, contract_group_identifier, "contract_group_identifier"),
-        (1, required, effective_period, "effective_period"),
-        (2, required, superseded_versions, "superseded_versions"),
-        (3, required, created_versions, "created_versions"),
+        contract_group_identifier,
+        effective_period,
+        superseded_versions,
+        created_versions,
     ],
 );
 
@@ -222,29 +203,16 @@ impl<'a> ContractGroupsVersionCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractGroupsVersionCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractGroupsVersionCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -262,14 +230,15 @@ pub struct ContractsActualizedV1<'a> {
     pub for_subjects: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsActualizedV1<'a>,
-    "struct ContractsActualizedV1",
+    crate::shapes::ContractsActualizedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, version_reference, "version_reference"),
-        (2, required, occurred_at, "occurred_at"),
-        (3, required, for_subjects, "for_subjects"),
+        contract_identifier,
+        version_reference,
+        occurred_at,
+        for_subjects,
     ],
 );
 
@@ -300,25 +269,16 @@ impl<'a> ContractsActualized<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsActualizedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsActualizedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsActualizedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -335,13 +295,14 @@ pub struct ContractsCreatedV1<'a> {
     pub sales_record_identifier: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsCreatedV1<'a>,
-    "struct ContractsCreatedV1",
+    crate::shapes::ContractsCreatedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, optional, sales_record_identifier, "sales_record_identifier"),
+        contract_identifier,
+        occurred_at,
+        sales_record_identifier,
     ],
 );
 
@@ -372,25 +333,16 @@ impl<'a> ContractsCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsCreatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsCreatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsCreatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -406,13 +358,14 @@ pub struct ContractsExpiredV1<'a> {
     pub valid_to: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsExpiredV1<'a>,
-    "struct ContractsExpiredV1",
+    crate::shapes::ContractsExpiredV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, valid_to, "valid_to"),
+        contract_identifier,
+        occurred_at,
+        valid_to,
     ],
 );
 
@@ -443,25 +396,16 @@ impl<'a> ContractsExpired<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsExpiredV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsExpiredV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsExpiredV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -477,13 +421,14 @@ pub struct ContractsExpiryApproachingV1<'a> {
     pub days_before_expiry: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsExpiryApproachingV1<'a>,
-    "struct ContractsExpiryApproachingV1",
+    crate::shapes::ContractsExpiryApproachingV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, days_before_expiry, "days_before_expiry"),
+        contract_identifier,
+        occurred_at,
+        days_before_expiry,
     ],
 );
 
@@ -514,29 +459,16 @@ impl<'a> ContractsExpiryApproaching<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractsExpiryApproachingV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsExpiryApproachingV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -556,14 +488,15 @@ pub struct ContractsJourneysCreationStartedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsJourneysCreationStartedV1<'a>,
-    "struct ContractsJourneysCreationStartedV1",
+    crate::shapes::ContractsJourneysCreationStartedV1,
+    Borrowed,
     [
-        (0, required, contract_journey, "contract_journey"),
-        (1, required, contract_identifier, "contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
-        (3, required, subject_contract_journeys, "subject_contract_journeys"),
+        contract_journey,
+        contract_identifier,
+        occurred_at,
+        subject_contract_journeys,
     ],
 );
 
@@ -594,29 +527,16 @@ impl<'a> ContractsJourneysCreationStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractsJourneysCreationStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsJourneysCreationStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -636,14 +556,15 @@ pub struct ContractsJourneysTerminationStartedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsJourneysTerminationStartedV1<'a>,
-    "struct ContractsJourneysTerminationStartedV1",
+    crate::shapes::ContractsJourneysTerminationStartedV1,
+    Borrowed,
     [
-        (0, required, contract_journey, "contract_journey"),
-        (1, required, contract_identifier, "contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
-        (3, required, subject_contract_journeys, "subject_contract_journeys"),
+        contract_journey,
+        contract_identifier,
+        occurred_at,
+        subject_contract_journeys,
     ],
 );
 
@@ -674,29 +595,16 @@ impl<'a> ContractsJourneysTerminationStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractsJourneysTerminationStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsJourneysTerminationStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -712,13 +620,14 @@ pub struct ContractsJourneysVariationStartedV1<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsJourneysVariationStartedV1<'a>,
-    "struct ContractsJourneysVariationStartedV1",
+    crate::shapes::ContractsJourneysVariationStartedV1,
+    Borrowed,
     [
-        (0, required, contract_journey, "contract_journey"),
-        (1, required, contract_identifier, "contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
+        contract_journey,
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -749,29 +658,16 @@ impl<'a> ContractsJourneysVariationStarted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractsJourneysVariationStartedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsJourneysVariationStartedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -787,13 +683,14 @@ pub struct ContractsNovatedV1<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsNovatedV1<'a>,
-    "struct ContractsNovatedV1",
+    crate::shapes::ContractsNovatedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, new_contract_identifier, "new_contract_identifier"),
-        (2, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        new_contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -824,25 +721,16 @@ impl<'a> ContractsNovated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsNovatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsNovatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsNovatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -856,12 +744,13 @@ pub struct ContractsRescindedV1<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsRescindedV1<'a>,
-    "struct ContractsRescindedV1",
+    crate::shapes::ContractsRescindedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -892,25 +781,16 @@ impl<'a> ContractsRescinded<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsRescindedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsRescindedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsRescindedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -924,12 +804,13 @@ pub struct ContractsRevokedV1<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsRevokedV1<'a>,
-    "struct ContractsRevokedV1",
+    crate::shapes::ContractsRevokedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -960,25 +841,16 @@ impl<'a> ContractsRevoked<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsRevokedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsRevokedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsRevokedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -998,15 +870,16 @@ pub struct ContractsSubjectAmendedV1<'a> {
     pub removed: ::std::vec::Vec<crate::borrowed::types::AmendedSubject<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsSubjectAmendedV1<'a>,
-    "struct ContractsSubjectAmendedV1",
+    crate::shapes::ContractsSubjectAmendedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
-        (2, required, added, "added"),
-        (3, required, updated, "updated"),
-        (4, required, removed, "removed"),
+        contract_identifier,
+        occurred_at,
+        added,
+        updated,
+        removed,
     ],
 );
 
@@ -1037,29 +910,16 @@ impl<'a> ContractsSubjectAmended<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ContractsSubjectAmendedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsSubjectAmendedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1073,12 +933,13 @@ pub struct ContractsTerminatedV1<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsTerminatedV1<'a>,
-    "struct ContractsTerminatedV1",
+    crate::shapes::ContractsTerminatedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1109,25 +970,16 @@ impl<'a> ContractsTerminated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsTerminatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsTerminatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsTerminatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1141,12 +993,13 @@ pub struct ContractsTermsVariedV1<'a> {
     pub occurred_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ContractsTermsVariedV1<'a>,
-    "struct ContractsTermsVariedV1",
+    crate::shapes::ContractsTermsVariedV1,
+    Borrowed,
     [
-        (0, required, contract_identifier, "contract_identifier"),
-        (1, required, occurred_at, "occurred_at"),
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -1177,25 +1030,16 @@ impl<'a> ContractsTermsVaried<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <ContractsTermsVariedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ContractsTermsVariedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <ContractsTermsVariedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -12,13 +12,14 @@ pub struct InkActionsRunV1<'a> {
     pub actions_results: ::std::vec::Vec<crate::borrowed::types::InkAction<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkActionsRunV1<'a>,
-    "struct InkActionsRunV1",
+    crate::shapes::InkActionsRunV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, message_relay_id, "message_relay_id"),
-        (2, required, actions_results, "actions_results"),
+        conversation_relay_id,
+        message_relay_id,
+        actions_results,
     ],
 );
 
@@ -49,25 +50,16 @@ impl<'a> InkActionsRun<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkActionsRunV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkActionsRunV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkActionsRunV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -85,14 +77,15 @@ pub struct InkContentInboundMessageTaggedV1<'a> {
     pub message: crate::borrowed::types::InkMessageContent<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkContentInboundMessageTaggedV1<'a>,
-    "struct InkContentInboundMessageTaggedV1",
+    crate::shapes::InkContentInboundMessageTaggedV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, message, "message"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -123,29 +116,16 @@ impl<'a> InkContentInboundMessageTagged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkContentInboundMessageTaggedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkContentInboundMessageTaggedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -167,16 +147,17 @@ pub struct InkConversationAssignedToBucketV1<'a> {
     pub actor_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationAssignedToBucketV1<'a>,
-    "struct InkConversationAssignedToBucketV1",
+    crate::shapes::InkConversationAssignedToBucketV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, bucket_relay_id, "bucket_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
-        (3, required, organisation_id, "organisation_id"),
-        (4, required, actor_type, "actor_type"),
-        (5, required, actor_id, "actor_id"),
+        conversation_relay_id,
+        bucket_relay_id,
+        support_user_id,
+        organisation_id,
+        actor_type,
+        actor_id,
     ],
 );
 
@@ -207,29 +188,16 @@ impl<'a> InkConversationAssignedToBucket<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationAssignedToBucketV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationAssignedToBucketV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -245,13 +213,14 @@ pub struct InkConversationAssignedToTimelineV1<'a> {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationAssignedToTimelineV1<'a>,
-    "struct InkConversationAssignedToTimelineV1",
+    crate::shapes::InkConversationAssignedToTimelineV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, timeline_relay_id, "timeline_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
+        conversation_relay_id,
+        timeline_relay_id,
+        support_user_id,
     ],
 );
 
@@ -282,29 +251,16 @@ impl<'a> InkConversationAssignedToTimeline<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationAssignedToTimelineV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationAssignedToTimelineV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -330,18 +286,19 @@ pub struct InkConversationAwaitCustomerReplyV1<'a> {
     pub organisation_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationAwaitCustomerReplyV1<'a>,
-    "struct InkConversationAwaitCustomerReplyV1",
+    crate::shapes::InkConversationAwaitCustomerReplyV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
     ],
 );
 
@@ -372,29 +329,16 @@ impl<'a> InkConversationAwaitCustomerReply<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationAwaitCustomerReplyV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationAwaitCustomerReplyV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -424,20 +368,21 @@ pub struct InkConversationClosedV1<'a> {
     pub reason: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationClosedV1<'a>,
-    "struct InkConversationClosedV1",
+    crate::shapes::InkConversationClosedV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
-        (8, required, closed_at, "closed_at"),
-        (9, required, reason, "reason"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        closed_at,
+        reason,
     ],
 );
 
@@ -468,25 +413,16 @@ impl<'a> InkConversationClosed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationClosedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationClosedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkConversationClosedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -516,20 +452,21 @@ pub struct InkConversationOpenStatusChangedV1<'a> {
     pub previous_status: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationOpenStatusChangedV1<'a>,
-    "struct InkConversationOpenStatusChangedV1",
+    crate::shapes::InkConversationOpenStatusChangedV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
-        (8, required, new_status, "new_status"),
-        (9, required, previous_status, "previous_status"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        new_status,
+        previous_status,
     ],
 );
 
@@ -560,29 +497,16 @@ impl<'a> InkConversationOpenStatusChanged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationOpenStatusChangedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationOpenStatusChangedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -608,18 +532,19 @@ pub struct InkConversationOpenedV1<'a> {
     pub organisation_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationOpenedV1<'a>,
-    "struct InkConversationOpenedV1",
+    crate::shapes::InkConversationOpenedV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
     ],
 );
 
@@ -650,25 +575,16 @@ impl<'a> InkConversationOpened<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationOpenedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationOpenedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkConversationOpenedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -700,21 +616,22 @@ pub struct InkConversationPriorityChangedV1<'a> {
     pub organisation_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationPriorityChangedV1<'a>,
-    "struct InkConversationPriorityChangedV1",
+    crate::shapes::InkConversationPriorityChangedV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, old_priority, "old_priority"),
-        (3, required, new_priority, "new_priority"),
-        (4, required, prioritized_at, "prioritized_at"),
-        (5, required, message_id, "message_id"),
-        (6, required, message_relay_id, "message_relay_id"),
-        (7, required, account_number, "account_number"),
-        (8, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (9, required, support_user_id, "support_user_id"),
-        (10, required, organisation_id, "organisation_id"),
+        conversation_id,
+        conversation_relay_id,
+        old_priority,
+        new_priority,
+        prioritized_at,
+        message_id,
+        message_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        organisation_id,
     ],
 );
 
@@ -745,29 +662,16 @@ impl<'a> InkConversationPriorityChanged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationPriorityChangedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationPriorityChangedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -797,20 +701,21 @@ pub struct InkConversationSnoozedV1<'a> {
     pub ink_note_relay_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationSnoozedV1<'a>,
-    "struct InkConversationSnoozedV1",
+    crate::shapes::InkConversationSnoozedV1,
+    Borrowed,
     [
-        (0, required, conversation_id, "conversation_id"),
-        (1, required, conversation_relay_id, "conversation_relay_id"),
-        (2, required, account_number, "account_number"),
-        (3, required, latest_contacted_account_user_number, "latest_contacted_account_user_number"),
-        (4, required, support_user_id, "support_user_id"),
-        (5, required, actor_type, "actor_type"),
-        (6, required, actor_id, "actor_id"),
-        (7, required, organisation_id, "organisation_id"),
-        (8, required, snoozed_to, "snoozed_to"),
-        (9, required, ink_note_relay_id, "ink_note_relay_id"),
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        snoozed_to,
+        ink_note_relay_id,
     ],
 );
 
@@ -841,25 +746,16 @@ impl<'a> InkConversationSnoozed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkConversationSnoozedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationSnoozedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkConversationSnoozedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -881,16 +777,17 @@ pub struct InkConversationUnassignedFromBucketV1<'a> {
     pub actor_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationUnassignedFromBucketV1<'a>,
-    "struct InkConversationUnassignedFromBucketV1",
+    crate::shapes::InkConversationUnassignedFromBucketV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, bucket_relay_id, "bucket_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
-        (3, required, organisation_id, "organisation_id"),
-        (4, required, actor_type, "actor_type"),
-        (5, required, actor_id, "actor_id"),
+        conversation_relay_id,
+        bucket_relay_id,
+        support_user_id,
+        organisation_id,
+        actor_type,
+        actor_id,
     ],
 );
 
@@ -921,29 +818,16 @@ impl<'a> InkConversationUnassignedFromBucket<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationUnassignedFromBucketV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationUnassignedFromBucketV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -959,13 +843,14 @@ pub struct InkConversationUnassignedFromTimelineV1<'a> {
     pub support_user_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkConversationUnassignedFromTimelineV1<'a>,
-    "struct InkConversationUnassignedFromTimelineV1",
+    crate::shapes::InkConversationUnassignedFromTimelineV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, timeline_relay_id, "timeline_relay_id"),
-        (2, required, support_user_id, "support_user_id"),
+        conversation_relay_id,
+        timeline_relay_id,
+        support_user_id,
     ],
 );
 
@@ -996,29 +881,16 @@ impl<'a> InkConversationUnassignedFromTimeline<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkConversationUnassignedFromTimelineV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkConversationUnassignedFromTimelineV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1035,13 +907,14 @@ pub struct InkLiveChatClosedV1<'a> {
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkLiveChatClosedV1<'a>,
-    "struct InkLiveChatClosedV1",
+    crate::shapes::InkLiveChatClosedV1,
+    Borrowed,
     [
-        (0, required, live_chat_conversation_relay_id, "live_chat_conversation_relay_id"),
-        (1, required, close_reason, "close_reason"),
-        (2, optional, account_number, "account_number"),
+        live_chat_conversation_relay_id,
+        close_reason,
+        account_number,
     ],
 );
 
@@ -1072,25 +945,16 @@ impl<'a> InkLiveChatClosed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkLiveChatClosedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkLiveChatClosedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkLiveChatClosedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1102,11 +966,12 @@ pub struct InkLiveChatInitiatedV1<'a> {
     pub live_chat_conversation: crate::borrowed::types::InkConversation<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkLiveChatInitiatedV1<'a>,
-    "struct InkLiveChatInitiatedV1",
+    crate::shapes::InkLiveChatInitiatedV1,
+    Borrowed,
     [
-        (0, required, live_chat_conversation, "live_chat_conversation"),
+        live_chat_conversation,
     ],
 );
 
@@ -1137,25 +1002,16 @@ impl<'a> InkLiveChatInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <InkLiveChatInitiatedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkLiveChatInitiatedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <InkLiveChatInitiatedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1167,11 +1023,12 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
     pub live_chat_conversation: crate::borrowed::types::InkConversation<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkLiveChatMessagesOutboundMessageCreatedV1<'a>,
-    "struct InkLiveChatMessagesOutboundMessageCreatedV1",
+    crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1,
+    Borrowed,
     [
-        (0, required, live_chat_conversation, "live_chat_conversation"),
+        live_chat_conversation,
     ],
 );
 
@@ -1202,29 +1059,16 @@ impl<'a> InkLiveChatMessagesOutboundMessageCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkLiveChatMessagesOutboundMessageCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkLiveChatMessagesOutboundMessageCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1242,14 +1086,15 @@ pub struct InkMessageAttachmentSafeV1<'a> {
     pub size_in_bytes: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageAttachmentSafeV1<'a>,
-    "struct InkMessageAttachmentSafeV1",
+    crate::shapes::InkMessageAttachmentSafeV1,
+    Borrowed,
     [
-        (0, required, filename, "filename"),
-        (1, required, storage_key, "storage_key"),
-        (2, required, storage_bucket, "storage_bucket"),
-        (3, required, size_in_bytes, "size_in_bytes"),
+        filename,
+        storage_key,
+        storage_bucket,
+        size_in_bytes,
     ],
 );
 
@@ -1280,29 +1125,16 @@ impl<'a> InkMessageAttachmentSafe<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessageAttachmentSafeV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessageAttachmentSafeV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1320,14 +1152,15 @@ pub struct InkMessageAttachmentUnsafeV1<'a> {
     pub size_in_bytes: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessageAttachmentUnsafeV1<'a>,
-    "struct InkMessageAttachmentUnsafeV1",
+    crate::shapes::InkMessageAttachmentUnsafeV1,
+    Borrowed,
     [
-        (0, required, filename, "filename"),
-        (1, required, storage_key, "storage_key"),
-        (2, required, storage_bucket, "storage_bucket"),
-        (3, required, size_in_bytes, "size_in_bytes"),
+        filename,
+        storage_key,
+        storage_bucket,
+        size_in_bytes,
     ],
 );
 
@@ -1358,29 +1191,16 @@ impl<'a> InkMessageAttachmentUnsafe<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessageAttachmentUnsafeV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessageAttachmentUnsafeV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1396,13 +1216,14 @@ pub struct InkMessagesInboundEmailMigrationV1<'a> {
     pub storage_bucket: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesInboundEmailMigrationV1<'a>,
-    "struct InkMessagesInboundEmailMigrationV1",
+    crate::shapes::InkMessagesInboundEmailMigrationV1,
+    Borrowed,
     [
-        (0, required, message_id, "message_id"),
-        (1, required, storage_key, "storage_key"),
-        (2, required, storage_bucket, "storage_bucket"),
+        message_id,
+        storage_key,
+        storage_bucket,
     ],
 );
 
@@ -1433,29 +1254,16 @@ impl<'a> InkMessagesInboundEmailMigration<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesInboundEmailMigrationV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesInboundEmailMigrationV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1471,13 +1279,14 @@ pub struct InkMessagesInboundMessageCreatedV1<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesInboundMessageCreatedV1<'a>,
-    "struct InkMessagesInboundMessageCreatedV1",
+    crate::shapes::InkMessagesInboundMessageCreatedV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -1508,29 +1317,16 @@ impl<'a> InkMessagesInboundMessageCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesInboundMessageCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesInboundMessageCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1548,14 +1344,15 @@ pub struct InkMessagesInboundMessageIngestedV1<'a> {
     pub message_relay_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesInboundMessageIngestedV1<'a>,
-    "struct InkMessagesInboundMessageIngestedV1",
+    crate::shapes::InkMessagesInboundMessageIngestedV1,
+    Borrowed,
     [
-        (0, required, channel, "channel"),
-        (1, required, vendor, "vendor"),
-        (2, required, vendor_id, "vendor_id"),
-        (3, required, message_relay_id, "message_relay_id"),
+        channel,
+        vendor,
+        vendor_id,
+        message_relay_id,
     ],
 );
 
@@ -1586,29 +1383,16 @@ impl<'a> InkMessagesInboundMessageIngested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesInboundMessageIngestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesInboundMessageIngestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1624,13 +1408,14 @@ pub struct InkMessagesOutboundMessageCreatedV1<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesOutboundMessageCreatedV1<'a>,
-    "struct InkMessagesOutboundMessageCreatedV1",
+    crate::shapes::InkMessagesOutboundMessageCreatedV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -1661,29 +1446,16 @@ impl<'a> InkMessagesOutboundMessageCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesOutboundMessageCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesOutboundMessageCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1699,13 +1471,14 @@ pub struct InkMessagesOutboundMessageFailedV1<'a> {
     pub failure: crate::borrowed::types::InkFailureData<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesOutboundMessageFailedV1<'a>,
-    "struct InkMessagesOutboundMessageFailedV1",
+    crate::shapes::InkMessagesOutboundMessageFailedV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, message, "message"),
-        (2, required, failure, "failure"),
+        conversation_relay_id,
+        message,
+        failure,
     ],
 );
 
@@ -1736,29 +1509,16 @@ impl<'a> InkMessagesOutboundMessageFailed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesOutboundMessageFailedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesOutboundMessageFailedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1774,13 +1534,14 @@ pub struct InkMessagesPhishingReportDismissedV1<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesPhishingReportDismissedV1<'a>,
-    "struct InkMessagesPhishingReportDismissedV1",
+    crate::shapes::InkMessagesPhishingReportDismissedV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -1811,29 +1572,16 @@ impl<'a> InkMessagesPhishingReportDismissed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesPhishingReportDismissedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesPhishingReportDismissedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1849,13 +1597,14 @@ pub struct InkMessagesReportedPhishingV1<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesReportedPhishingV1<'a>,
-    "struct InkMessagesReportedPhishingV1",
+    crate::shapes::InkMessagesReportedPhishingV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -1886,29 +1635,16 @@ impl<'a> InkMessagesReportedPhishing<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesReportedPhishingV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesReportedPhishingV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1924,13 +1660,14 @@ pub struct InkMessagesReportedSpamV1<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesReportedSpamV1<'a>,
-    "struct InkMessagesReportedSpamV1",
+    crate::shapes::InkMessagesReportedSpamV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -1961,29 +1698,16 @@ impl<'a> InkMessagesReportedSpam<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesReportedSpamV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesReportedSpamV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1999,13 +1723,14 @@ pub struct InkMessagesSpamReportDismissedV1<'a> {
     pub message: crate::borrowed::types::InkMessage<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     InkMessagesSpamReportDismissedV1<'a>,
-    "struct InkMessagesSpamReportDismissedV1",
+    crate::shapes::InkMessagesSpamReportDismissedV1,
+    Borrowed,
     [
-        (0, required, conversation_relay_id, "conversation_relay_id"),
-        (1, required, account_number, "account_number"),
-        (2, required, message, "message"),
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -2036,29 +1761,16 @@ impl<'a> InkMessagesSpamReportDismissed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <InkMessagesSpamReportDismissedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <InkMessagesSpamReportDismissedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -10,12 +10,13 @@ pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
     pub permissions: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesCreatedV1<'a>,
-    "struct CustomerAccessPartnerRolesCreatedV1",
+    crate::shapes::CustomerAccessPartnerRolesCreatedV1,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, required, permissions, "permissions"),
+        code,
+        permissions,
     ],
 );
 
@@ -46,29 +47,16 @@ impl<'a> CustomerAccessPartnerRolesCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CustomerAccessPartnerRolesCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerRolesCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -91,14 +79,15 @@ pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesUpdatedV1<'a>,
-    "struct CustomerAccessPartnerRolesUpdatedV1",
+    crate::shapes::CustomerAccessPartnerRolesUpdatedV1,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, optional, display_name, "display_name"),
-        (2, optional, description, "description"),
-        (3, optional, permissions, "permissions"),
+        code,
+        display_name,
+        description,
+        permissions,
     ],
 );
 
@@ -129,29 +118,16 @@ impl<'a> CustomerAccessPartnerRolesUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CustomerAccessPartnerRolesUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerRolesUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -165,12 +141,13 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
     pub permissions: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesCreatedV1<'a>,
-    "struct CustomerAccessPartnerUserRolesCreatedV1",
+    crate::shapes::CustomerAccessPartnerUserRolesCreatedV1,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, required, permissions, "permissions"),
+        code,
+        permissions,
     ],
 );
 
@@ -201,29 +178,16 @@ impl<'a> CustomerAccessPartnerUserRolesCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CustomerAccessPartnerUserRolesCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerUserRolesCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -246,14 +210,15 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesUpdatedV1<'a>,
-    "struct CustomerAccessPartnerUserRolesUpdatedV1",
+    crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, optional, display_name, "display_name"),
-        (2, optional, description, "description"),
-        (3, optional, permissions, "permissions"),
+        code,
+        display_name,
+        description,
+        permissions,
     ],
 );
 
@@ -284,29 +249,16 @@ impl<'a> CustomerAccessPartnerUserRolesUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CustomerAccessPartnerUserRolesUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessPartnerUserRolesUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -322,13 +274,14 @@ pub struct CustomerAccessUserRolesCreatedV1<'a> {
     pub name: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessUserRolesCreatedV1<'a>,
-    "struct CustomerAccessUserRolesCreatedV1",
+    crate::shapes::CustomerAccessUserRolesCreatedV1,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, required, permissions, "permissions"),
-        (2, required, name, "name"),
+        code,
+        permissions,
+        name,
     ],
 );
 
@@ -359,29 +312,16 @@ impl<'a> CustomerAccessUserRolesCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CustomerAccessUserRolesCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessUserRolesCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -404,14 +344,15 @@ pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     CustomerAccessUserRolesUpdatedV1<'a>,
-    "struct CustomerAccessUserRolesUpdatedV1",
+    crate::shapes::CustomerAccessUserRolesUpdatedV1,
+    Borrowed,
     [
-        (0, required, code, "code"),
-        (1, optional, display_name, "display_name"),
-        (2, optional, description, "description"),
-        (3, optional, permissions, "permissions"),
+        code,
+        display_name,
+        description,
+        permissions,
     ],
 );
 
@@ -442,29 +383,16 @@ impl<'a> CustomerAccessUserRolesUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <CustomerAccessUserRolesUpdatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <CustomerAccessUserRolesUpdatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -12,13 +12,14 @@ pub struct DataImportImportProcessCancelledV1<'a> {
     pub expiry_window_end: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessCancelledV1<'a>,
-    "struct DataImportImportProcessCancelledV1",
+    crate::shapes::DataImportImportProcessCancelledV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, expiry_window_end, "expiry_window_end"),
+        resource_type,
+        external_identifier,
+        expiry_window_end,
     ],
 );
 
@@ -49,29 +50,16 @@ impl<'a> DataImportImportProcessCancelled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessCancelledV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessCancelledV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -87,13 +75,14 @@ pub struct DataImportImportProcessCompleteV1<'a> {
     pub identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessCompleteV1<'a>,
-    "struct DataImportImportProcessCompleteV1",
+    crate::shapes::DataImportImportProcessCompleteV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, identifier, "identifier"),
+        resource_type,
+        external_identifier,
+        identifier,
     ],
 );
 
@@ -124,29 +113,16 @@ impl<'a> DataImportImportProcessComplete<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessCompleteV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessCompleteV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -160,12 +136,13 @@ pub struct DataImportImportProcessDryRunCompleteV1<'a> {
     pub external_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessDryRunCompleteV1<'a>,
-    "struct DataImportImportProcessDryRunCompleteV1",
+    crate::shapes::DataImportImportProcessDryRunCompleteV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
+        resource_type,
+        external_identifier,
     ],
 );
 
@@ -196,29 +173,16 @@ impl<'a> DataImportImportProcessDryRunComplete<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessDryRunCompleteV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessDryRunCompleteV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -236,14 +200,15 @@ pub struct DataImportImportProcessDryRunErrorV1<'a> {
     pub error_detail: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessDryRunErrorV1<'a>,
-    "struct DataImportImportProcessDryRunErrorV1",
+    crate::shapes::DataImportImportProcessDryRunErrorV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, error_code, "error_code"),
-        (3, required, error_detail, "error_detail"),
+        resource_type,
+        external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -274,29 +239,16 @@ impl<'a> DataImportImportProcessDryRunError<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessDryRunErrorV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessDryRunErrorV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -314,14 +266,15 @@ pub struct DataImportImportProcessErrorV1<'a> {
     pub error_detail: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessErrorV1<'a>,
-    "struct DataImportImportProcessErrorV1",
+    crate::shapes::DataImportImportProcessErrorV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, external_identifier, "external_identifier"),
-        (2, required, error_code, "error_code"),
-        (3, required, error_detail, "error_detail"),
+        resource_type,
+        external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -352,29 +305,16 @@ impl<'a> DataImportImportProcessError<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessErrorV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessErrorV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -392,14 +332,15 @@ pub struct DataImportImportProcessPostImportCompletedV1<'a> {
     pub identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessPostImportCompletedV1<'a>,
-    "struct DataImportImportProcessPostImportCompletedV1",
+    crate::shapes::DataImportImportProcessPostImportCompletedV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, import_process_resource_type, "import_process_resource_type"),
-        (2, required, import_process_external_identifier, "import_process_external_identifier"),
-        (3, required, identifier, "identifier"),
+        resource_type,
+        import_process_resource_type,
+        import_process_external_identifier,
+        identifier,
     ],
 );
 
@@ -430,29 +371,16 @@ impl<'a> DataImportImportProcessPostImportCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessPostImportCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessPostImportCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -472,15 +400,16 @@ pub struct DataImportImportProcessPostImportErrorV1<'a> {
     pub error_detail: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportImportProcessPostImportErrorV1<'a>,
-    "struct DataImportImportProcessPostImportErrorV1",
+    crate::shapes::DataImportImportProcessPostImportErrorV1,
+    Borrowed,
     [
-        (0, required, resource_type, "resource_type"),
-        (1, required, import_process_resource_type, "import_process_resource_type"),
-        (2, required, import_process_external_identifier, "import_process_external_identifier"),
-        (3, required, error_code, "error_code"),
-        (4, required, error_detail, "error_detail"),
+        resource_type,
+        import_process_resource_type,
+        import_process_external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -511,29 +440,16 @@ impl<'a> DataImportImportProcessPostImportError<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportImportProcessPostImportErrorV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportImportProcessPostImportErrorV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -547,12 +463,13 @@ pub struct DataImportOrderProcessCancelledV1<'a> {
     pub expiry_window_end: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportOrderProcessCancelledV1<'a>,
-    "struct DataImportOrderProcessCancelledV1",
+    crate::shapes::DataImportOrderProcessCancelledV1,
+    Borrowed,
     [
-        (0, required, external_order_id, "external_order_id"),
-        (1, required, expiry_window_end, "expiry_window_end"),
+        external_order_id,
+        expiry_window_end,
     ],
 );
 
@@ -583,29 +500,16 @@ impl<'a> DataImportOrderProcessCancelled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportOrderProcessCancelledV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportOrderProcessCancelledV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -619,12 +523,13 @@ pub struct DataImportOrderProcessCompleteV1<'a> {
     pub process_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportOrderProcessCompleteV1<'a>,
-    "struct DataImportOrderProcessCompleteV1",
+    crate::shapes::DataImportOrderProcessCompleteV1,
+    Borrowed,
     [
-        (0, required, external_order_id, "external_order_id"),
-        (1, required, process_id, "process_id"),
+        external_order_id,
+        process_id,
     ],
 );
 
@@ -655,29 +560,16 @@ impl<'a> DataImportOrderProcessComplete<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportOrderProcessCompleteV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportOrderProcessCompleteV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -693,13 +585,14 @@ pub struct DataImportOrderProcessErrorV1<'a> {
     pub error_detail: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     DataImportOrderProcessErrorV1<'a>,
-    "struct DataImportOrderProcessErrorV1",
+    crate::shapes::DataImportOrderProcessErrorV1,
+    Borrowed,
     [
-        (0, required, external_order_id, "external_order_id"),
-        (1, required, error_code, "error_code"),
-        (2, required, error_detail, "error_detail"),
+        external_order_id,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -730,29 +623,16 @@ impl<'a> DataImportOrderProcessError<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <DataImportOrderProcessErrorV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <DataImportOrderProcessErrorV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -764,11 +644,12 @@ pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
     pub file_reference: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessedV1<'a>,
-    "struct ExternalMessagingUploadedFileProcessedV1",
+    crate::shapes::ExternalMessagingUploadedFileProcessedV1,
+    Borrowed,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -799,29 +680,16 @@ impl<'a> ExternalMessagingUploadedFileProcessed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ExternalMessagingUploadedFileProcessedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileProcessedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -833,11 +701,12 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
     pub file_reference: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessingFailedV1<'a>,
-    "struct ExternalMessagingUploadedFileProcessingFailedV1",
+    crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1,
+    Borrowed,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -868,29 +737,16 @@ impl<'a> ExternalMessagingUploadedFileProcessingFailed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ExternalMessagingUploadedFileProcessingFailedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileProcessingFailedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -902,11 +758,12 @@ pub struct ExternalMessagingUploadedFileSafeV1<'a> {
     pub file_reference: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileSafeV1<'a>,
-    "struct ExternalMessagingUploadedFileSafeV1",
+    crate::shapes::ExternalMessagingUploadedFileSafeV1,
+    Borrowed,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -937,29 +794,16 @@ impl<'a> ExternalMessagingUploadedFileSafe<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ExternalMessagingUploadedFileSafeV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileSafeV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -971,11 +815,12 @@ pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
     pub file_reference: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileUnsafeV1<'a>,
-    "struct ExternalMessagingUploadedFileUnsafeV1",
+    crate::shapes::ExternalMessagingUploadedFileUnsafeV1,
+    Borrowed,
     [
-        (0, required, file_reference, "file_reference"),
+        file_reference,
     ],
 );
 
@@ -1006,29 +851,16 @@ impl<'a> ExternalMessagingUploadedFileUnsafe<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <ExternalMessagingUploadedFileUnsafeV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <ExternalMessagingUploadedFileUnsafeV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

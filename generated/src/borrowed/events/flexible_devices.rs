@@ -19,16 +19,17 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
     pub payload: ::std::option::Option<::energy_api_core::RawObject<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1<'a>,
-    "struct FlexDeviceDeauthenticatedV1",
+    crate::shapes::FlexDeviceDeauthenticatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, optional, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -59,29 +60,16 @@ impl<'a> FlexDeviceDeauthenticated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <FlexDeviceDeauthenticatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceDeauthenticatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -103,16 +91,17 @@ pub struct FlexDeviceDisconnectedV1<'a> {
     pub payload: crate::borrowed::types::FlexDeviceDisconnectedPayload<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1<'a>,
-    "struct FlexDeviceDisconnectedV1",
+    crate::shapes::FlexDeviceDisconnectedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, required, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -143,25 +132,16 @@ impl<'a> FlexDeviceDisconnected<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <FlexDeviceDisconnectedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceDisconnectedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <FlexDeviceDisconnectedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -183,16 +163,17 @@ pub struct FlexDeviceOptimisationCreatedV1<'a> {
     pub payload: crate::borrowed::types::FlexDeviceOptimisationCreatedPayload<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1<'a>,
-    "struct FlexDeviceOptimisationCreatedV1",
+    crate::shapes::FlexDeviceOptimisationCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, required, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -223,29 +204,16 @@ impl<'a> FlexDeviceOptimisationCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <FlexDeviceOptimisationCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceOptimisationCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -268,16 +236,17 @@ pub struct FlexDeviceRegisteredV1<'a> {
     pub payload: ::std::option::Option<::energy_api_core::RawObject<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1<'a>,
-    "struct FlexDeviceRegisteredV1",
+    crate::shapes::FlexDeviceRegisteredV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, property_id, "property_id"),
-        (2, required, device_id, "device_id"),
-        (3, required, site_id, "site_id"),
-        (4, required, device_type, "device_type"),
-        (5, optional, payload, "payload"),
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -308,25 +277,16 @@ impl<'a> FlexDeviceRegistered<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <FlexDeviceRegisteredV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <FlexDeviceRegisteredV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <FlexDeviceRegisteredV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -12,13 +12,14 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
     pub effective_from: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a>,
-    "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
+    crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
+    Borrowed,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, energisation_status, "energisation_status"),
-        (2, required, effective_from, "effective_from"),
+        mpan,
+        energisation_status,
+        effective_from,
     ],
 );
 
@@ -50,29 +51,16 @@ impl<'a> IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -88,13 +76,14 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
     pub effective_from: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a>,
-    "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
+    crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1,
+    Borrowed,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, serial_number, "serial_number"),
-        (2, required, effective_from, "effective_from"),
+        mpan,
+        serial_number,
+        effective_from,
     ],
 );
 
@@ -125,29 +114,16 @@ impl<'a> IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <IndustryElectricityChangeOfServiceMeterDeactivatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfServiceMeterDeactivatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -159,11 +135,12 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
     pub meter_point_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1<'a>,
-    "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
+    crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1,
+    Borrowed,
     [
-        (0, required, meter_point_identifier, "meter_point_identifier"),
+        meter_point_identifier,
     ],
 );
 
@@ -194,29 +171,16 @@ impl<'a> IndustryElectricityChangeOfSupplyGainInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <IndustryElectricityChangeOfSupplyGainInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfSupplyGainInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -234,14 +198,15 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
     pub new_supplier_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1<'a>,
-    "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
+    crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, mpan, "mpan"),
-        (2, required, supply_end_date, "supply_end_date"),
-        (3, required, new_supplier_id, "new_supplier_id"),
+        account_number,
+        mpan,
+        supply_end_date,
+        new_supplier_id,
     ],
 );
 
@@ -272,29 +237,16 @@ impl<'a> IndustryElectricityChangeOfSupplyLossComplete<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <IndustryElectricityChangeOfSupplyLossCompleteV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryElectricityChangeOfSupplyLossCompleteV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -318,17 +270,18 @@ pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
     pub journey_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1<'a>,
-    "struct IndustryElectricityExportInstallationValidatedV1",
+    crate::shapes::IndustryElectricityExportInstallationValidatedV1,
+    Borrowed,
     [
-        (0, required, import_mpan, "import_mpan"),
-        (1, required, account_number, "account_number"),
-        (2, required, product_code, "product_code"),
-        (3, required, manual_declared_net_capacity, "manual_declared_net_capacity"),
-        (4, required, manual_technology_type, "manual_technology_type"),
-        (5, required, valid_mcs_installations, "valid_mcs_installations"),
-        (6, required, journey_identifier, "journey_identifier"),
+        import_mpan,
+        account_number,
+        product_code,
+        manual_declared_net_capacity,
+        manual_technology_type,
+        valid_mcs_installations,
+        journey_identifier,
     ],
 );
 
@@ -353,18 +306,19 @@ pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
     pub export_mpan: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2<'a>,
-    "struct IndustryElectricityExportInstallationValidatedV2",
+    crate::shapes::IndustryElectricityExportInstallationValidatedV2,
+    Borrowed,
     [
-        (0, required, import_mpan, "import_mpan"),
-        (1, required, account_number, "account_number"),
-        (2, required, product_code, "product_code"),
-        (3, required, manual_declared_net_capacity, "manual_declared_net_capacity"),
-        (4, required, manual_technology_type, "manual_technology_type"),
-        (5, required, valid_mcs_installations, "valid_mcs_installations"),
-        (6, required, journey_identifier, "journey_identifier"),
-        (7, required, export_mpan, "export_mpan"),
+        import_mpan,
+        account_number,
+        product_code,
+        manual_declared_net_capacity,
+        manual_technology_type,
+        valid_mcs_installations,
+        journey_identifier,
+        export_mpan,
     ],
 );
 
@@ -399,45 +353,23 @@ impl<'a> IndustryElectricityExportInstallationValidated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <IndustryElectricityExportInstallationValidatedV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <IndustryElectricityExportInstallationValidatedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <IndustryElectricityExportInstallationValidatedV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <IndustryElectricityExportInstallationValidatedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -451,11 +383,12 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
     pub meter_point_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1<'a>,
-    "struct IndustryGasChangeOfSupplyGainInitiatedV1",
+    crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1,
+    Borrowed,
     [
-        (0, required, meter_point_identifier, "meter_point_identifier"),
+        meter_point_identifier,
     ],
 );
 
@@ -486,29 +419,16 @@ impl<'a> IndustryGasChangeOfSupplyGainInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <IndustryGasChangeOfSupplyGainInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryGasChangeOfSupplyGainInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -526,14 +446,15 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
     pub new_supplier_id: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1<'a>,
-    "struct IndustryGasChangeOfSupplyLossCompleteV1",
+    crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, mprn, "mprn"),
-        (2, required, supply_end_date, "supply_end_date"),
-        (3, required, new_supplier_id, "new_supplier_id"),
+        account_number,
+        mprn,
+        supply_end_date,
+        new_supplier_id,
     ],
 );
 
@@ -564,29 +485,16 @@ impl<'a> IndustryGasChangeOfSupplyLossComplete<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <IndustryGasChangeOfSupplyLossCompleteV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <IndustryGasChangeOfSupplyLossCompleteV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

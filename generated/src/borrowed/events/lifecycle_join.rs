@@ -16,15 +16,16 @@ pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
     pub supply_point: crate::borrowed::types::ActivatedSupplyPoint<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationCompletedV1<'a>,
-    "struct LifecycleJoinSupplierActivationCompletedV1",
+    crate::shapes::LifecycleJoinSupplierActivationCompletedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, activation_journey_type, "activation_journey_type"),
-        (4, required, supply_point, "supply_point"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        activation_journey_type,
+        supply_point,
     ],
 );
 
@@ -55,29 +56,16 @@ impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierActivationCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierActivationCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -97,15 +85,16 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
     pub supply_point: crate::borrowed::types::ActivationInitiatedSupplyPoint<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationInitiatedV1<'a>,
-    "struct LifecycleJoinSupplierActivationInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierActivationInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, activation_journey_type, "activation_journey_type"),
-        (4, required, supply_point, "supply_point"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        activation_journey_type,
+        supply_point,
     ],
 );
 
@@ -136,29 +125,16 @@ impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierActivationInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierActivationInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -178,15 +154,16 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
     pub contract_references: crate::borrowed::types::ContractReferences<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAgreementCreatedV1<'a>,
-    "struct LifecycleJoinSupplierAgreementCreatedV1",
+    crate::shapes::LifecycleJoinSupplierAgreementCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, agreements, "agreements"),
-        (4, required, contract_references, "contract_references"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        agreements,
+        contract_references,
     ],
 );
 
@@ -217,29 +194,16 @@ impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierAgreementCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAgreementCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -255,13 +219,14 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a>,
-    "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -293,29 +258,16 @@ impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -331,13 +283,14 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a>,
-    "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -369,29 +322,16 @@ impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -407,13 +347,14 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a>,
-    "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -444,29 +385,16 @@ impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -484,14 +412,15 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::JoinSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancellationRequestedV1<'a>,
-    "struct LifecycleJoinSupplierCancellationRequestedV1",
+    crate::shapes::LifecycleJoinSupplierCancellationRequestedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -522,29 +451,16 @@ impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierCancellationRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierCancellationRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -562,14 +478,15 @@ pub struct LifecycleJoinSupplierCancelledV1<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::JoinSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancelledV1<'a>,
-    "struct LifecycleJoinSupplierCancelledV1",
+    crate::shapes::LifecycleJoinSupplierCancelledV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -600,29 +517,16 @@ impl<'a> LifecycleJoinSupplierCancelled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierCancelledV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierCancelledV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -640,14 +544,15 @@ pub struct LifecycleJoinSupplierCompletedV1<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::ActivatedSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierCompletedV1<'a>,
-    "struct LifecycleJoinSupplierCompletedV1",
+    crate::shapes::LifecycleJoinSupplierCompletedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -678,29 +583,16 @@ impl<'a> LifecycleJoinSupplierCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierCompletedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierCompletedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -720,15 +612,16 @@ pub struct LifecycleJoinSupplierRequestedV1<'a> {
     pub requested_at: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierRequestedV1<'a>,
-    "struct LifecycleJoinSupplierRequestedV1",
+    crate::shapes::LifecycleJoinSupplierRequestedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_at, "requested_at"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
+        requested_at,
     ],
 );
 
@@ -759,29 +652,16 @@ impl<'a> LifecycleJoinSupplierRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -799,14 +679,15 @@ pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::JoinSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversalRequestedV1<'a>,
-    "struct LifecycleJoinSupplierReversalRequestedV1",
+    crate::shapes::LifecycleJoinSupplierReversalRequestedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -837,29 +718,16 @@ impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierReversalRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierReversalRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -877,14 +745,15 @@ pub struct LifecycleJoinSupplierReversedV1<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::JoinSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversedV1<'a>,
-    "struct LifecycleJoinSupplierReversedV1",
+    crate::shapes::LifecycleJoinSupplierReversedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, subtype, "subtype"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -915,29 +784,16 @@ impl<'a> LifecycleJoinSupplierReversed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierReversedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierReversedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -957,15 +813,16 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
     pub contract_references: crate::borrowed::types::ContractReferences<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPeriodCreatedV1<'a>,
-    "struct LifecycleJoinSupplierSupplyPeriodCreatedV1",
+    crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, supply_period, "supply_period"),
-        (4, required, contract_references, "contract_references"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        supply_period,
+        contract_references,
     ],
 );
 
@@ -996,29 +853,16 @@ impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierSupplyPeriodCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSupplyPeriodCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1038,14 +882,15 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<'a>,
-    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1083,29 +928,16 @@ impl<
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1125,14 +957,15 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<'a>,
-    "struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -1164,29 +997,16 @@ impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1202,13 +1022,14 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a>,
-    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2",
+    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
+    Borrowed,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, account_number, "account_number"),
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
     ],
 );
 
@@ -1240,29 +1061,16 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -1278,13 +1086,14 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a>,
-    "struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2",
+    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
+    Borrowed,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, account_number, "account_number"),
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
     ],
 );
 
@@ -1316,29 +1125,16 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -1350,11 +1146,12 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
     pub join_supplier_process_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierSecurityDepositsCreatedV1<'a>,
-    "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
+    crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1,
+    Borrowed,
     [
-        (0, required, join_supplier_process_number, "join_supplier_process_number"),
+        join_supplier_process_number,
     ],
 );
 
@@ -1385,29 +1182,16 @@ impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierSecurityDepositsCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierSecurityDepositsCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1421,12 +1205,13 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
     pub join_supplier_process_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a>,
-    "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
+    crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
+    Borrowed,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
+        join_supplier_process_id,
+        join_supplier_process_number,
     ],
 );
 
@@ -1457,29 +1242,16 @@ impl<'a> LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleJoinSupplierTermsAndConditionsAcceptedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }

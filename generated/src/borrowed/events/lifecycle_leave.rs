@@ -12,13 +12,14 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -50,29 +51,16 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -88,13 +76,14 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -126,29 +115,16 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -164,13 +140,14 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -202,29 +179,16 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -242,14 +206,15 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::LeaveSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancellationRequestedV2<'a>,
-    "struct LifecycleLeaveSupplierCancellationRequestedV2",
+    crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -280,29 +245,16 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierCancellationRequestedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierCancellationRequestedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -320,14 +272,15 @@ pub struct LifecycleLeaveSupplierCancelledV2<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::LeaveSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancelledV2<'a>,
-    "struct LifecycleLeaveSupplierCancelledV2",
+    crate::shapes::LifecycleLeaveSupplierCancelledV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -358,29 +311,16 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierCancelledV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierCancelledV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -402,15 +342,16 @@ pub struct LifecycleLeaveSupplierCompletedV3<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCompletedV3<'a>,
-    "struct LifecycleLeaveSupplierCompletedV3",
+    crate::shapes::LifecycleLeaveSupplierCompletedV3,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (4, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_points,
     ],
 );
 
@@ -441,29 +382,16 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierCompletedV3<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V3)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierCompletedV3<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V3)
     }
 }
@@ -492,19 +420,20 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV2<'a>,
-    "struct LifecycleLeaveSupplierRequestedV2",
+    crate::shapes::LifecycleLeaveSupplierRequestedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, requested_at, "requested_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        requested_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
     ],
 );
 
@@ -534,20 +463,21 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     pub leave_supplier_process_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV3<'a>,
-    "struct LifecycleLeaveSupplierRequestedV3",
+    crate::shapes::LifecycleLeaveSupplierRequestedV3,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, requested_at, "requested_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
-        (9, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        requested_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
+        leave_supplier_process_number,
     ],
 );
 
@@ -582,45 +512,23 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <LifecycleLeaveSupplierRequestedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
             _ => {
                 <LifecycleLeaveSupplierRequestedV3<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V3)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <LifecycleLeaveSupplierRequestedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V2)
-            }
-            _ => {
-                <LifecycleLeaveSupplierRequestedV3<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V3)
             }
         }
@@ -640,14 +548,15 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
     pub supply_points: ::std::vec::Vec<crate::borrowed::types::LeaveSupplyPoint<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierReversalRequestedV2<'a>,
-    "struct LifecycleLeaveSupplierReversalRequestedV2",
+    crate::shapes::LifecycleLeaveSupplierReversalRequestedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, supply_points, "supply_points"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -678,29 +587,16 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierReversalRequestedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierReversalRequestedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -720,14 +616,15 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -767,29 +664,16 @@ impl<
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -809,14 +693,15 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -860,29 +745,16 @@ impl<
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -902,14 +774,15 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     pub subtype: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, supply_point, "supply_point"),
-        (3, required, subtype, "subtype"),
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -949,29 +822,16 @@ impl<
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -991,15 +851,16 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
     pub supply_point: crate::borrowed::types::TerminatedSupplyPoint<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationConfirmedV2<'a>,
-    "struct LifecycleLeaveSupplierTerminationConfirmedV2",
+    crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (3, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (4, required, supply_point, "supply_point"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_point,
     ],
 );
 
@@ -1030,29 +891,16 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierTerminationConfirmedV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierTerminationConfirmedV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -1070,14 +918,15 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
     pub supply_point: crate::borrowed::types::TerminationInitiatedSupplyPoint<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationInitiatedV1<'a>,
-    "struct LifecycleLeaveSupplierTerminationInitiatedV1",
+    crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_number, "leave_supplier_process_number"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_point, "supply_point"),
+        account_number,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_point,
     ],
 );
 
@@ -1108,29 +957,16 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleLeaveSupplierTerminationInitiatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleLeaveSupplierTerminationInitiatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1159,19 +995,20 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV2<'a>,
-    "struct LifecycleLeaveSupplierUpdatedV2",
+    crate::shapes::LifecycleLeaveSupplierUpdatedV2,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, updated_at, "updated_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        updated_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
     ],
 );
 
@@ -1201,20 +1038,21 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     pub leave_supplier_process_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV3<'a>,
-    "struct LifecycleLeaveSupplierUpdatedV3",
+    crate::shapes::LifecycleLeaveSupplierUpdatedV3,
+    Borrowed,
     [
-        (0, required, account_number, "account_number"),
-        (1, required, leave_supplier_process_id, "leave_supplier_process_id"),
-        (2, required, leave_supplier_process_subtype, "leave_supplier_process_subtype"),
-        (3, required, supply_points, "supply_points"),
-        (4, required, requested_supply_end_at, "requested_supply_end_at"),
-        (5, required, requested_supply_end_date, "requested_supply_end_date"),
-        (6, required, updated_at, "updated_at"),
-        (7, required, is_passive, "is_passive"),
-        (8, optional, passive_loss_instigated_supply_point_id, "passive_loss_instigated_supply_point_id"),
-        (9, required, leave_supplier_process_number, "leave_supplier_process_number"),
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        updated_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id,
+        leave_supplier_process_number,
     ],
 );
 
@@ -1249,45 +1087,23 @@ impl<'a> LifecycleLeaveSupplierUpdated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <LifecycleLeaveSupplierUpdatedV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
             _ => {
                 <LifecycleLeaveSupplierUpdatedV3<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V3)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <LifecycleLeaveSupplierUpdatedV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V2)
-            }
-            _ => {
-                <LifecycleLeaveSupplierUpdatedV3<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V3)
             }
         }

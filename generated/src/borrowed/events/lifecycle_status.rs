@@ -18,14 +18,15 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a>,
-    "struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1",
+    crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
+    Borrowed,
     [
-        (0, required, join_supplier_process_number, "join_supplier_process_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, supply_points_no_longer_coming_on_supply, "supply_points_no_longer_coming_on_supply"),
-        (3, required, all_supply_points, "all_supply_points"),
+        join_supplier_process_number,
+        account_number,
+        supply_points_no_longer_coming_on_supply,
+        all_supply_points,
     ],
 );
 
@@ -56,29 +57,16 @@ impl<'a> LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -102,15 +90,16 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> 
     >,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a>,
-    "struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2",
+    crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
+    Borrowed,
     [
-        (0, required, join_supplier_process_id, "join_supplier_process_id"),
-        (1, required, join_supplier_process_number, "join_supplier_process_number"),
-        (2, required, account_number, "account_number"),
-        (3, required, supply_points_past_ssd, "supply_points_past_ssd"),
-        (4, required, all_supply_points, "all_supply_points"),
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
+        supply_points_past_ssd,
+        all_supply_points,
     ],
 );
 
@@ -142,29 +131,16 @@ impl<'a> LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V2)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V2)
     }
 }
@@ -182,14 +158,15 @@ pub struct LifecycleStatusChangedV1<'a> {
     pub previous_status: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleStatusChangedV1<'a>,
-    "struct LifecycleStatusChangedV1",
+    crate::shapes::LifecycleStatusChangedV1,
+    Borrowed,
     [
-        (0, required, process_number, "process_number"),
-        (1, required, account_number, "account_number"),
-        (2, required, new_status, "new_status"),
-        (3, required, previous_status, "previous_status"),
+        process_number,
+        account_number,
+        new_status,
+        previous_status,
     ],
 );
 
@@ -220,25 +197,16 @@ impl<'a> LifecycleStatusChanged<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <LifecycleStatusChangedV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleStatusChangedV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <LifecycleStatusChangedV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -254,13 +222,14 @@ pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
     pub trigger_action: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     LifecycleSupportSiteSaleV1_0_0<'a>,
-    "struct LifecycleSupportSiteSaleV1_0_0",
+    crate::shapes::LifecycleSupportSiteSaleV1_0_0,
+    Borrowed,
     [
-        (0, required, support_user_id, "support_user_id"),
-        (1, required, supply_start_date, "supply_start_date"),
-        (2, required, trigger_action, "trigger_action"),
+        support_user_id,
+        supply_start_date,
+        trigger_action,
     ],
 );
 
@@ -291,29 +260,16 @@ impl<'a> LifecycleSupportSiteSale<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <LifecycleSupportSiteSaleV1_0_0<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1_0_0)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <LifecycleSupportSiteSaleV1_0_0<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1_0_0)
     }
 }

@@ -27,14 +27,15 @@ pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
     pub valid_from: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     EspSupplyPointsEnrichmentDataSentV1<'a>,
-    "struct EspSupplyPointsEnrichmentDataSentV1",
+    crate::shapes::EspSupplyPointsEnrichmentDataSentV1,
+    Borrowed,
     [
-        (0, required, supply_point_identifier, "supply_point_identifier"),
-        (1, required, province_code, "province_code"),
-        (2, required, atr, "atr"),
-        (3, required, valid_from, "valid_from"),
+        supply_point_identifier,
+        province_code,
+        atr,
+        valid_from,
     ],
 );
 
@@ -65,29 +66,16 @@ impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <EspSupplyPointsEnrichmentDataSentV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <EspSupplyPointsEnrichmentDataSentV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -107,15 +95,16 @@ pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
     pub insert_datetime: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     EspSupplyPointsAtrSnapshotSentV1<'a>,
-    "struct EspSupplyPointsAtrSnapshotSentV1",
+    crate::shapes::EspSupplyPointsAtrSnapshotSentV1,
+    Borrowed,
     [
-        (0, required, supply_point_identifier, "supply_point_identifier"),
-        (1, required, market, "market"),
-        (2, required, atr, "atr"),
-        (3, required, effective_datetime, "effective_datetime"),
-        (4, required, insert_datetime, "insert_datetime"),
+        supply_point_identifier,
+        market,
+        atr,
+        effective_datetime,
+        insert_datetime,
     ],
 );
 
@@ -146,29 +135,16 @@ impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <EspSupplyPointsAtrSnapshotSentV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <EspSupplyPointsAtrSnapshotSentV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -182,12 +158,13 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a>,
-    "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -219,29 +196,16 @@ impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -255,12 +219,13 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1<'a>,
-    "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -291,29 +256,16 @@ impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasBillFlowDetailsCancellationInvoiceCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsCancellationInvoiceCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -327,12 +279,13 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a>,
-    "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -363,29 +316,16 @@ impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasBillFlowDetailsComplementaryInvoiceCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsComplementaryInvoiceCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -399,12 +339,13 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1<'a>,
-    "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -435,29 +376,16 @@ impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasBillFlowDetailsRectificationInvoiceCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsRectificationInvoiceCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -471,12 +399,13 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1<'a>,
-    "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
+    crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -507,29 +436,16 @@ impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasBillFlowDetailsRegularInvoiceCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasBillFlowDetailsRegularInvoiceCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -543,12 +459,13 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a>,
-    "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
+    crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -579,29 +496,16 @@ impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasFlowFileB7033ComplementaryInvoiceProcessedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasFlowFileB7033ComplementaryInvoiceProcessedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -615,12 +519,13 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
     pub invoice_identifier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1<'a>,
-    "struct GasFlowFileB7033RegularInvoiceProcessedV1",
+    crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1,
+    Borrowed,
     [
-        (0, required, flow_file_id, "flow_file_id"),
-        (1, required, invoice_identifier, "invoice_identifier"),
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -651,29 +556,16 @@ impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasFlowFileB7033RegularInvoiceProcessedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasFlowFileB7033RegularInvoiceProcessedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -698,16 +590,17 @@ pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     pub defects: ::std::option::Option<::energy_api_core::RawObject<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     GasSupplyPointInspectionResultsReceivedV1<'a>,
-    "struct GasSupplyPointInspectionResultsReceivedV1",
+    crate::shapes::GasSupplyPointInspectionResultsReceivedV1,
+    Borrowed,
     [
-        (0, required, cups, "cups"),
-        (1, optional, account_number, "account_number"),
-        (2, optional, property_id, "property_id"),
-        (3, required, inspection_result, "inspection_result"),
-        (4, required, inspection_datetime, "inspection_datetime"),
-        (5, optional, defects, "defects"),
+        cups,
+        account_number,
+        property_id,
+        inspection_result,
+        inspection_datetime,
+        defects,
     ],
 );
 
@@ -738,29 +631,16 @@ impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <GasSupplyPointInspectionResultsReceivedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <GasSupplyPointInspectionResultsReceivedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -782,16 +662,17 @@ pub struct MarketsEspBillFlowFileProcessedV1<'a> {
     pub billing_period_to: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsEspBillFlowFileProcessedV1<'a>,
-    "struct MarketsEspBillFlowFileProcessedV1",
+    crate::shapes::MarketsEspBillFlowFileProcessedV1,
+    Borrowed,
     [
-        (0, required, bill_details_id, "bill_details_id"),
-        (1, required, market, "market"),
-        (2, required, bill_type, "bill_type"),
-        (3, required, cups, "cups"),
-        (4, required, billing_period_from, "billing_period_from"),
-        (5, required, billing_period_to, "billing_period_to"),
+        bill_details_id,
+        market,
+        bill_type,
+        cups,
+        billing_period_from,
+        billing_period_to,
     ],
 );
 
@@ -822,29 +703,16 @@ impl<'a> MarketsEspBillFlowFileProcessed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MarketsEspBillFlowFileProcessedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsEspBillFlowFileProcessedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -862,14 +730,15 @@ pub struct MarketsEspFlowFileProcessedV1<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsEspFlowFileProcessedV1<'a>,
-    "struct MarketsEspFlowFileProcessedV1",
+    crate::shapes::MarketsEspFlowFileProcessedV1,
+    Borrowed,
     [
-        (0, required, market, "market"),
-        (1, required, flow_type, "flow_type"),
-        (2, required, cups, "cups"),
-        (3, required, account_number, "account_number"),
+        market,
+        flow_type,
+        cups,
+        account_number,
     ],
 );
 
@@ -900,29 +769,16 @@ impl<'a> MarketsEspFlowFileProcessed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MarketsEspFlowFileProcessedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsEspFlowFileProcessedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -936,12 +792,13 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
     pub billable_items: ::std::vec::Vec<::energy_api_core::RawObject<'a>>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a>,
-    "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
+    crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
+    Borrowed,
     [
-        (0, required, id, "id"),
-        (1, required, billable_items, "billable_items"),
+        id,
+        billable_items,
     ],
 );
 
@@ -972,29 +829,16 @@ impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1008,12 +852,13 @@ pub struct MarketsGasSupplyPointCreatedV1<'a> {
     pub supply_point_id: i64,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsGasSupplyPointCreatedV1<'a>,
-    "struct MarketsGasSupplyPointCreatedV1",
+    crate::shapes::MarketsGasSupplyPointCreatedV1,
+    Borrowed,
     [
-        (0, required, cups, "cups"),
-        (1, required, supply_point_id, "supply_point_id"),
+        cups,
+        supply_point_id,
     ],
 );
 
@@ -1044,29 +889,16 @@ impl<'a> MarketsGasSupplyPointCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MarketsGasSupplyPointCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsGasSupplyPointCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1086,15 +918,16 @@ pub struct MarketsNetworkOperatorCreatedV1<'a> {
     pub market: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MarketsNetworkOperatorCreatedV1<'a>,
-    "struct MarketsNetworkOperatorCreatedV1",
+    crate::shapes::MarketsNetworkOperatorCreatedV1,
+    Borrowed,
     [
-        (0, required, network_operator_id, "network_operator_id"),
-        (1, required, name, "name"),
-        (2, required, cif, "cif"),
-        (3, required, ree_code, "ree_code"),
-        (4, required, market, "market"),
+        network_operator_id,
+        name,
+        cif,
+        ree_code,
+        market,
     ],
 );
 
@@ -1125,29 +958,16 @@ impl<'a> MarketsNetworkOperatorCreated<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MarketsNetworkOperatorCreatedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MarketsNetworkOperatorCreatedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -26,20 +26,21 @@ pub struct MeterDataQualityResolutionCancelledV1<'a> {
     pub utility: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV1<'a>,
-    "struct MeterDataQualityResolutionCancelledV1",
+    crate::shapes::MeterDataQualityResolutionCancelledV1,
+    Borrowed,
     [
-        (0, required, issue_id, "issue_id"),
-        (1, required, issue_category, "issue_category"),
-        (2, required, issue_subcategory, "issue_subcategory"),
-        (3, required, issue_status, "issue_status"),
-        (4, required, market_supply_point_id, "market_supply_point_id"),
-        (5, required, opened_at, "opened_at"),
-        (6, required, period_start, "period_start"),
-        (7, required, period_end, "period_end"),
-        (8, required, reading_type, "reading_type"),
-        (9, required, utility, "utility"),
+        issue_id,
+        issue_category,
+        issue_subcategory,
+        issue_status,
+        market_supply_point_id,
+        opened_at,
+        period_start,
+        period_end,
+        reading_type,
+        utility,
     ],
 );
 
@@ -70,21 +71,22 @@ pub struct MeterDataQualityResolutionCancelledV2<'a> {
     pub source: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV2<'a>,
-    "struct MeterDataQualityResolutionCancelledV2",
+    crate::shapes::MeterDataQualityResolutionCancelledV2,
+    Borrowed,
     [
-        (0, required, issue_id, "issue_id"),
-        (1, required, issue_category, "issue_category"),
-        (2, required, issue_subcategory, "issue_subcategory"),
-        (3, required, issue_status, "issue_status"),
-        (4, required, market_supply_point_id, "market_supply_point_id"),
-        (5, required, opened_at, "opened_at"),
-        (6, required, period_start, "period_start"),
-        (7, required, period_end, "period_end"),
-        (8, required, reading_type, "reading_type"),
-        (9, required, utility, "utility"),
-        (10, required, source, "source"),
+        issue_id,
+        issue_category,
+        issue_subcategory,
+        issue_status,
+        market_supply_point_id,
+        opened_at,
+        period_start,
+        period_end,
+        reading_type,
+        utility,
+        source,
     ],
 );
 
@@ -119,45 +121,23 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         match index {
             0u8 => {
                 <MeterDataQualityResolutionCancelledV1<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V1)
             }
             _ => {
                 <MeterDataQualityResolutionCancelledV2<
                     'a,
-                > as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(Self::V2)
-            }
-        }
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        match index {
-            0u8 => {
-                <MeterDataQualityResolutionCancelledV1<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
-                    .map(Self::V1)
-            }
-            _ => {
-                <MeterDataQualityResolutionCancelledV2<
-                    'a,
-                > as ::energy_api_core::read::ReadJson>::read(reader)
+                > as ::energy_api_core::table::FromFields>::from_fields(fields)
                     .map(Self::V2)
             }
         }
@@ -189,20 +169,21 @@ pub struct MeterDataQualityResolutionRequestedV1<'a> {
     pub utility: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterDataQualityResolutionRequestedV1<'a>,
-    "struct MeterDataQualityResolutionRequestedV1",
+    crate::shapes::MeterDataQualityResolutionRequestedV1,
+    Borrowed,
     [
-        (0, required, issue_id, "issue_id"),
-        (1, required, issue_category, "issue_category"),
-        (2, required, issue_subcategory, "issue_subcategory"),
-        (3, required, issue_status, "issue_status"),
-        (4, required, market_supply_point_id, "market_supply_point_id"),
-        (5, required, opened_at, "opened_at"),
-        (6, required, period_start, "period_start"),
-        (7, required, period_end, "period_end"),
-        (8, required, reading_type, "reading_type"),
-        (9, required, utility, "utility"),
+        issue_id,
+        issue_category,
+        issue_subcategory,
+        issue_status,
+        market_supply_point_id,
+        opened_at,
+        period_start,
+        period_end,
+        reading_type,
+        utility,
     ],
 );
 
@@ -233,29 +214,16 @@ impl<'a> MeterDataQualityResolutionRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterDataQualityResolutionRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterDataQualityResolutionRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }

@@ -20,17 +20,18 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
     pub is_export: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointElecCosGainRegistrationRequestedV1<'a>,
-    "struct MeterpointElecCosGainRegistrationRequestedV1",
+    crate::shapes::MeterpointElecCosGainRegistrationRequestedV1,
+    Borrowed,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, supply_start_date, "supply_start_date"),
-        (2, required, supplier_mpid, "supplier_mpid"),
-        (3, required, account_number, "account_number"),
-        (4, required, is_internal_transfer, "is_internal_transfer"),
-        (5, required, is_migrated, "is_migrated"),
-        (6, required, is_export, "is_export"),
+        mpan,
+        supply_start_date,
+        supplier_mpid,
+        account_number,
+        is_internal_transfer,
+        is_migrated,
+        is_export,
     ],
 );
 
@@ -61,29 +62,16 @@ impl<'a> MeterpointElecCosGainRegistrationRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointElecCosGainRegistrationRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointElecCosGainRegistrationRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -105,16 +93,17 @@ pub struct MeterpointGasApiBackfillV1<'a> {
     pub supply_end_date: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasApiBackfillV1<'a>,
-    "struct MeterpointGasApiBackfillV1",
+    crate::shapes::MeterpointGasApiBackfillV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supplier, "supplier"),
-        (2, required, supply_start_date, "supply_start_date"),
-        (3, required, meter_reading_factor, "meter_reading_factor"),
-        (4, required, nomination_shipper_ref, "nomination_shipper_ref"),
-        (5, required, supply_end_date, "supply_end_date"),
+        mprn,
+        supplier,
+        supply_start_date,
+        meter_reading_factor,
+        nomination_shipper_ref,
+        supply_end_date,
     ],
 );
 
@@ -145,29 +134,16 @@ impl<'a> MeterpointGasApiBackfill<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasApiBackfillV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasApiBackfillV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -201,22 +177,23 @@ pub struct MeterpointGasAppointMamRequestedV1<'a> {
     pub meter_mechanism: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasAppointMamRequestedV1<'a>,
-    "struct MeterpointGasAppointMamRequestedV1",
+    crate::shapes::MeterpointGasAppointMamRequestedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, mam_to_appoint, "mam_to_appoint"),
-        (2, required, force_appointment, "force_appointment"),
-        (3, required, owner, "owner"),
-        (4, required, model, "model"),
-        (5, required, manufacturer, "manufacturer"),
-        (6, required, manufactured_year, "manufactured_year"),
-        (7, required, location, "location"),
-        (8, required, location_description, "location_description"),
-        (9, required, status, "status"),
-        (10, required, meter_type, "meter_type"),
-        (11, required, meter_mechanism, "meter_mechanism"),
+        mprn,
+        mam_to_appoint,
+        force_appointment,
+        owner,
+        model,
+        manufacturer,
+        manufactured_year,
+        location,
+        location_description,
+        status,
+        meter_type,
+        meter_mechanism,
     ],
 );
 
@@ -247,29 +224,16 @@ impl<'a> MeterpointGasAppointMamRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasAppointMamRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasAppointMamRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -323,32 +287,33 @@ pub struct MeterpointGasBackfillV1<'a> {
     pub cohort: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasBackfillV1<'a>,
-    "struct MeterpointGasBackfillV1",
+    crate::shapes::MeterpointGasBackfillV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supplier, "supplier"),
-        (2, required, supply_start_date, "supply_start_date"),
-        (3, required, sub_building_name, "sub_building_name"),
-        (4, required, building_name, "building_name"),
-        (5, required, building_number, "building_number"),
-        (6, required, dependent_street, "dependent_street"),
-        (7, required, principal_street, "principal_street"),
-        (8, required, double_dependent_locality, "double_dependent_locality"),
-        (9, required, dependent_locality, "dependent_locality"),
-        (10, required, post_town, "post_town"),
-        (11, required, county, "county"),
-        (12, required, postcode, "postcode"),
-        (13, required, meter_serial_number, "meter_serial_number"),
-        (14, required, meter_digits, "meter_digits"),
-        (15, required, meter_mechanism, "meter_mechanism"),
-        (16, required, meter_is_imperial, "meter_is_imperial"),
-        (17, required, meter_reading_factor, "meter_reading_factor"),
-        (18, required, last_reading, "last_reading"),
-        (19, required, last_reading_on, "last_reading_on"),
-        (20, required, nomination_shipper_ref, "nomination_shipper_ref"),
-        (21, required, cohort, "cohort"),
+        mprn,
+        supplier,
+        supply_start_date,
+        sub_building_name,
+        building_name,
+        building_number,
+        dependent_street,
+        principal_street,
+        double_dependent_locality,
+        dependent_locality,
+        post_town,
+        county,
+        postcode,
+        meter_serial_number,
+        meter_digits,
+        meter_mechanism,
+        meter_is_imperial,
+        meter_reading_factor,
+        last_reading,
+        last_reading_on,
+        nomination_shipper_ref,
+        cohort,
     ],
 );
 
@@ -379,25 +344,16 @@ impl<'a> MeterpointGasBackfill<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
-        <MeterpointGasBackfillV1<'a> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasBackfillV1<'a> as ::energy_api_core::read::ReadJson>::read(reader)
+        <MeterpointGasBackfillV1<
+            'a,
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -411,12 +367,13 @@ pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
     pub cohort: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasChangeOfCohortRequestedV1<'a>,
-    "struct MeterpointGasChangeOfCohortRequestedV1",
+    crate::shapes::MeterpointGasChangeOfCohortRequestedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, cohort, "cohort"),
+        mprn,
+        cohort,
     ],
 );
 
@@ -447,29 +404,16 @@ impl<'a> MeterpointGasChangeOfCohortRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasChangeOfCohortRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasChangeOfCohortRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -507,24 +451,25 @@ pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
     pub current_mam: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasChangeOfMamRequestedV1<'a>,
-    "struct MeterpointGasChangeOfMamRequestedV1",
+    crate::shapes::MeterpointGasChangeOfMamRequestedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, mam_to_appoint, "mam_to_appoint"),
-        (2, required, force_appointment, "force_appointment"),
-        (3, required, owner, "owner"),
-        (4, required, model, "model"),
-        (5, required, manufacturer, "manufacturer"),
-        (6, required, manufactured_year, "manufactured_year"),
-        (7, required, location, "location"),
-        (8, required, location_description, "location_description"),
-        (9, required, status, "status"),
-        (10, required, meter_type, "meter_type"),
-        (11, required, meter_mechanism, "meter_mechanism"),
-        (12, required, effective_from_date, "effective_from_date"),
-        (13, required, current_mam, "current_mam"),
+        mprn,
+        mam_to_appoint,
+        force_appointment,
+        owner,
+        model,
+        manufacturer,
+        manufactured_year,
+        location,
+        location_description,
+        status,
+        meter_type,
+        meter_mechanism,
+        effective_from_date,
+        current_mam,
     ],
 );
 
@@ -555,29 +500,16 @@ impl<'a> MeterpointGasChangeOfMamRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasChangeOfMamRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasChangeOfMamRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -648,40 +580,41 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
     pub last_reading_on: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosGainMtdReceivedV1<'a>,
-    "struct MeterpointGasCosGainMtdReceivedV1",
+    crate::shapes::MeterpointGasCosGainMtdReceivedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, building_name, "building_name"),
-        (2, required, building_number, "building_number"),
-        (3, required, dependent_street, "dependent_street"),
-        (4, required, principle_street, "principle_street"),
-        (5, required, dependent_locality, "dependent_locality"),
-        (6, required, post_town, "post_town"),
-        (7, required, county, "county"),
-        (8, required, meter_serial_number, "meter_serial_number"),
-        (9, required, meter_digits, "meter_digits"),
-        (10, required, meter_mechanism, "meter_mechanism"),
-        (11, required, meter_type, "meter_type"),
-        (12, required, meter_is_imperial, "meter_is_imperial"),
-        (13, required, meter_reading_factor, "meter_reading_factor"),
-        (14, optional, meter_link_code, "meter_link_code"),
-        (15, required, owner, "owner"),
-        (16, required, model, "model"),
-        (17, required, manufacturer, "manufacturer"),
-        (18, required, manufactured_year, "manufactured_year"),
-        (19, required, location, "location"),
-        (20, required, location_description, "location_description"),
-        (21, required, instructions, "instructions"),
-        (22, required, status, "status"),
-        (23, required, pulse_value, "pulse_value"),
-        (24, required, correction_factor, "correction_factor"),
-        (25, required, bypass_fitted, "bypass_fitted"),
-        (26, required, collar_fitted, "collar_fitted"),
-        (27, required, last_inspection_on, "last_inspection_on"),
-        (28, required, last_reading, "last_reading"),
-        (29, required, last_reading_on, "last_reading_on"),
+        mprn,
+        building_name,
+        building_number,
+        dependent_street,
+        principle_street,
+        dependent_locality,
+        post_town,
+        county,
+        meter_serial_number,
+        meter_digits,
+        meter_mechanism,
+        meter_type,
+        meter_is_imperial,
+        meter_reading_factor,
+        meter_link_code,
+        owner,
+        model,
+        manufacturer,
+        manufactured_year,
+        location,
+        location_description,
+        instructions,
+        status,
+        pulse_value,
+        correction_factor,
+        bypass_fitted,
+        collar_fitted,
+        last_inspection_on,
+        last_reading,
+        last_reading_on,
     ],
 );
 
@@ -712,29 +645,16 @@ impl<'a> MeterpointGasCosGainMtdReceived<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasCosGainMtdReceivedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosGainMtdReceivedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -752,14 +672,15 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
     pub is_igt_mam: bool,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationConfirmedV1<'a>,
-    "struct MeterpointGasCosGainRegistrationConfirmedV1",
+    crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, previous_mam, "previous_mam"),
-        (2, required, is_domestic, "is_domestic"),
-        (3, required, is_igt_mam, "is_igt_mam"),
+        mprn,
+        previous_mam,
+        is_domestic,
+        is_igt_mam,
     ],
 );
 
@@ -790,29 +711,16 @@ impl<'a> MeterpointGasCosGainRegistrationConfirmed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasCosGainRegistrationConfirmedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosGainRegistrationConfirmedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -830,14 +738,15 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
     pub account_number: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationRequestedV1<'a>,
-    "struct MeterpointGasCosGainRegistrationRequestedV1",
+    crate::shapes::MeterpointGasCosGainRegistrationRequestedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, supply_start_date, "supply_start_date"),
-        (2, required, supplier_mpid, "supplier_mpid"),
-        (3, required, account_number, "account_number"),
+        mprn,
+        supply_start_date,
+        supplier_mpid,
+        account_number,
     ],
 );
 
@@ -868,29 +777,16 @@ impl<'a> MeterpointGasCosGainRegistrationRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasCosGainRegistrationRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosGainRegistrationRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -920,20 +816,21 @@ pub struct MeterpointGasCosLossConfirmedV1<'a> {
     pub new_supplier: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasCosLossConfirmedV1<'a>,
-    "struct MeterpointGasCosLossConfirmedV1",
+    crate::shapes::MeterpointGasCosLossConfirmedV1,
+    Borrowed,
     [
-        (0, required, account_id, "account_id"),
-        (1, required, mprn, "mprn"),
-        (2, required, supply_end_date, "supply_end_date"),
-        (3, required, meter_exists, "meter_exists"),
-        (4, required, meter_serial_number, "meter_serial_number"),
-        (5, required, meter_digits, "meter_digits"),
-        (6, required, meter_mechanism, "meter_mechanism"),
-        (7, required, meter_imperial_metric_indicator, "meter_imperial_metric_indicator"),
-        (8, required, meter_reading_factor, "meter_reading_factor"),
-        (9, required, new_supplier, "new_supplier"),
+        account_id,
+        mprn,
+        supply_end_date,
+        meter_exists,
+        meter_serial_number,
+        meter_digits,
+        meter_mechanism,
+        meter_imperial_metric_indicator,
+        meter_reading_factor,
+        new_supplier,
     ],
 );
 
@@ -964,29 +861,16 @@ impl<'a> MeterpointGasCosLossConfirmed<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasCosLossConfirmedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasCosLossConfirmedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1008,16 +892,17 @@ pub struct MeterpointGasDeappointMamRequestedV1<'a> {
     pub current_mam: ::energy_api_core::CowStr<'a>,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasDeappointMamRequestedV1<'a>,
-    "struct MeterpointGasDeappointMamRequestedV1",
+    crate::shapes::MeterpointGasDeappointMamRequestedV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, mam_to_deappoint, "mam_to_deappoint"),
-        (2, required, effective_to_date, "effective_to_date"),
-        (3, required, is_cos_loss, "is_cos_loss"),
-        (4, required, new_supplier, "new_supplier"),
-        (5, required, current_mam, "current_mam"),
+        mprn,
+        mam_to_deappoint,
+        effective_to_date,
+        is_cos_loss,
+        new_supplier,
+        current_mam,
     ],
 );
 
@@ -1048,29 +933,16 @@ impl<'a> MeterpointGasDeappointMamRequested<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasDeappointMamRequestedV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDeappointMamRequestedV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1109,29 +981,16 @@ impl<'a> MeterpointGasDisputedClosingReadingAcceptedByUs<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasDisputedClosingReadingAcceptedByUsV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAcceptedByUsV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1171,29 +1030,16 @@ impl<'a> MeterpointGasDisputedClosingReadingAcceptedOtherSupplier<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1233,29 +1079,16 @@ impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedByUs<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1295,29 +1128,16 @@ impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a>
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
@@ -1332,11 +1152,12 @@ pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
-::energy_api_core::deserialize_struct!(
+::energy_api_core::table_struct!(
     MeterpointGasDisputedClosingReadingQueriedByUsV1<'a>,
-    "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
+    crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1,
+    Borrowed,
     [
-        (0, required, mprn, "mprn"),
+        mprn,
     ],
     keep_unlisted_in additional_fields,
 );
@@ -1368,29 +1189,16 @@ impl<'a> MeterpointGasDisputedClosingReadingQueriedByUs<'a> {
         }
     }
 
-    /// Deserializes the view of the payload of the version at `index` in the owned
-    /// enum's `VERSIONS`.
-    pub(crate) fn deserialize_version<'de: 'a, D: ::serde::Deserializer<'de>>(
+    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
+    /// from the fields its table read.
+    pub(crate) fn from_fields(
         index: u8,
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
+        fields: ::energy_api_core::table::Fields<'a>,
+    ) -> ::std::option::Option<Self> {
         let _ = index;
         <MeterpointGasDisputedClosingReadingQueriedByUsV1<
             'a,
-        > as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::V1)
-    }
-
-    /// Reads the view of the payload of the version at `index` in the owned enum's
-    /// `VERSIONS` with the fast reader.
-    pub(crate) fn read_version(
-        index: u8,
-        reader: &mut ::energy_api_core::read::Reader<'a>,
-    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-        let _ = index;
-        <MeterpointGasDisputedClosingReadingQueriedByUsV1<
-            'a,
-        > as ::energy_api_core::read::ReadJson>::read(reader)
+        > as ::energy_api_core::table::FromFields>::from_fields(fields)
             .map(Self::V1)
     }
 }
