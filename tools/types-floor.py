@@ -2,13 +2,17 @@
 """The compile-time floor of `energy-api`'s public types, beside the peer's crate (issue 16).
 
 Builds a crate of the generated payload structs alone -- every event version and shared type, with the
-derives and the `Deserialize` impl they have in `energy-api` (`deserialize_struct!` with `serde_only`),
-and nothing else: no fast reader, no version enums, no `Event`, no decoding, no shapes, no REST types, no
-documents, no borrowed views -- and times clean debug builds of it and of the peer's crate alternately.
+derives and the reading they have in `energy-api` (their `table_struct!`: `Deserialize` and the fast
+reader through their tables, which it copies), and nothing else: no version enums, no `Event`, no
+decoding, no REST types, no documents, no borrowed views -- and times clean debug builds of it and of
+the peer's crate alternately. `--without IMPL` (`Debug`, `Clone`, `PartialEq`, or `tables`: the
+`table_struct!` impls, `Deserialize`, `Serialize` and the fast reader, with the tables) leaves one out,
+to measure what it costs.
 What this crate takes is what any crate exposing these types with these impls takes, before it decodes
 anything.
 
-usage: tools/types-floor.py [ROUNDS]     (after `cargo xtask bench --peer`, which writes the peer's crate)
+usage: tools/types-floor.py [ROUNDS] [--without IMPL]   (after `cargo xtask bench --peer`, which writes
+the peer's crate)
 """
 import os
 import re
@@ -23,24 +27,27 @@ TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 FLOOR = os.path.join(TARGET, "types-floor")
 PEER = os.path.join(TARGET, "peer-crate")
 SOURCE = os.path.join(ROOT, "generated", "src")
-MACRO = "::energy_api_core::deserialize_struct!(\n    "
+MACRO = "::energy_api_core::table_struct!(\n"
+DERIVES = ["Debug", "Clone", "PartialEq"]
 
 
-def struct_items(path):
-    """The payload structs of a generated file and their `deserialize_struct!` calls, serde only."""
+def struct_items(path, without):
+    """The payload structs of a generated file and their `table_struct!` calls."""
     kept = []
     for chunk in open(path, encoding="utf-8").read().split("\n\n"):
         lines = [l for l in chunk.strip().split("\n") if not l.startswith("#[cfg(")]
         body = "\n".join(lines)
         code = "\n".join(l for l in lines if not l.startswith("///"))
-        if code.startswith("#[derive(") and "::serde::Serialize" in code and "\npub struct " in code:
+        if code.startswith("#[derive(") and "\npub struct " in code:
+            derives = [d for d in DERIVES if d != without]
+            body = re.sub(r"#\[derive\([^)]*\)\]", f"#[derive({', '.join(derives)})]", body, count=1)
             kept.append(body)
-        elif body.startswith(MACRO):
-            kept.append(body.replace(MACRO, MACRO + "serde_only ", 1))
+        elif body.startswith(MACRO) and without != "tables":
+            kept.append(body)
     return "\n\n".join(kept) + "\n"
 
 
-def write_crate():
+def write_crate(without):
     shutil.rmtree(os.path.join(FLOOR, "src"), ignore_errors=True)
     os.makedirs(os.path.join(FLOOR, "src", "events"))
     sections = sorted(
@@ -50,18 +57,21 @@ def write_crate():
     )
     structs = 0
     for section in sections:
-        text = struct_items(os.path.join(SOURCE, "events", section + ".rs"))
+        text = struct_items(os.path.join(SOURCE, "events", section + ".rs"), without)
         structs += len(re.findall(r"^pub struct ", text, re.M))
         open(os.path.join(FLOOR, "src", "events", section + ".rs"), "w").write(text)
-    text = struct_items(os.path.join(SOURCE, "types.rs"))
+    text = struct_items(os.path.join(SOURCE, "types.rs"), without)
     structs += len(re.findall(r"^pub struct ", text, re.M))
     open(os.path.join(FLOOR, "src", "types.rs"), "w").write(text)
     open(os.path.join(FLOOR, "src", "events", "mod.rs"), "w").write(
         "".join(f"pub mod {s};\n" for s in sections)
     )
+    shapes = open(os.path.join(SOURCE, "shapes.rs"), encoding="utf-8").read()
+    shapes = "\n".join(l for l in shapes.split("\n") if not l.startswith("#[cfg("))
+    open(os.path.join(FLOOR, "src", "shapes.rs"), "w").write(shapes if without != "tables" else "")
     open(os.path.join(FLOOR, "src", "lib.rs"), "w").write(
         "//! Written by tools/types-floor.py: energy-api's payload structs alone.\n"
-        "#![allow(missing_docs)]\npub mod events;\npub mod types;\n"
+        "#![allow(missing_docs)]\npub mod events;\nmod shapes;\npub mod types;\n"
     )
     open(os.path.join(FLOOR, "Cargo.toml"), "w").write(
         '[package]\nname = "types-floor"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
@@ -85,10 +95,18 @@ def timed_clean_build(crate, target):
 
 
 def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    args = sys.argv[1:]
+    without = None
+    if "--without" in args:
+        at = args.index("--without")
+        without = args[at + 1] if at + 1 < len(args) else None
+        if without not in ("Debug", "Clone", "PartialEq", "tables"):
+            sys.exit("--without takes one of: Debug, Clone, PartialEq, tables")
+        del args[at : at + 2]
+    rounds = int(args[0]) if args else 5
     if not os.path.exists(os.path.join(PEER, "Cargo.toml")):
         sys.exit(f"no peer crate at {PEER}: run `cargo xtask bench --peer` first")
-    structs = write_crate()
+    structs = write_crate(without)
     floor_target, peer_target = FLOOR + "-target", os.path.join(TARGET, "bench-compile-peer")
     build(FLOOR, floor_target)
     build(PEER, peer_target)
@@ -97,7 +115,8 @@ def main():
         peer.append(timed_clean_build(PEER, peer_target))
         floor.append(timed_clean_build(FLOOR, floor_target))
     f, p = statistics.median(floor), statistics.median(peer)
-    print(f"{structs} structs; median of {rounds} clean debug builds, alternately")
+    what = f"without {without}" if without else "with every impl"
+    print(f"{structs} structs, {what}; median of {rounds} clean debug builds, alternately")
     print(f"| our payload structs alone | {f:.3f} | peer | {p:.3f} | ratio | {f / p:.3f} |")
     print(f"each: ours {', '.join(f'{t:.2f}' for t in floor)}; peer {', '.join(f'{t:.2f}' for t in peer)}")
 

@@ -1,11 +1,11 @@
-//! The `Deserialize` impls of generated structs: one macro ([`deserialize_struct!`](crate::deserialize_struct)),
-//! one field-name lookup ([`Key`]).
+//! The serde side of reading structs: the field-name lookup of map keys ([`Key`]), shared by the
+//! tables' reader ([`crate::table`]) and the shape check ([`crate::shape`]), and the `Deserialize` impl
+//! of REST resources ([`deserialize_struct!`](crate::deserialize_struct)).
 //!
 //! serde_derive writes a field enum, a key visitor, a map visitor and a sequence visitor for every struct;
-//! for the hundreds of payload types of a catalogue that is most of the crate's compile time. The macro
-//! writes one map visitor per struct and shares everything else. It accepts and rejects what the derive
-//! would, with the same messages ("missing field", "duplicate field", type errors), except that a struct
-//! written as a JSON array is rejected.
+//! the macro writes one map visitor per struct and shares everything else. It accepts and rejects what
+//! the derive would, with the same messages ("missing field", "duplicate field", type errors), except
+//! that a struct written as a JSON array is rejected.
 
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use std::fmt;
@@ -103,8 +103,9 @@ pub fn optional<T, E: de::Error>(
     Ok(slot.flatten())
 }
 
-/// `Deserialize` for a generated struct: one map visitor that finds each key's field with [`Key`], reads
-/// its value once, and checks that the required ones are present.
+/// `Deserialize` for a generated REST resource: one map visitor that finds each key's field with
+/// [`Key`], reads its value once, and checks that the required ones are present. (Event payloads are
+/// read by their tables instead: [`table_struct!`](crate::table_struct).)
 ///
 /// ```
 /// # use energy_api_core::deserialize_struct;
@@ -116,80 +117,32 @@ pub fn optional<T, E: de::Error>(
 /// ```
 ///
 /// Each field is `(index, required|optional, rust_name, "json name")`, in declared order; each slot's type
-/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`) or borrow
-/// from the input with one lifetime (`Ledger<'a>`, whose `CowStr<'a>` fields then point into it), may
+/// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), may
 /// accept former names of fields (`aliases [("old_name", index)]`: the field is read under either name,
 /// and both at once is a duplicate), and may keep the members it does not list, as JSON text, in an
 /// [`Unlisted`](crate::Unlisted) field (`keep_unlisted_in additional_fields`).
 #[macro_export]
 macro_rules! deserialize_struct {
-    // A struct that borrows from the input (`Ledger<'a>`): its strings may point into it.
     (
-        $name:ident <$lt:lifetime>,
-        $expecting:literal,
-        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
-        $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
-        $(, keep_unlisted_in $additional:ident)? $(,)?
-    ) => {
-        $crate::deserialize_struct!(@impl
-            impl [<'de: $lt, $lt>] for [$name<$lt>] visitor [<$lt>] [&$lt ()],
-            read [<$lt>] [$lt],
-            $name, $expecting,
-            [$(($index, $mode, $field, $json)),*],
-            [$($(($alias, $alias_index)),*)?],
-            [$($additional)?]
-        );
-    };
-    // A struct without the fast reader's `ReadJson` (one read only through serde).
-    (serde_only $name:ident $(<$param:ident>)?, $($rest:tt)*) => {
-        $crate::deserialize_struct!(@owned read [] [], $name $(<$param>)?, $($rest)*);
-    };
-    ($name:ident $(<$param:ident>)?, $($rest:tt)*) => {
-        $crate::deserialize_struct!(@owned
-            read [<'r $(, $param: $crate::read::ReadJson<'r>)?>] ['r],
-            $name $(<$param>)?, $($rest)*
-        );
-    };
-    // An owned struct (its type parameter, if any, deserialized too), with or without `ReadJson`.
-    (@owned
-        read [$($read_generics:tt)*] [$($read_lt:lifetime)?],
         $name:ident $(<$param:ident>)?,
         $expecting:literal,
         [$(($index:literal, $mode:ident, $field:ident, $json:literal)),* $(,)?]
         $(, aliases [$(($alias:literal, $alias_index:literal)),* $(,)?])?
         $(, keep_unlisted_in $additional:ident)? $(,)?
     ) => {
-        $crate::deserialize_struct!(@impl
-            impl [<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>]
-            for [$name $(<$param>)?]
-            visitor [$(<$param>)?] [fn() -> ($($param,)?)],
-            read [$($read_generics)*] [$($read_lt)?],
-            $name, $expecting,
-            [$(($index, $mode, $field, $json)),*],
-            [$($(($alias, $alias_index)),*)?],
-            [$($additional)?]
-        );
-    };
-    (@impl
-        impl [$($impl_generics:tt)*] for [$($self_ty:tt)*]
-        visitor [$($visitor_generics:tt)*] [$($phantom:tt)*],
-        read [$($read_generics:tt)*] [$($read_lt:lifetime)?],
-        $name:ident, $expecting:literal,
-        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),*],
-        [$(($alias:literal, $alias_index:literal)),*],
-        [$($additional:ident)?]
-    ) => {
-        impl $($impl_generics)* $crate::__private::serde::Deserialize<'de> for $($self_ty)* {
+        impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
+            $crate::__private::serde::Deserialize<'de> for $name $(<$param>)?
+        {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
                 const FIELDS: &[&str] = &[$($json),*];
-                const ALIASES: &[(&str, usize)] = &[$(($alias, $alias_index)),*];
-                struct Visitor $($visitor_generics)* (::std::marker::PhantomData<$($phantom)*>);
-                impl $($impl_generics)* $crate::__private::serde::de::Visitor<'de>
-                    for Visitor $($visitor_generics)*
+                const ALIASES: &[(&str, usize)] = &[$($(($alias, $alias_index)),*)?];
+                struct Visitor $(<$param>)? (::std::marker::PhantomData<fn() -> ($($param,)?)>);
+                impl<'de $(, $param: $crate::__private::serde::Deserialize<'de>)?>
+                    $crate::__private::serde::de::Visitor<'de> for Visitor $(<$param>)?
                 {
-                    type Value = $($self_ty)*;
+                    type Value = $name $(<$param>)?;
                     fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str($expecting)
                     }
@@ -229,67 +182,7 @@ macro_rules! deserialize_struct {
                 deserializer.deserialize_struct($expecting, FIELDS, Visitor(::std::marker::PhantomData))
             }
         }
-
-        $crate::deserialize_struct!(@read
-            [$($read_generics)*] [$($read_lt)?] [$($self_ty)*],
-            $name,
-            [$(($index, $mode, $field, $json)),*],
-            [$(($alias, $alias_index)),*],
-            [$($additional)?]
-        );
     };
-    (@read [$($read_generics:tt)*] [] [$($self_ty:tt)*], $($rest:tt)*) => {};
-    (@read
-        [$($read_generics:tt)*] [$read_lt:lifetime] [$($self_ty:tt)*],
-        $name:ident,
-        [$(($index:literal, $mode:ident, $field:ident, $json:literal)),*],
-        [$(($alias:literal, $alias_index:literal)),*],
-        [$($additional:ident)?]
-    ) => {
-        impl $($read_generics)* $crate::read::ReadJson<$read_lt> for $($self_ty)* {
-            fn read(
-                reader: &mut $crate::read::Reader<$read_lt>,
-            ) -> ::std::result::Result<Self, $crate::read::Stop> {
-                const FIELDS: &[&str] = &[$($json),*];
-                const ALIASES: &[(&str, usize)] = &[$(($alias, $alias_index)),*];
-                const _: () = assert!(
-                    $crate::read::plain_names(FIELDS),
-                    "field names are plain JSON strings"
-                );
-                $(let mut $field = ::std::option::Option::None;)*
-                $(let mut $additional = $crate::Unlisted::new();)?
-                if $crate::read::read_fields(
-                    reader,
-                    FIELDS,
-                    ALIASES,
-                    $crate::deserialize_struct!(@keeper $($additional)?),
-                    &mut |index, reader| match index {
-                        $($index => $crate::read::set(&mut $field, reader),)*
-                        _ => {
-                            let _ = reader;
-                            ::std::result::Result::Err($crate::read::Stop)
-                        }
-                    },
-                )
-                .is_err()
-                {
-                    return ::std::result::Result::Err($crate::read::Stop);
-                }
-                // One branch for the missing fields, not a `?` each: every struct's code is compiled.
-                $(let $field = $crate::read::$mode($field);)*
-                #[allow(irrefutable_let_patterns)]
-                let ($(::std::option::Option::Some($field),)*) = ($($field,)*) else {
-                    return ::std::result::Result::Err($crate::read::Stop);
-                };
-                ::std::result::Result::Ok($name {
-                    $($field,)*
-                    $($additional,)?
-                })
-            }
-        }
-    };
-    (@keeper) => { ::std::option::Option::None };
-    (@keeper $additional:ident) => { ::std::option::Option::Some(&mut $additional) };
     (@keeps) => { false };
     (@keeps $additional:ident) => { true };
     (@unlisted $map:ident, $key:ident) => {{
@@ -410,9 +303,8 @@ mod tests {
     fn a_struct_without_fields_reads_any_object() {
         for json in ["{}", r#"{"note": [1, {"a": null}]}"#] {
             assert_eq!(serde_json::from_str::<Empty>(json).unwrap(), Empty {});
-            assert_eq!(crate::read::Reader::read_all::<Empty>(json), Ok(Empty {}));
         }
-        assert!(crate::read::Reader::read_all::<Empty>("[]").is_err());
+        assert!(serde_json::from_str::<Empty>("[]").is_err());
     }
 
     #[derive(Debug, PartialEq)]

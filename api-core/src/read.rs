@@ -12,7 +12,6 @@
 //! `Deserialize` impl, so the two read the same fields under the same names.
 
 use crate::borrowed::{CowStr, RawObject};
-use crate::raw::{RawJson, Unlisted};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -527,68 +526,6 @@ pub fn find_field(
     found
 }
 
-/// Reads a field's value into its slot; a field seen twice stops the reader.
-#[inline]
-pub fn set<'a, T: ReadJson<'a>>(slot: &mut Option<T>, reader: &mut Reader<'a>) -> Result<(), Stop> {
-    if slot.is_some() {
-        return Err(Stop);
-    }
-    *slot = Some(T::read(reader)?);
-    Ok(())
-}
-
-/// The value of a required field, `None` when missing.
-#[inline]
-pub fn required<T>(slot: Option<T>) -> Option<T> {
-    slot
-}
-
-/// The value of an optional field: absent and `null` are both `None`.
-#[inline]
-pub fn optional<T>(slot: Option<Option<T>>) -> Option<Option<T>> {
-    Some(slot.flatten())
-}
-
-/// Reads the members of an object as the fields of a struct named `fields` (former names `aliases`):
-/// `field` reads the value of the field at an index; other members are skipped, or kept in `unlisted`.
-///
-/// The loop is here, once, rather than in each struct's `read`: a struct's code is then only its
-/// `match` on the index, which is what keeps the generated crate's compile time down.
-#[inline]
-pub fn read_fields<'a>(
-    reader: &mut Reader<'a>,
-    fields: &[&str],
-    aliases: &[(&str, usize)],
-    mut unlisted: Option<&mut Unlisted>,
-    field: &mut dyn FnMut(usize, &mut Reader<'a>) -> Result<(), Stop>,
-) -> Result<(), Stop> {
-    let mut next = 0;
-    let mut members = reader.object()?;
-    while let Some(member) = members.next_field(reader, fields, aliases, &mut next)? {
-        match member {
-            Member::Field(index) if index < fields.len() => field(index, reader)?,
-            Member::Field(_) => {
-                reader.skip()?;
-            }
-            Member::Other(key) => match unlisted.as_deref_mut() {
-                Some(unlisted) => keep_unlisted(unlisted, key, reader)?,
-                None => {
-                    reader.skip()?;
-                }
-            },
-        }
-    }
-    Ok(())
-}
-
-/// Keeps a member a struct does not list, as its text.
-fn keep_unlisted(unlisted: &mut Unlisted, name: &str, reader: &mut Reader<'_>) -> Result<(), Stop> {
-    let text = reader.skip()?;
-    let raw = RawJson::from_json(text).map_err(|_| Stop)?;
-    unlisted.insert(name.to_owned(), raw);
-    Ok(())
-}
-
 impl<'a> ReadJson<'a> for CowStr<'a> {
     #[inline]
     fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
@@ -656,12 +593,6 @@ impl<'a, K: From<&'a str> + Ord, V: ReadJson<'a>> ReadJson<'a>
             map.insert(K::from(key), V::read(reader)?);
         }
         Ok(map)
-    }
-}
-
-impl<'a, T: ReadJson<'a>> ReadJson<'a> for Box<T> {
-    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
-        T::read(reader).map(Box::new)
     }
 }
 

@@ -22,7 +22,9 @@ use crate::borrowed::{CowStr, RawObject};
 use crate::de::{FieldKey, Key};
 use crate::raw::{RawJson, Unlisted};
 use crate::read::{Member, Reader, Stop};
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -64,8 +66,19 @@ pub struct StructShape {
     pub shapes: &'static [Shape],
     /// Whether each field is required.
     pub required: &'static [bool],
+    /// Whether each field, when `None`, is left out when written (an optional field) rather than
+    /// written as `null` (a required, nullable one).
+    pub omit_none: &'static [bool],
     /// Whether members the struct does not list are kept (as JSON text) rather than skipped.
     pub keep_unlisted: bool,
+}
+
+impl StructShape {
+    /// The struct's Rust name, as serde's derive names it to serializers.
+    pub fn rust_name(&self) -> &'static str {
+        let name: &'static str = self.name;
+        name.strip_prefix("struct ").unwrap_or(name)
+    }
 }
 
 /// Whether strings and free-form objects are copied out of the input (for the owned structs) or point
@@ -123,16 +136,42 @@ impl<'a> Fields<'a> {
 
     /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
     /// its fields.
-    pub fn into_parts(self) -> (std::vec::IntoIter<Option<Slot<'a>>>, Unlisted) {
-        (self.slots.into_iter(), self.unlisted)
+    pub fn into_parts(self) -> (Slots<'a>, Unlisted) {
+        (Slots(self.slots.into_iter()), self.unlisted)
     }
 }
 
-/// A struct made from the fields its table read. `None` only if the table and the struct disagree,
-/// which the generator never writes (each table and struct come from the same model).
+/// The slots of a struct's fields, taken in declared order by its [`FromFields`].
+#[derive(Debug)]
+pub struct Slots<'a>(std::vec::IntoIter<Option<Slot<'a>>>);
+
+impl<'a> Slots<'a> {
+    /// The next field's value (`None`: the slots are used up, or the slot does not hold a `T`).
+    #[inline]
+    pub fn take<T: FromSlot<'a>>(&mut self) -> Option<T> {
+        T::from_slot(self.0.next()?)
+    }
+}
+
+/// A struct read by a table: the table, and the conversion from the fields it read. `None` only if the
+/// table and the struct disagree, which the generator never writes (each table and struct come from
+/// the same model).
 pub trait FromFields<'a>: Sized {
+    /// The table the struct is read by.
+    const SHAPE: &'static StructShape;
+    /// Whether its strings and free-form objects are copied out of the input or point into it.
+    const MODE: Mode;
     /// Moves the read values into a struct.
     fn from_fields(fields: Fields<'a>) -> Option<Self>;
+}
+
+/// Every struct read by a table is read by the fast reader through it: one impl for all of them, so
+/// that a generated crate carries none of its own.
+impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
+        read_into(reader)
+    }
 }
 
 /// A field's value made from its slot (`None`: the field was absent).
@@ -220,12 +259,18 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
     }
 }
 
+// Loops rather than iterator adapters: `collect` into `Option<Vec<T>>` instantiates more of std's
+// iterator machinery for every element type.
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
     fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Array(items) => items.into_iter().map(|s| T::from_slot(Some(s))).collect(),
-            _ => None,
+        let Slot::Array(items) = slot? else {
+            return None;
+        };
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            values.push(T::from_slot(Some(item))?);
         }
+        Some(values)
     }
 }
 
@@ -234,13 +279,14 @@ impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
     for std::collections::BTreeMap<K, T>
 {
     fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Entries(entries) => entries
-                .into_iter()
-                .map(|(k, v)| T::from_slot(Some(v)).map(|v| (K::from(k), v)))
-                .collect(),
-            _ => None,
+        let Slot::Entries(entries) = slot? else {
+            return None;
+        };
+        let mut map = std::collections::BTreeMap::new();
+        for (name, value) in entries {
+            map.insert(K::from(name), T::from_slot(Some(value))?);
         }
+        Some(map)
     }
 }
 
@@ -278,14 +324,12 @@ pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer.deserialize_struct(shape.name, shape.fields, StructVisitor { shape, mode })
 }
 
-/// Reads a struct with [`deserialize`], then makes it ([`FromFields`]): a generated struct's
-/// `Deserialize` impl.
+/// Reads a struct with [`deserialize`] by its table, then makes it ([`FromFields`]): a generated
+/// struct's `Deserialize` impl.
 pub fn deserialize_into<'de, D: Deserializer<'de>, T: FromFields<'de>>(
     deserializer: D,
-    shape: &'static StructShape,
-    mode: Mode,
 ) -> Result<T, D::Error> {
-    let fields = deserialize(deserializer, shape, mode)?;
+    let fields = deserialize(deserializer, T::SHAPE, T::MODE)?;
     T::from_fields(fields).ok_or_else(|| de::Error::custom(MISMATCH))
 }
 
@@ -354,14 +398,20 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
         let mode = self.mode;
         match (self.shape, mode) {
-            (Shape::Str, Mode::Owned) => String::deserialize(deserializer).map(|s| Slot::Str(Cow::Owned(s))),
-            (Shape::Str, Mode::Borrowed) => CowStr::deserialize(deserializer).map(|s| Slot::Str(s.0)),
+            (Shape::Str, Mode::Owned) => {
+                String::deserialize(deserializer).map(|s| Slot::Str(Cow::Owned(s)))
+            }
+            (Shape::Str, Mode::Borrowed) => {
+                CowStr::deserialize(deserializer).map(|s| Slot::Str(s.0))
+            }
             (Shape::Int, _) => i64::deserialize(deserializer).map(Slot::Int),
             (Shape::Num, _) => f64::deserialize(deserializer).map(Slot::Num),
             (Shape::Bool, _) => bool::deserialize(deserializer).map(Slot::Bool),
             (Shape::Obj, Mode::Owned) => Map::deserialize(deserializer).map(Slot::Map),
             (Shape::Obj, Mode::Borrowed) => RawObject::deserialize(deserializer).map(Slot::Raw),
-            (Shape::Array(item), _) => deserializer.deserialize_seq(ArrayVisitor(ValueSeed { shape: item, mode })),
+            (Shape::Array(item), _) => {
+                deserializer.deserialize_seq(ArrayVisitor(ValueSeed { shape: item, mode }))
+            }
             (Shape::Map(value), _) => {
                 deserializer.deserialize_map(EntriesVisitor(ValueSeed { shape: value, mode }))
             }
@@ -465,17 +515,17 @@ pub fn read<'a>(
     Ok(fields)
 }
 
-/// Reads a struct with [`read`], then makes it ([`FromFields`]).
+/// Reads a struct with [`read`] by its table, then makes it ([`FromFields`]).
 #[inline]
-pub fn read_into<'a, T: FromFields<'a>>(
-    reader: &mut Reader<'a>,
-    shape: &'static StructShape,
-    mode: Mode,
-) -> Result<T, Stop> {
-    T::from_fields(read(reader, shape, mode)?).ok_or(Stop)
+pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, Stop> {
+    T::from_fields(read(reader, T::SHAPE, T::MODE)?).ok_or(Stop)
 }
 
-fn read_value<'a>(reader: &mut Reader<'a>, shape: &'static Shape, mode: Mode) -> Result<Slot<'a>, Stop> {
+fn read_value<'a>(
+    reader: &mut Reader<'a>,
+    shape: &'static Shape,
+    mode: Mode,
+) -> Result<Slot<'a>, Stop> {
     Ok(match (shape, mode) {
         (Shape::Str, _) => Slot::Str(reader.string()?),
         (Shape::Int, _) => Slot::Int(reader.integer()?),
@@ -510,8 +560,92 @@ fn read_value<'a>(reader: &mut Reader<'a>, shape: &'static Shape, mode: Mode) ->
     })
 }
 
-/// A generated struct read by its table: its [`FromFields`] (the one piece of code per struct), and
-/// `Deserialize` and the fast reader's `ReadJson` through [`deserialize_into`] and [`read_into`].
+/// A field's value as the table's writer sees it: whether it is an absent optional value, and the
+/// value to hand to the serializer. Implemented for every type a generated struct's field has.
+pub trait FieldValue {
+    /// `true` only for `None`.
+    fn is_none(&self) -> bool {
+        false
+    }
+    /// The value, serializable through any serializer.
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize;
+}
+
+macro_rules! field_values {
+    ($(impl[$($generics:tt)*] $ty:ty;)*) => {
+        $(impl<$($generics)*> FieldValue for $ty {
+            fn as_serialize(&self) -> &dyn erased_serde::Serialize {
+                self
+            }
+        })*
+    };
+}
+
+field_values! {
+    impl[] String;
+    impl[] i64;
+    impl[] f64;
+    impl[] bool;
+    impl[] Map<String, Value>;
+    impl['a] CowStr<'a>;
+    impl['a] RawObject<'a>;
+    impl[T: serde::Serialize] Vec<T>;
+    impl[K: serde::Serialize, V: serde::Serialize] std::collections::BTreeMap<K, V>;
+    impl[T: serde::Serialize] Box<T>;
+}
+
+/// Written as serde writes an `Option`: `serialize_none` or `serialize_some`.
+impl<T: serde::Serialize> FieldValue for Option<T> {
+    fn is_none(&self) -> bool {
+        Option::is_none(self)
+    }
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize {
+        self
+    }
+}
+
+/// Writes a struct by its table, making the calls serde's derive makes for it (with
+/// `skip_serializing_if = "Option::is_none"` on optional fields and `flatten` on kept unlisted members):
+/// a generated struct's `Serialize` impl.
+pub fn serialize<S: serde::Serializer>(
+    serializer: S,
+    shape: &'static StructShape,
+    values: &[&dyn FieldValue],
+    unlisted: Option<&Unlisted>,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::{SerializeMap, SerializeStruct};
+    let fields = shape.fields.iter().zip(values).zip(shape.omit_none);
+    let Some(unlisted) = unlisted else {
+        let written = fields
+            .clone()
+            .filter(|((_, v), omit)| !(**omit && v.is_none()))
+            .count();
+        let mut state = serializer.serialize_struct(shape.rust_name(), written)?;
+        for ((name, value), omit) in fields {
+            if *omit && value.is_none() {
+                state.skip_field(name)?;
+            } else {
+                state.serialize_field(name, value.as_serialize())?;
+            }
+        }
+        return state.end();
+    };
+    // As the derive does for a struct with a flattened field: a map of unknown length.
+    let mut map = serializer.serialize_map(None)?;
+    for ((name, value), omit) in fields {
+        if !(*omit && value.is_none()) {
+            map.serialize_entry(name, value.as_serialize())?;
+        }
+    }
+    for (name, value) in unlisted {
+        map.serialize_entry(name, value)?;
+    }
+    map.end()
+}
+
+/// A generated struct read and written by its table: its [`FromFields`] (the one piece of code per
+/// struct that reads), `Deserialize` through [`deserialize_into`] (and the fast reader's `ReadJson`, for
+/// every [`FromFields`]), and `Serialize` through [`serialize`].
 ///
 /// ```
 /// use energy_api_core::table::{Mode, Shape, StructShape};
@@ -523,6 +657,7 @@ fn read_value<'a>(reader: &mut Reader<'a>, shape: &'static Shape, mode: Mode) ->
 ///     aliases: &[],
 ///     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
 ///     required: &[true, false],
+///     omit_none: &[false, true],
 ///     keep_unlisted: false,
 /// };
 /// #[derive(Debug)]
@@ -530,9 +665,10 @@ fn read_value<'a>(reader: &mut Reader<'a>, shape: &'static Shape, mode: Mode) ->
 /// table_struct!(Ledger, LEDGER, Owned, [number, id]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
-/// assert_eq!((ledger.number.as_str(), ledger.id), ("L-1", None));
+/// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
 /// let wrong = serde_json::from_str::<Ledger>(r#"{"number": 7}"#).unwrap_err();
 /// assert_eq!(wrong.to_string(), "invalid type: integer `7`, expected a string at line 1 column 12");
+/// assert_eq!(serde_json::to_string(&ledger).unwrap(), r#"{"number":"L-1"}"#);
 /// ```
 ///
 /// Fields are listed in the table's order; a struct may keep its unlisted members in a field
@@ -541,6 +677,8 @@ fn read_value<'a>(reader: &mut Reader<'a>, shape: &'static Shape, mode: Mode) ->
 macro_rules! table_struct {
     ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
+            const SHAPE: &'static $crate::table::StructShape = &$shape;
+            const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
             fn from_fields(fields: $crate::table::Fields<$lt>) -> ::std::option::Option<Self> {
                 $crate::table_struct!(@body $name, fields, [$($field),*] $(, $additional)?)
             }
@@ -549,14 +687,7 @@ macro_rules! table_struct {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
-                $crate::table::deserialize_into(deserializer, &$shape, $crate::table::Mode::$mode)
-            }
-        }
-        impl<$lt> $crate::read::ReadJson<$lt> for $name<$lt> {
-            fn read(
-                reader: &mut $crate::read::Reader<$lt>,
-            ) -> ::std::result::Result<Self, $crate::read::Stop> {
-                $crate::table::read_into(reader, &$shape, $crate::table::Mode::$mode)
+                $crate::table::deserialize_into(deserializer)
             }
         }
         impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
@@ -567,9 +698,29 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot)
             }
         }
+        impl $crate::__private::serde::Serialize for $name<'_> {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::table::serialize(
+                    serializer,
+                    &$shape,
+                    &[$(&self.$field),*],
+                    $crate::table_struct!(@unlisted self $(, $additional)?),
+                )
+            }
+        }
+        impl $crate::table::FieldValue for $name<'_> {
+            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
+                self
+            }
+        }
     };
     ($name:ident, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<'a> $crate::table::FromFields<'a> for $name {
+            const SHAPE: &'static $crate::table::StructShape = &$shape;
+            const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
             fn from_fields(fields: $crate::table::Fields<'a>) -> ::std::option::Option<Self> {
                 $crate::table_struct!(@body $name, fields, [$($field),*] $(, $additional)?)
             }
@@ -578,14 +729,7 @@ macro_rules! table_struct {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
-                $crate::table::deserialize_into(deserializer, &$shape, $crate::table::Mode::$mode)
-            }
-        }
-        impl<'r> $crate::read::ReadJson<'r> for $name {
-            fn read(
-                reader: &mut $crate::read::Reader<'r>,
-            ) -> ::std::result::Result<Self, $crate::read::Stop> {
-                $crate::table::read_into(reader, &$shape, $crate::table::Mode::$mode)
+                $crate::table::deserialize_into(deserializer)
             }
         }
         impl<'a> $crate::table::FromSlot<'a> for $name {
@@ -596,12 +740,32 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot)
             }
         }
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::table::serialize(
+                    serializer,
+                    &$shape,
+                    &[$(&self.$field),*],
+                    $crate::table_struct!(@unlisted self $(, $additional)?),
+                )
+            }
+        }
+        impl $crate::table::FieldValue for $name {
+            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
+                self
+            }
+        }
     };
+    (@unlisted $self:ident) => { ::std::option::Option::None };
+    (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
         #[allow(unused_mut, unused_variables)]
         let (mut slots, unlisted) = $fields.into_parts();
         ::std::option::Option::Some($name {
-            $($field: $crate::table::FromSlot::from_slot(slots.next()?)?,)*
+            $($field: slots.take()?,)*
             $($additional: unlisted,)?
         })
     }};

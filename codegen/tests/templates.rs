@@ -19,20 +19,25 @@ pub use borrowed_decode::BorrowedPayload;
 
 use energy_api_core::table::{Fields, FromFields, Mode, Shape, StructShape};
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV1 {
     pub mprn: String,
     pub reading: i64,
 }
 energy_api_core::table_struct!(MeterReadV1, METER_READ_V1, Owned, [mprn, reading]);
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV2 {
     pub mprn: String,
     pub reading: i64,
     pub registers: Vec<String>,
 }
-energy_api_core::table_struct!(MeterReadV2, METER_READ_V2, Owned, [mprn, reading, registers]);
+energy_api_core::table_struct!(
+    MeterReadV2,
+    METER_READ_V2,
+    Owned,
+    [mprn, reading, registers]
+);
 
 static METER_READ_V1: StructShape = StructShape {
     name: "struct MeterReadV1",
@@ -40,6 +45,7 @@ static METER_READ_V1: StructShape = StructShape {
     aliases: &[],
     shapes: &[Shape::Str, Shape::Int],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 static METER_READ_V2: StructShape = StructShape {
@@ -48,6 +54,7 @@ static METER_READ_V2: StructShape = StructShape {
     aliases: &[],
     shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -190,7 +197,7 @@ impl EventKind {
         }
     }
 
-    fn from_fields(self, fields: Fields<'_>) -> Option<Event> {
+    fn event_of(self, fields: Fields<'_>) -> Option<Event> {
         let versions = match self.version {
             0 => MeterReadV1::from_fields(fields).map(MeterRead::V1),
             _ => MeterReadV2::from_fields(fields).map(MeterRead::V2),
@@ -198,7 +205,7 @@ impl EventKind {
         versions.map(Event::MeterRead)
     }
 
-    fn view_from_fields(self, fields: Fields<'_>) -> Option<EventRef<'_>> {
+    fn view_of(self, fields: Fields<'_>) -> Option<EventRef<'_>> {
         let versions = match self.version {
             0 => views::MeterReadV1::from_fields(fields).map(views::MeterRead::V1),
             _ => views::MeterReadV2::from_fields(fields).map(views::MeterRead::V2),
@@ -211,7 +218,7 @@ impl EventKind {
         reader: &mut energy_api_core::read::Reader<'_>,
     ) -> Result<Event, energy_api_core::read::Stop> {
         let fields = energy_api_core::table::read(reader, self.shape(), Mode::Owned)?;
-        self.from_fields(fields).ok_or(energy_api_core::read::Stop)
+        self.event_of(fields).ok_or(energy_api_core::read::Stop)
     }
 
     pub fn read_borrowed<'a>(
@@ -219,7 +226,7 @@ impl EventKind {
         reader: &mut energy_api_core::read::Reader<'a>,
     ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
         let fields = energy_api_core::table::read(reader, self.shape(), Mode::Borrowed)?;
-        self.view_from_fields(fields).ok_or(energy_api_core::read::Stop)
+        self.view_of(fields).ok_or(energy_api_core::read::Stop)
     }
 }
 
@@ -227,9 +234,8 @@ impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
         let fields = energy_api_core::table::deserialize(d, self.shape(), Mode::Owned)?;
-        self.from_fields(fields).ok_or_else(|| {
-            <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH)
-        })
+        self.event_of(fields)
+            .ok_or_else(|| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
 }
 
@@ -237,14 +243,19 @@ impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
 pub mod views {
     use energy_api_core::CowStr;
 
-    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct MeterReadV1<'a> {
         pub mprn: CowStr<'a>,
         pub reading: i64,
     }
-    energy_api_core::table_struct!(MeterReadV1<'a>, super::METER_READ_V1, Borrowed, [mprn, reading]);
+    energy_api_core::table_struct!(
+        MeterReadV1<'a>,
+        super::METER_READ_V1,
+        Borrowed,
+        [mprn, reading]
+    );
 
-    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct MeterReadV2<'a> {
         pub mprn: CowStr<'a>,
         pub reading: i64,
@@ -293,9 +304,9 @@ impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
     type Value = EventRef<'de>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
         let fields = energy_api_core::table::deserialize(d, self.0.shape(), Mode::Borrowed)?;
-        self.0.view_from_fields(fields).ok_or_else(|| {
-            <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH)
-        })
+        self.0
+            .view_of(fields)
+            .ok_or_else(|| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
 }
 

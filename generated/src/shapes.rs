@@ -19,6 +19,7 @@ pub(crate) static ActivatedSupplyPoint: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -32,6 +33,7 @@ pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -45,6 +47,7 @@ pub(crate) static AllocationComponent: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -60,6 +63,7 @@ pub(crate) static AmendedSubject: ::energy_api_core::table::StructShape = ::ener
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -70,6 +74,7 @@ pub(crate) static BillingAccount: ::energy_api_core::table::StructShape = ::ener
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -83,6 +88,7 @@ pub(crate) static ChargePeriod: ::energy_api_core::table::StructShape = ::energy
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -113,6 +119,7 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::table::StructShape
         ),
     ],
     required: &[false, false, false],
+    omit_none: &[true, true, true],
     keep_unlisted: false,
 };
 
@@ -128,6 +135,7 @@ pub(crate) static Consent: ::energy_api_core::table::StructShape = ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -142,6 +150,7 @@ pub(crate) static ContractJourney: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -155,6 +164,7 @@ pub(crate) static ContractReferences: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[false, false],
+    omit_none: &[true, true],
     keep_unlisted: false,
 };
 
@@ -169,6 +179,7 @@ pub(crate) static DispatchPayload: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -227,6 +238,10 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::table::StructShape 
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true, true, true, true, true, true,
     ],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false, false, false, false, false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -242,6 +257,7 @@ pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Bool,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -255,6 +271,7 @@ pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -304,6 +321,10 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::table
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true,
     ],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -318,6 +339,7 @@ pub(crate) static GroupMembership: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -332,6 +354,7 @@ pub(crate) static GroupMembershipNew: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -345,6 +368,7 @@ pub(crate) static GroupPeriod: ::energy_api_core::table::StructShape = ::energy_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -359,6 +383,7 @@ pub(crate) static GroupTrait: ::energy_api_core::table::StructShape = ::energy_a
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -376,6 +401,7 @@ pub(crate) static GroupVersion: ::energy_api_core::table::StructShape = ::energy
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -388,6 +414,7 @@ pub(crate) static HouseMoveAccount: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -402,6 +429,7 @@ pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, false, false, false],
+    omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -416,6 +444,7 @@ pub(crate) static InkAction: ::energy_api_core::table::StructShape = ::energy_ap
         ::energy_api_core::table::Shape::Bool,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -435,6 +464,7 @@ pub(crate) static InkContent: ::energy_api_core::table::StructShape = ::energy_a
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
     required: &[false, false, false, true],
+    omit_none: &[true, true, true, false],
     keep_unlisted: false,
 };
 
@@ -449,6 +479,7 @@ pub(crate) static InkConversation: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -463,6 +494,7 @@ pub(crate) static InkFailureData: ::energy_api_core::table::StructShape = ::ener
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -478,6 +510,7 @@ pub(crate) static InkMessage: ::energy_api_core::table::StructShape = ::energy_a
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -493,6 +526,7 @@ pub(crate) static InkMessageContent: ::energy_api_core::table::StructShape = ::e
         ::energy_api_core::table::Shape::Struct(&InkContent),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -509,6 +543,7 @@ pub(crate) static InkMessageWithVendor: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -524,6 +559,7 @@ pub(crate) static JoinAgreement: ::energy_api_core::table::StructShape = ::energ
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -538,6 +574,7 @@ pub(crate) static JoinSupplyPoint: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -552,6 +589,7 @@ pub(crate) static LeaveSupplyPoint: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -566,6 +604,7 @@ pub(crate) static Ledger: ::energy_api_core::table::StructShape = ::energy_api_c
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -596,6 +635,7 @@ pub(crate) static LedgerEntry: ::energy_api_core::table::StructShape = ::energy_
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, true, true, true, true, true, false, false],
+    omit_none: &[false, false, false, false, false, false, false, true, true],
     keep_unlisted: false,
 };
 
@@ -626,6 +666,7 @@ pub(crate) static LedgerEntryRemoval: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -678,6 +719,10 @@ pub(crate) static Meter: ::energy_api_core::table::StructShape = ::energy_api_co
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true, true,
     ],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -693,6 +738,7 @@ pub(crate) static Payment: ::energy_api_core::table::StructShape = ::energy_api_
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, true, true, false],
+    omit_none: &[false, false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -702,6 +748,7 @@ pub(crate) static PaymentsAccount: ::energy_api_core::table::StructShape = ::ene
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -714,6 +761,7 @@ pub(crate) static PaymentsLedger: ::energy_api_core::table::StructShape = ::ener
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, false],
+    omit_none: &[false, true],
     keep_unlisted: false,
 };
 
@@ -728,6 +776,7 @@ pub(crate) static Product: ::energy_api_core::table::StructShape = ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -742,6 +791,7 @@ pub(crate) static PsrRecord: ::energy_api_core::table::StructShape = ::energy_ap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -769,6 +819,7 @@ pub(crate) static Register: ::energy_api_core::table::StructShape = ::energy_api
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -782,6 +833,7 @@ pub(crate) static RemovedMeter: ::energy_api_core::table::StructShape = ::energy
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -795,6 +847,7 @@ pub(crate) static SigningIdentity: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -808,6 +861,7 @@ pub(crate) static SubjectContractJourney: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -822,6 +876,7 @@ pub(crate) static SupplyPeriodData: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -836,6 +891,7 @@ pub(crate) static TerminatedSupplyPoint: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -850,6 +906,7 @@ pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -876,6 +933,7 @@ pub(crate) static AccountUserCreatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
     required: &[true, true, true, true, false, false, false],
+    omit_none: &[false, false, false, false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -886,6 +944,7 @@ pub(crate) static AccountUserPasswordChangedV1: ::energy_api_core::table::Struct
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -899,6 +958,7 @@ pub(crate) static AccountUserPasswordResetRequestedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -920,6 +980,7 @@ pub(crate) static AccountUserPsrRecordsUpdatedV1: ::energy_api_core::table::Stru
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -946,6 +1007,7 @@ pub(crate) static AccountUserRemovedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
     required: &[true, true, true, true, false, false, false],
+    omit_none: &[false, false, false, false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -978,6 +1040,7 @@ pub(crate) static AccountUserUpdatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
     required: &[true, true, true, true, false, false, false, true, false],
+    omit_none: &[false, false, false, false, true, true, true, false, true],
     keep_unlisted: false,
 };
 
@@ -992,6 +1055,7 @@ pub(crate) static AccountUserVerificationCompletedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1006,6 +1070,7 @@ pub(crate) static AccountUserVerificationStartedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1020,6 +1085,7 @@ pub(crate) static AccountUserMetadataCreatedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1034,6 +1100,7 @@ pub(crate) static AccountUserMetadataRemovedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1047,6 +1114,7 @@ pub(crate) static AccountUserMetadataUpdatedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1060,6 +1128,7 @@ pub(crate) static AccountCommunicationsPreferencesUpdatedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Struct(&CommsPreferencesChanges),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1074,6 +1143,7 @@ pub(crate) static AccountCreatedV1: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -1084,6 +1154,7 @@ pub(crate) static AccountOccupiedV1: ::energy_api_core::table::StructShape = ::e
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1098,6 +1169,7 @@ pub(crate) static AccountReactivatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1122,6 +1194,7 @@ pub(crate) static AccountSmartMeterReadPermissionChangedV1: ::energy_api_core::t
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1137,6 +1210,7 @@ pub(crate) static AccountUpdatedV1: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
     required: &[true, true, true, false],
+    omit_none: &[false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -1151,6 +1225,7 @@ pub(crate) static AccountMetadataCreatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1165,6 +1240,7 @@ pub(crate) static AccountMetadataRemovedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1178,6 +1254,7 @@ pub(crate) static AccountMetadataUpdatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1192,6 +1269,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataCreatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1206,6 +1284,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataRemovedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1219,6 +1298,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataUpdatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1241,6 +1321,7 @@ pub(crate) static CampaignAccountAddedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, false, false, false],
+    omit_none: &[false, false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -1255,6 +1336,7 @@ pub(crate) static CampaignAccountRemovedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -1270,6 +1352,7 @@ pub(crate) static CampaignAccountUpdatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true, false, true],
+    omit_none: &[false, false, true, false],
     keep_unlisted: false,
 };
 
@@ -1283,6 +1366,7 @@ pub(crate) static ActualIntervalsReceivedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1303,6 +1387,7 @@ pub(crate) static AffiliatesAffiliateAccountContractCreatedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1327,6 +1412,7 @@ pub(crate) static AgreementCreatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, true, true, false, false],
+    omit_none: &[false, false, false, false, true, true],
     keep_unlisted: false,
 };
 
@@ -1337,6 +1423,7 @@ pub(crate) static AgreementRevokedV1: ::energy_api_core::table::StructShape = ::
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1350,6 +1437,7 @@ pub(crate) static AgreementRevokedV2: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1376,6 +1464,7 @@ pub(crate) static AgreementRolloverCompletedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1386,6 +1475,7 @@ pub(crate) static AgreementTerminatedV1: ::energy_api_core::table::StructShape =
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1399,6 +1489,7 @@ pub(crate) static AgreementTerminatedV2: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1413,6 +1504,7 @@ pub(crate) static AgreementUpdatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -1430,6 +1522,7 @@ pub(crate) static AgreementUpdatedV2: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, false, true],
+    omit_none: &[false, false, true, false],
     keep_unlisted: false,
 };
 
@@ -1445,6 +1538,7 @@ pub(crate) static ApprovalsApprovalApprovedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1467,6 +1561,7 @@ pub(crate) static ApprovalsApprovalCreatedV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1482,6 +1577,7 @@ pub(crate) static ApprovalsApprovalRejectedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1506,6 +1602,7 @@ pub(crate) static ApprovalsApprovalRequestApprovedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1528,6 +1625,7 @@ pub(crate) static ApprovalsApprovalRequestAssignedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1552,6 +1650,7 @@ pub(crate) static ApprovalsApprovalRequestRejectedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1566,6 +1665,7 @@ pub(crate) static AuthServerAccessTokenIssuedV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1580,6 +1680,7 @@ pub(crate) static AuthServerAccountUserGenerateMfaChallengeErrorV1: ::energy_api
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1600,6 +1701,7 @@ pub(crate) static AuthServerAccountUserLoggedInV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1614,6 +1716,7 @@ pub(crate) static AuthServerAccountUserLoginDeniedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Int),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1638,6 +1741,7 @@ pub(crate) static AuthServerAccountUserLoginFailedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1653,6 +1757,7 @@ pub(crate) static AuthServerAccountUserLoginStepCompletedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1683,6 +1788,7 @@ pub(crate) static BillingBillingDocumentHeldV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1697,6 +1803,7 @@ pub(crate) static BillingBillingDocumentIssuedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1717,6 +1824,7 @@ pub(crate) static BillingBillingDocumentIssuedV2: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1731,6 +1839,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV1: ::energy_api
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1753,6 +1862,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV2: ::energy_api
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Int),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1777,6 +1887,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV3: ::energy_api
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1797,6 +1908,7 @@ pub(crate) static BillingBillingOptionsUpdatedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1811,6 +1923,7 @@ pub(crate) static BillingChargingLedgerAssignedToAgreementV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1824,6 +1937,7 @@ pub(crate) static BillingChargingSupplyPointTriggeredV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Struct(&ChargePeriod),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1834,6 +1948,7 @@ pub(crate) static BillingDuosInvoiceCancelV1: ::energy_api_core::table::StructSh
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1844,6 +1959,7 @@ pub(crate) static BillingDuosInvoiceNewV1: ::energy_api_core::table::StructShape
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1854,6 +1970,7 @@ pub(crate) static BillingDuosInvoiceReplaceV1: ::energy_api_core::table::StructS
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1868,6 +1985,7 @@ pub(crate) static BillingFinalBillV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -1888,6 +2006,7 @@ pub(crate) static BillingIssuanceExternalStatusCreatedV1: ::energy_api_core::tab
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1901,6 +2020,7 @@ pub(crate) static BillingIssuedBillV1: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1911,6 +2031,7 @@ pub(crate) static BillingLedgerEntryPostedV1: ::energy_api_core::table::StructSh
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Struct(&Ledger)],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1924,6 +2045,7 @@ pub(crate) static BillingLedgerEntryPostedV2: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Struct(&LedgerEntry),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1934,6 +2056,7 @@ pub(crate) static BillingLedgerEntryRemovedV1: ::energy_api_core::table::StructS
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Struct(&Ledger)],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -1947,6 +2070,7 @@ pub(crate) static BillingLedgerEntryRemovedV2: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Struct(&LedgerEntryRemoval),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -1973,6 +2097,7 @@ pub(crate) static BillingPathwayTraversalFailedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -1988,6 +2113,7 @@ pub(crate) static BillingPathwayTraversalSucceededV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2003,6 +2129,7 @@ pub(crate) static BillingPortfolioInvoiceSummaryCompletedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2025,6 +2152,7 @@ pub(crate) static BillingRebateAcceptedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2049,6 +2177,7 @@ pub(crate) static BillingRebateCreatedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Bool,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2073,6 +2202,7 @@ pub(crate) static BillingRebateDeclinedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2097,6 +2227,7 @@ pub(crate) static BillingRebateUpdatedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Bool,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2112,6 +2243,7 @@ pub(crate) static ChargingPrimingErroredV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2127,6 +2259,7 @@ pub(crate) static LatePaymentFeeApplicationServiceCompletedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2151,6 +2284,7 @@ pub(crate) static LatePaymentFeeApplicationServiceFeeAppliedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, false, true],
+    omit_none: &[false, false, false, false, true, false],
     keep_unlisted: false,
 };
 
@@ -2164,6 +2298,7 @@ pub(crate) static LatePaymentFeeApplicationServiceStartedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2178,6 +2313,7 @@ pub(crate) static LatePaymentFeeCalculationServiceCompletedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2191,6 +2327,7 @@ pub(crate) static LatePaymentFeeCalculationServiceStartedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2206,6 +2343,7 @@ pub(crate) static LatePaymentFeeCalculatorCompletedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2220,6 +2358,7 @@ pub(crate) static LatePaymentFeeCalculatorFeeAppliedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2233,6 +2372,7 @@ pub(crate) static LatePaymentFeeCalculatorStartedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2247,6 +2387,7 @@ pub(crate) static LatePaymentFeeWaivedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2257,6 +2398,7 @@ pub(crate) static BusinessCreatedV1: ::energy_api_core::table::StructShape = ::e
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -2270,6 +2412,7 @@ pub(crate) static BusinessUpdatedV1: ::energy_api_core::table::StructShape = ::e
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2283,6 +2426,7 @@ pub(crate) static BusinessOperationsTeamUpdatedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2311,6 +2455,7 @@ pub(crate) static InternalCompanyCreatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2325,6 +2470,7 @@ pub(crate) static CollateralAgreementFulfilledV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2349,6 +2495,7 @@ pub(crate) static CollectionProceedingCreatedV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, false, false, true, true],
+    omit_none: &[false, false, true, true, false, false],
     keep_unlisted: false,
 };
 
@@ -2377,6 +2524,7 @@ pub(crate) static CollectionProcessCommStepResolvedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, false, true, true, true, true, true],
+    omit_none: &[false, false, true, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2391,6 +2539,7 @@ pub(crate) static CollectionProcessLeaveSupplierInstigatedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2406,6 +2555,7 @@ pub(crate) static CollectionProcessPausedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2422,6 +2572,7 @@ pub(crate) static CollectionProcessRaisedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, false, false, true],
+    omit_none: &[false, false, true, true, false],
     keep_unlisted: false,
 };
 
@@ -2432,6 +2583,7 @@ pub(crate) static CollectionProcessReactivatedV1: ::energy_api_core::table::Stru
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -2442,6 +2594,7 @@ pub(crate) static CollectionProcessRunTerminationRequestedV1: ::energy_api_core:
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -2456,6 +2609,7 @@ pub(crate) static CollectionProcessUnpausedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2470,6 +2624,7 @@ pub(crate) static CollectionProcessWithdrawnV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2483,6 +2638,7 @@ pub(crate) static CollectionProcessWithdrawnV2: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2497,6 +2653,7 @@ pub(crate) static CreditCheckCreatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2511,6 +2668,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackCompletedV1: ::energy_api_c
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2526,6 +2684,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackFailedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2540,6 +2699,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackSkippedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2570,6 +2730,7 @@ pub(crate) static DelinquentDebtAllocationCreatedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2585,6 +2746,7 @@ pub(crate) static DelinquentDebtPositionChangedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2607,6 +2769,7 @@ pub(crate) static DelinquentDebtPositionChangedV2: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2631,6 +2794,7 @@ pub(crate) static DepositAgreementAcceptedV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2655,6 +2819,7 @@ pub(crate) static DepositAgreementFulfilledV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2681,6 +2846,7 @@ pub(crate) static DepositAgreementInstalmentReturnedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2705,6 +2871,7 @@ pub(crate) static DepositAgreementReturnedV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2729,6 +2896,7 @@ pub(crate) static DepositAgreementWithdrawnV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2753,6 +2921,7 @@ pub(crate) static DunningPathPausedV1: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2775,6 +2944,7 @@ pub(crate) static DunningPathStartedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2789,6 +2959,7 @@ pub(crate) static DunningPathUnpausedV1: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2811,6 +2982,7 @@ pub(crate) static DunningPathWithdrawnV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2837,6 +3009,7 @@ pub(crate) static CommsAccountCallUpdatedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Obj,
     ],
     required: &[true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2853,6 +3026,7 @@ pub(crate) static CommsCustomerEmailBouncedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2863,6 +3037,7 @@ pub(crate) static CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1: ::e
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -2887,6 +3062,7 @@ pub(crate) static CommsTranscriptionCreatedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2902,6 +3078,7 @@ pub(crate) static ComplaintsComplaintNewContactV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[false, true, true, true],
+    omit_none: &[true, false, false, false],
     keep_unlisted: false,
 };
 
@@ -2915,6 +3092,7 @@ pub(crate) static ComplaintsComplaintOpenedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[false, true],
+    omit_none: &[true, false],
     keep_unlisted: false,
 };
 
@@ -2929,6 +3107,7 @@ pub(crate) static ComplaintsDrpFinishedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[false, true, false],
+    omit_none: &[true, false, true],
     keep_unlisted: false,
 };
 
@@ -2943,6 +3122,7 @@ pub(crate) static ComplaintsDrpStartedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[false, true, true],
+    omit_none: &[true, false, false],
     keep_unlisted: false,
 };
 
@@ -2957,6 +3137,7 @@ pub(crate) static ComplexQuotingCostCalculationFinishedV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -2970,6 +3151,7 @@ pub(crate) static ConsentsConsentCreatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Struct(&Consent),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2983,6 +3165,7 @@ pub(crate) static ConsentsConsentUpdatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Struct(&Consent),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -2997,6 +3180,7 @@ pub(crate) static GoodsPurchaseCreatedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -3013,6 +3197,7 @@ pub(crate) static GoodsQuoteCreatedForAccountV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3029,6 +3214,7 @@ pub(crate) static GoodsQuoteCreatedWithoutAccountV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3043,6 +3229,7 @@ pub(crate) static LeadsLeadStageUpdatedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3057,6 +3244,7 @@ pub(crate) static LeadsOpportunityDocumentAttachedToOpportunityV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3070,6 +3258,7 @@ pub(crate) static LeadsOpportunityOfferGroupCreatedV2: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3085,6 +3274,7 @@ pub(crate) static LeadsOpportunityStageUpdatedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
     required: &[true, true, true, false],
+    omit_none: &[false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -3098,6 +3288,7 @@ pub(crate) static MessagingPushNotificationTokenUnregisteredV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3132,6 +3323,7 @@ pub(crate) static ContractGroupsCreatedV1: ::energy_api_core::table::StructShape
         ),
     ],
     required: &[true, true, true, false, false, false, false, true, true],
+    omit_none: &[false, false, false, true, true, true, true, false, false],
     keep_unlisted: false,
 };
 
@@ -3150,6 +3342,7 @@ pub(crate) static ContractGroupsMembershipsChangedV1: ::energy_api_core::table::
         ),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3174,6 +3367,7 @@ pub(crate) static ContractGroupsVersionCreatedV1: ::energy_api_core::table::Stru
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3189,6 +3383,7 @@ pub(crate) static ContractsActualizedV1: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3203,6 +3398,7 @@ pub(crate) static ContractsCreatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -3217,6 +3413,7 @@ pub(crate) static ContractsExpiredV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3231,6 +3428,7 @@ pub(crate) static ContractsExpiryApproachingV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3253,6 +3451,7 @@ pub(crate) static ContractsJourneysCreationStartedV1: ::energy_api_core::table::
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3275,6 +3474,7 @@ pub(crate) static ContractsJourneysTerminationStartedV1: ::energy_api_core::tabl
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3289,6 +3489,7 @@ pub(crate) static ContractsJourneysVariationStartedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3303,6 +3504,7 @@ pub(crate) static ContractsNovatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3316,6 +3518,7 @@ pub(crate) static ContractsRescindedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3329,6 +3532,7 @@ pub(crate) static ContractsRevokedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3351,6 +3555,7 @@ pub(crate) static ContractsSubjectAmendedV1: ::energy_api_core::table::StructSha
         ),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3364,6 +3569,7 @@ pub(crate) static ContractsTerminatedV1: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3377,6 +3583,7 @@ pub(crate) static ContractsTermsVariedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3393,6 +3600,7 @@ pub(crate) static InkActionsRunV1: ::energy_api_core::table::StructShape = ::ene
         ),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3408,6 +3616,7 @@ pub(crate) static InkContentInboundMessageTaggedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Struct(&InkMessageContent),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3432,6 +3641,7 @@ pub(crate) static InkConversationAssignedToBucketV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3446,6 +3656,7 @@ pub(crate) static InkConversationAssignedToTimelineV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3474,6 +3685,7 @@ pub(crate) static InkConversationAwaitCustomerReplyV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3506,6 +3718,7 @@ pub(crate) static InkConversationClosedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3538,6 +3751,7 @@ pub(crate) static InkConversationOpenStatusChangedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3566,6 +3780,7 @@ pub(crate) static InkConversationOpenedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3600,6 +3815,9 @@ pub(crate) static InkConversationPriorityChangedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -3632,6 +3850,7 @@ pub(crate) static InkConversationSnoozedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3656,6 +3875,7 @@ pub(crate) static InkConversationUnassignedFromBucketV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3670,6 +3890,7 @@ pub(crate) static InkConversationUnassignedFromTimelineV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3684,6 +3905,7 @@ pub(crate) static InkLiveChatClosedV1: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true, false],
+    omit_none: &[false, false, true],
     keep_unlisted: false,
 };
 
@@ -3694,6 +3916,7 @@ pub(crate) static InkLiveChatInitiatedV1: ::energy_api_core::table::StructShape 
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Struct(&InkConversation)],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -3704,6 +3927,7 @@ pub(crate) static InkLiveChatMessagesOutboundMessageCreatedV1: ::energy_api_core
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Struct(&InkConversation)],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -3719,6 +3943,7 @@ pub(crate) static InkMessageAttachmentSafeV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3734,6 +3959,7 @@ pub(crate) static InkMessageAttachmentUnsafeV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3748,6 +3974,7 @@ pub(crate) static InkMessagesInboundEmailMigrationV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3762,6 +3989,7 @@ pub(crate) static InkMessagesInboundMessageCreatedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3777,6 +4005,7 @@ pub(crate) static InkMessagesInboundMessageIngestedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -3791,6 +4020,7 @@ pub(crate) static InkMessagesOutboundMessageCreatedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3805,6 +4035,7 @@ pub(crate) static InkMessagesOutboundMessageFailedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Struct(&InkFailureData),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3819,6 +4050,7 @@ pub(crate) static InkMessagesPhishingReportDismissedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3833,6 +4065,7 @@ pub(crate) static InkMessagesReportedPhishingV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3847,6 +4080,7 @@ pub(crate) static InkMessagesReportedSpamV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3861,6 +4095,7 @@ pub(crate) static InkMessagesSpamReportDismissedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3874,6 +4109,7 @@ pub(crate) static CustomerAccessPartnerRolesCreatedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3893,6 +4129,7 @@ pub(crate) static CustomerAccessPartnerRolesUpdatedV1: ::energy_api_core::table:
         ),
     ],
     required: &[true, false, false, false],
+    omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -3906,6 +4143,7 @@ pub(crate) static CustomerAccessPartnerUserRolesCreatedV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3925,6 +4163,7 @@ pub(crate) static CustomerAccessPartnerUserRolesUpdatedV1: ::energy_api_core::ta
         ),
     ],
     required: &[true, false, false, false],
+    omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -3939,6 +4178,7 @@ pub(crate) static CustomerAccessUserRolesCreatedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3958,6 +4198,7 @@ pub(crate) static CustomerAccessUserRolesUpdatedV1: ::energy_api_core::table::St
         ),
     ],
     required: &[true, false, false, false],
+    omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
 
@@ -3971,6 +4212,7 @@ pub(crate) static LoyaltyPointsUserRoleRemovalV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -3985,6 +4227,7 @@ pub(crate) static DataImportImportProcessCancelledV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -3999,6 +4242,7 @@ pub(crate) static DataImportImportProcessCompleteV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4012,6 +4256,7 @@ pub(crate) static DataImportImportProcessDryRunCompleteV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -4027,6 +4272,7 @@ pub(crate) static DataImportImportProcessDryRunErrorV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4042,6 +4288,7 @@ pub(crate) static DataImportImportProcessErrorV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4062,6 +4309,7 @@ pub(crate) static DataImportImportProcessPostImportCompletedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4084,6 +4332,7 @@ pub(crate) static DataImportImportProcessPostImportErrorV1: ::energy_api_core::t
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4097,6 +4346,7 @@ pub(crate) static DataImportOrderProcessCancelledV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -4110,6 +4360,7 @@ pub(crate) static DataImportOrderProcessCompleteV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -4124,6 +4375,7 @@ pub(crate) static DataImportOrderProcessErrorV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4134,6 +4386,7 @@ pub(crate) static ExternalMessagingUploadedFileProcessedV1: ::energy_api_core::t
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4144,6 +4397,7 @@ pub(crate) static ExternalMessagingUploadedFileProcessingFailedV1: ::energy_api_
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4154,6 +4408,7 @@ pub(crate) static ExternalMessagingUploadedFileSafeV1: ::energy_api_core::table:
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4164,6 +4419,7 @@ pub(crate) static ExternalMessagingUploadedFileUnsafeV1: ::energy_api_core::tabl
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4188,6 +4444,7 @@ pub(crate) static FlexDeviceDeauthenticatedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Obj),
     ],
     required: &[true, true, true, true, true, false],
+    omit_none: &[false, false, false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -4212,6 +4469,7 @@ pub(crate) static FlexDeviceDisconnectedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Struct(&FlexDeviceDisconnectedPayload),
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4236,6 +4494,7 @@ pub(crate) static FlexDeviceOptimisationCreatedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Struct(&FlexDeviceOptimisationCreatedPayload),
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4260,6 +4519,7 @@ pub(crate) static FlexDeviceRegisteredV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Obj),
     ],
     required: &[true, true, true, true, true, false],
+    omit_none: &[false, false, false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -4274,6 +4534,7 @@ pub(crate) static IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1: :
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4288,6 +4549,7 @@ pub(crate) static IndustryElectricityChangeOfServiceMeterDeactivatedV1: ::energy
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4298,6 +4560,7 @@ pub(crate) static IndustryElectricityChangeOfSupplyGainInitiatedV1: ::energy_api
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4313,6 +4576,7 @@ pub(crate) static IndustryElectricityChangeOfSupplyLossCompleteV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4339,6 +4603,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV1: ::energy_api
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4367,6 +4632,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV2: ::energy_api
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4377,6 +4643,7 @@ pub(crate) static IndustryGasChangeOfSupplyGainInitiatedV1: ::energy_api_core::t
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4392,6 +4659,7 @@ pub(crate) static IndustryGasChangeOfSupplyLossCompleteV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4414,6 +4682,7 @@ pub(crate) static LifecycleJoinSupplierActivationCompletedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Struct(&ActivatedSupplyPoint),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4436,6 +4705,7 @@ pub(crate) static LifecycleJoinSupplierActivationInitiatedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Struct(&ActivationInitiatedSupplyPoint),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4460,6 +4730,7 @@ pub(crate) static LifecycleJoinSupplierAgreementCreatedV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Struct(&ContractReferences),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4474,6 +4745,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1: :
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4488,6 +4760,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1: ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4502,6 +4775,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1: ::e
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4524,6 +4798,7 @@ pub(crate) static LifecycleJoinSupplierCancellationRequestedV1: ::energy_api_cor
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4546,6 +4821,7 @@ pub(crate) static LifecycleJoinSupplierCancelledV1: ::energy_api_core::table::St
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4568,6 +4844,7 @@ pub(crate) static LifecycleJoinSupplierCompletedV1: ::energy_api_core::table::St
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4592,6 +4869,7 @@ pub(crate) static LifecycleJoinSupplierRequestedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4614,6 +4892,7 @@ pub(crate) static LifecycleJoinSupplierReversalRequestedV1: ::energy_api_core::t
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4636,6 +4915,7 @@ pub(crate) static LifecycleJoinSupplierReversedV1: ::energy_api_core::table::Str
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4658,6 +4938,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPeriodCreatedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Struct(&ContractReferences),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4678,6 +4959,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlow
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4698,6 +4980,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowS
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4716,6 +4999,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4734,6 +5018,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4744,6 +5029,7 @@ pub(crate) static LifecycleJoinSupplierSecurityDepositsCreatedV1: ::energy_api_c
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -4757,6 +5043,7 @@ pub(crate) static LifecycleJoinSupplierTermsAndConditionsAcceptedV2: ::energy_ap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -4771,6 +5058,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4785,6 +5073,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4799,6 +5088,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1: 
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -4821,6 +5111,7 @@ pub(crate) static LifecycleLeaveSupplierCancellationRequestedV2: ::energy_api_co
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4843,6 +5134,7 @@ pub(crate) static LifecycleLeaveSupplierCancelledV2: ::energy_api_core::table::S
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4867,6 +5159,7 @@ pub(crate) static LifecycleLeaveSupplierCompletedV3: ::energy_api_core::table::S
         ),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4899,6 +5192,7 @@ pub(crate) static LifecycleLeaveSupplierRequestedV2: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
     required: &[true, true, true, true, true, true, true, true, false],
+    omit_none: &[false, false, false, false, false, false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -4933,6 +5227,7 @@ pub(crate) static LifecycleLeaveSupplierRequestedV3: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, false, true],
+    omit_none: &[false, false, false, false, false, false, false, false, true, false],
     keep_unlisted: false,
 };
 
@@ -4955,6 +5250,7 @@ pub(crate) static LifecycleLeaveSupplierReversalRequestedV2: ::energy_api_core::
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4975,6 +5271,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFl
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -4995,6 +5292,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTermi
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5015,6 +5313,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlo
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5037,6 +5336,7 @@ pub(crate) static LifecycleLeaveSupplierTerminationConfirmedV2: ::energy_api_cor
         ::energy_api_core::table::Shape::Struct(&TerminatedSupplyPoint),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5057,6 +5357,7 @@ pub(crate) static LifecycleLeaveSupplierTerminationInitiatedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Struct(&TerminationInitiatedSupplyPoint),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5089,6 +5390,7 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV2: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
     required: &[true, true, true, true, true, true, true, true, false],
+    omit_none: &[false, false, false, false, false, false, false, false, true],
     keep_unlisted: false,
 };
 
@@ -5123,6 +5425,7 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV3: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, false, true],
+    omit_none: &[false, false, false, false, false, false, false, false, true, false],
     keep_unlisted: false,
 };
 
@@ -5147,6 +5450,7 @@ pub(crate) static LifecycleEnrollmentLoyaltyPointsQualificationReversedV1: ::ene
         ),
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5173,6 +5477,7 @@ pub(crate) static LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
         ),
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5188,6 +5493,7 @@ pub(crate) static LifecycleStatusChangedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5202,6 +5508,7 @@ pub(crate) static LifecycleSupportSiteSaleV1_0_0: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true],
+    omit_none: &[false, false, false],
     keep_unlisted: false,
 };
 
@@ -5212,6 +5519,7 @@ pub(crate) static ElectricityFlowFileCancellationInvoiceProcessedV1: ::energy_ap
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -5222,6 +5530,7 @@ pub(crate) static ElectricityFlowFileComplementaryInvoiceProcessedV1: ::energy_a
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -5232,6 +5541,7 @@ pub(crate) static ElectricityFlowFileRectificationInvoiceProcessedV1: ::energy_a
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -5242,6 +5552,7 @@ pub(crate) static ElectricityFlowFileRegularizerInvoiceProcessedV1: ::energy_api
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -5252,6 +5563,7 @@ pub(crate) static ElectricityFlowFileBillableConceptsInvoiceProcessedV1: ::energ
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -5262,6 +5574,7 @@ pub(crate) static ElectricityFlowFileRegularInvoiceProcessedV1: ::energy_api_cor
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: false,
 };
 
@@ -5277,6 +5590,7 @@ pub(crate) static EspSupplyPointsEnrichmentDataSentV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5299,6 +5613,7 @@ pub(crate) static EspSupplyPointsAtrSnapshotSentV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5312,6 +5627,7 @@ pub(crate) static GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1: ::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5325,6 +5641,7 @@ pub(crate) static GasBillFlowDetailsCancellationInvoiceCreatedV1: ::energy_api_c
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5338,6 +5655,7 @@ pub(crate) static GasBillFlowDetailsComplementaryInvoiceCreatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5351,6 +5669,7 @@ pub(crate) static GasBillFlowDetailsRectificationInvoiceCreatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5364,6 +5683,7 @@ pub(crate) static GasBillFlowDetailsRegularInvoiceCreatedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5377,6 +5697,7 @@ pub(crate) static GasFlowFileB7033ComplementaryInvoiceProcessedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5390,6 +5711,7 @@ pub(crate) static GasFlowFileB7033RegularInvoiceProcessedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5414,6 +5736,7 @@ pub(crate) static GasSupplyPointInspectionResultsReceivedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Obj),
     ],
     required: &[true, false, false, true, true, false],
+    omit_none: &[false, true, true, false, false, true],
     keep_unlisted: false,
 };
 
@@ -5438,6 +5761,7 @@ pub(crate) static MarketsEspBillFlowFileProcessedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5453,6 +5777,7 @@ pub(crate) static MarketsEspFlowFileProcessedV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5466,6 +5791,7 @@ pub(crate) static MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1: ::e
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Obj),
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5479,6 +5805,7 @@ pub(crate) static MarketsGasSupplyPointCreatedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Int,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5495,6 +5822,7 @@ pub(crate) static MarketsNetworkOperatorCreatedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true],
+    omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5527,6 +5855,7 @@ pub(crate) static MeterDataQualityResolutionCancelledV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5561,6 +5890,9 @@ pub(crate) static MeterDataQualityResolutionCancelledV2: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -5593,6 +5925,7 @@ pub(crate) static MeterDataQualityResolutionRequestedV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5619,6 +5952,7 @@ pub(crate) static MeterpointElecCosGainRegistrationRequestedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Bool,
     ],
     required: &[true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5643,6 +5977,7 @@ pub(crate) static MeterpointGasApiBackfillV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5679,6 +6014,10 @@ pub(crate) static MeterpointGasAppointMamRequestedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false,
+    ],
     keep_unlisted: false,
 };
 
@@ -5738,6 +6077,10 @@ pub(crate) static MeterpointGasBackfillV1: ::energy_api_core::table::StructShape
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true, true, true, true, true, true,
     ],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false, false, false, false, false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -5751,6 +6094,7 @@ pub(crate) static MeterpointGasChangeOfCohortRequestedV1: ::energy_api_core::tab
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true],
+    omit_none: &[false, false],
     keep_unlisted: false,
 };
 
@@ -5793,6 +6137,10 @@ pub(crate) static MeterpointGasChangeOfMamRequestedV1: ::energy_api_core::table:
     required: &[
         true, true, true, true, true, true, true, true, true, true, true, true, true,
         true,
+    ],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false,
     ],
     keep_unlisted: false,
 };
@@ -5870,6 +6218,11 @@ pub(crate) static MeterpointGasCosGainMtdReceivedV1: ::energy_api_core::table::S
         true, false, true, true, true, true, true, true, true, true, true, true, true,
         true, true, true, true,
     ],
+    omit_none: &[
+        false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false, true, false, false, false, false, false, false, false,
+        false, false, false, false, false, false, false, false,
+    ],
     keep_unlisted: false,
 };
 
@@ -5885,6 +6238,7 @@ pub(crate) static MeterpointGasCosGainRegistrationConfirmedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Bool,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5900,6 +6254,7 @@ pub(crate) static MeterpointGasCosGainRegistrationRequestedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true],
+    omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5932,6 +6287,7 @@ pub(crate) static MeterpointGasCosLossConfirmedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5956,6 +6312,7 @@ pub(crate) static MeterpointGasDeappointMamRequestedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
     ],
     required: &[true, true, true, true, true, true],
+    omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
 
@@ -5966,5 +6323,6 @@ pub(crate) static MeterpointGasDisputedClosingReadingQueriedByUsV1: ::energy_api
     aliases: &[],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
+    omit_none: &[false],
     keep_unlisted: true,
 };

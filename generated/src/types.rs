@@ -4,7 +4,7 @@
 
 /// A supply point that came on supply.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActivatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -28,7 +28,7 @@ pub struct ActivatedSupplyPoint {
 
 /// A supply point whose activation started.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActivationInitiatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -49,7 +49,7 @@ pub struct ActivationInitiatedSupplyPoint {
 
 /// The source side of a delinquent debt allocation.
 #[cfg(feature = "collections")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AllocationComponent {
     /// `source_type` (string).
     pub source_type: ::std::string::String,
@@ -70,7 +70,7 @@ pub struct AllocationComponent {
 
 /// A subject added to, updated on or removed from a contract (`contracts.subject-amended`).
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AmendedSubject {
     /// `type` (string).
     pub r#type: ::std::string::String,
@@ -97,7 +97,7 @@ pub struct AmendedSubject {
 
 /// The account a billing ledger belongs to.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingAccount {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -115,7 +115,7 @@ pub struct BillingAccount {
 
 /// The period a charge covers.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargePeriod {
     /// `start_at` (string).
     pub start_at: ::std::string::String,
@@ -136,18 +136,15 @@ pub struct ChargePeriod {
 
 /// Changes to an account's communications preferences; each field lists the values involved.
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsPreferencesChanges {
     /// `requires_postal_comms` (array of boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requires_postal_comms: ::std::option::Option<::std::vec::Vec<bool>>,
     /// `preferred_language_for_comms` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub preferred_language_for_comms: ::std::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
     /// `document_accessibility` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub document_accessibility: ::std::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
@@ -167,7 +164,7 @@ pub struct CommsPreferencesChanges {
 
 /// A consent given or changed.
 #[cfg(feature = "communications")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Consent {
     /// `id` (integer).
     pub id: i64,
@@ -194,7 +191,7 @@ pub struct Consent {
 
 /// A journey (creation, variation or termination) of a contract.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractJourney {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -218,13 +215,11 @@ pub struct ContractJourney {
 
 /// References of the contracts an agreement or supply period belongs to.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractReferences {
     /// `account_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_contract_identifier: ::std::option::Option<::std::string::String>,
     /// `business_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
 }
 
@@ -241,7 +236,7 @@ pub struct ContractReferences {
 
 /// One dispatch (charging slot) of a flexible device optimisation.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DispatchPayload {
     /// `begin` (string).
     pub begin: ::std::string::String,
@@ -264,7 +259,7 @@ pub struct DispatchPayload {
 );
 
 /// A disputed closing meter reading of a gas meter point, between the old and the new supplier.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DisputedClosingReading {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -344,7 +339,7 @@ pub struct DisputedClosingReading {
 
 /// A supply point of an enrolment, with its confirmed supply start date.
 #[cfg(feature = "lifecycle-status")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EnrollmentSupplyPoint {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
@@ -371,7 +366,7 @@ pub struct EnrollmentSupplyPoint {
 
 /// Details of a flexible device's disconnection.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceDisconnectedPayload {
     /// `cause` (string).
     pub cause: ::std::string::String,
@@ -392,7 +387,7 @@ pub struct FlexDeviceDisconnectedPayload {
 
 /// Details of an optimisation created for a flexible device.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceOptimisationCreatedPayload {
     /// `dispatches` (array of `DispatchPayload`).
     pub dispatches: ::std::vec::Vec<crate::types::DispatchPayload>,
@@ -455,7 +450,7 @@ pub struct FlexDeviceOptimisationCreatedPayload {
 
 /// A membership of a contract group that started or ended.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupMembership {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -479,14 +474,13 @@ pub struct GroupMembership {
 
 /// A membership of a new contract group; it may be open-ended.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupMembershipNew {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
     /// `valid_to` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub valid_to: ::std::option::Option<::std::string::String>,
 }
 
@@ -504,7 +498,7 @@ pub struct GroupMembershipNew {
 
 /// A period of a contract group version.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupPeriod {
     /// `start` (string).
     pub start: ::std::string::String,
@@ -525,7 +519,7 @@ pub struct GroupPeriod {
 
 /// A trait of a contract group, with free-form data.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupTrait {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
@@ -549,7 +543,7 @@ pub struct GroupTrait {
 
 /// A version of a contract group.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupVersion {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
@@ -575,7 +569,7 @@ pub struct GroupVersion {
 );
 
 /// An account involved in a house move. Shown in the catalogue but not attached to any listed event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HouseMoveAccount {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -594,18 +588,15 @@ pub struct HouseMoveAccount {
 );
 
 /// A supply point involved in a house move. Shown in the catalogue but not attached to any listed event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HouseMoveSupplyPoint {
     /// `id` (string).
     pub id: ::std::string::String,
     /// `industry` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub industry: ::std::option::Option<::std::string::String>,
     /// `tariff_code` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tariff_code: ::std::option::Option<::std::string::String>,
     /// `tariff_payment_method` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tariff_payment_method: ::std::option::Option<::std::string::String>,
 }
 
@@ -623,7 +614,7 @@ pub struct HouseMoveSupplyPoint {
 
 /// The result of one action run on a conversation message.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkAction {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -647,16 +638,13 @@ pub struct InkAction {
 
 /// The content of a conversation message.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkContent {
     /// `from_address` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub from_address: ::std::option::Option<::std::string::String>,
     /// `subject` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub subject: ::std::option::Option<::std::string::String>,
     /// `to_addresses` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub to_addresses: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// `tags` (array of string).
     pub tags: ::std::vec::Vec<::std::string::String>,
@@ -677,7 +665,7 @@ pub struct InkContent {
 
 /// A conversation (a live chat, say) with its latest message.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversation {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -701,7 +689,7 @@ pub struct InkConversation {
 
 /// Why sending a message failed.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkFailureData {
     /// `type` (string).
     pub r#type: ::std::string::String,
@@ -725,7 +713,7 @@ pub struct InkFailureData {
 
 /// A conversation message as relayed.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessage {
     /// `relay_id` (string).
     pub relay_id: ::std::string::String,
@@ -752,7 +740,7 @@ pub struct InkMessage {
 
 /// A conversation message with its content.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageContent {
     /// `message_id` (integer).
     pub message_id: i64,
@@ -779,7 +767,7 @@ pub struct InkMessageContent {
 
 /// A conversation message as relayed, with its vendor.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageWithVendor {
     /// `relay_id` (string).
     pub relay_id: ::std::string::String,
@@ -809,7 +797,7 @@ pub struct InkMessageWithVendor {
 
 /// An agreement created while joining a supplier.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JoinAgreement {
     /// `id` (integer).
     pub id: i64,
@@ -836,7 +824,7 @@ pub struct JoinAgreement {
 
 /// A supply point requested when joining a supplier.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JoinSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -860,7 +848,7 @@ pub struct JoinSupplyPoint {
 
 /// A supply point leaving the supplier.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeaveSupplyPoint {
     /// `market_identifier` (string).
     pub market_identifier: ::std::string::String,
@@ -884,14 +872,13 @@ pub struct LeaveSupplyPoint {
 
 /// A billing ledger.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ledger {
     /// `account` (`BillingAccount`).
     pub account: crate::types::BillingAccount,
     /// `number` (string).
     pub number: ::std::string::String,
     /// `id` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
 }
 
@@ -909,7 +896,7 @@ pub struct Ledger {
 
 /// An entry posted to a billing ledger.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntry {
     /// `id` (integer).
     pub id: i64,
@@ -926,10 +913,8 @@ pub struct LedgerEntry {
     /// `is_reversed` (boolean).
     pub is_reversed: bool,
     /// `source_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub source_id: ::std::option::Option<i64>,
     /// `source_type` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub source_type: ::std::option::Option<::std::string::String>,
 }
 
@@ -953,7 +938,7 @@ pub struct LedgerEntry {
 
 /// An entry removed from a billing ledger.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntryRemoval {
     /// `id` (integer).
     pub id: i64,
@@ -994,7 +979,7 @@ pub struct LedgerEntryRemoval {
 );
 
 /// A meter with its registers. Shown in the catalogue but not attached to any listed event ("Meter is used only through its own shape").
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Meter {
     /// `serial_number` (string).
     pub serial_number: ::std::string::String,
@@ -1061,7 +1046,7 @@ pub struct Meter {
 );
 
 /// A payment. Shown in the catalogue but not attached to any listed event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Payment {
     /// `id` (integer).
     pub id: i64,
@@ -1072,7 +1057,6 @@ pub struct Payment {
     /// `description` (string).
     pub description: ::std::string::String,
     /// `failure_reason` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub failure_reason: ::std::option::Option<::std::string::String>,
 }
 
@@ -1090,7 +1074,7 @@ pub struct Payment {
 );
 
 /// The account of a payments ledger. Shown in the catalogue but not attached to any listed event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaymentsAccount {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -1106,12 +1090,11 @@ pub struct PaymentsAccount {
 );
 
 /// A payments ledger. Shown in the catalogue but not attached to any listed event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaymentsLedger {
     /// `account` (`PaymentsAccount`).
     pub account: crate::types::PaymentsAccount,
     /// `id` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
 }
 
@@ -1127,7 +1110,7 @@ pub struct PaymentsLedger {
 
 /// A product as referenced by an event (for example the product an agreement rolled on to).
 #[cfg(feature = "agreements-and-approvals")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Product {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -1151,7 +1134,7 @@ pub struct Product {
 
 /// A Priority Services Register record of an account user.
 #[cfg(feature = "account-users")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PsrRecord {
     /// `description` (string).
     pub description: ::std::string::String,
@@ -1174,7 +1157,7 @@ pub struct PsrRecord {
 );
 
 /// A register of a meter. Shown in the catalogue but not attached to any listed event (used by `Meter`).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Register {
     /// `register_id` (string).
     pub register_id: ::std::string::String,
@@ -1211,7 +1194,7 @@ pub struct Register {
 );
 
 /// A meter removed from a meter point. Shown in the catalogue but not attached to any listed event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RemovedMeter {
     /// `serial_number` (string).
     pub serial_number: ::std::string::String,
@@ -1234,7 +1217,7 @@ pub struct RemovedMeter {
 
 /// The identity that signed a consent.
 #[cfg(feature = "communications")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SigningIdentity {
     /// `identity_type` (string).
     pub identity_type: ::std::string::String,
@@ -1255,7 +1238,7 @@ pub struct SigningIdentity {
 
 /// The journey of one subject of a contract, within a contract journey.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubjectContractJourney {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -1276,7 +1259,7 @@ pub struct SubjectContractJourney {
 
 /// A supply period.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SupplyPeriodData {
     /// `id` (integer).
     pub id: i64,
@@ -1300,7 +1283,7 @@ pub struct SupplyPeriodData {
 
 /// A supply point whose supply ended.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TerminatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -1324,7 +1307,7 @@ pub struct TerminatedSupplyPoint {
 
 /// A supply point whose termination started.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TerminationInitiatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,

@@ -115,6 +115,12 @@ fn struct_shape(
         aliases: aliases.leak(),
         shapes: shapes.leak(),
         required: required.leak(),
+        omit_none: s
+            .fields
+            .iter()
+            .map(|f| f.optional)
+            .collect::<Vec<_>>()
+            .leak(),
         keep_unlisted: s.incomplete,
     }))
 }

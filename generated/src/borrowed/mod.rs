@@ -3953,7 +3953,7 @@ impl ::serde::Serialize for EventRef<'_> {
 
 impl crate::EventKind {
     /// The view of an event of this kind from the fields its table read.
-    fn view_from_fields<'a>(
+    fn view_of<'a>(
         self,
         fields: ::energy_api_core::table::Fields<'a>,
     ) -> ::std::option::Option<EventRef<'a>> {
@@ -6408,7 +6408,7 @@ impl crate::EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        self.view_from_fields(fields).ok_or(::energy_api_core::read::Stop)
+        self.view_of(fields).ok_or(::energy_api_core::read::Stop)
     }
 }
 
@@ -6425,7 +6425,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
             kind.shape(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        kind.view_from_fields(fields)
+        kind.view_of(fields)
             .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(
                 ::energy_api_core::table::MISMATCH,
             ))

@@ -4,7 +4,7 @@
 
 /// The borrowed view of [`ActivatedSupplyPoint`](crate::types::ActivatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActivatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -28,7 +28,7 @@ pub struct ActivatedSupplyPoint<'a> {
 
 /// The borrowed view of [`ActivationInitiatedSupplyPoint`](crate::types::ActivationInitiatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActivationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -49,7 +49,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 
 /// The borrowed view of [`AllocationComponent`](crate::types::AllocationComponent): its strings and free-form objects point into the input.
 #[cfg(feature = "collections")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AllocationComponent<'a> {
     /// `source_type` (string).
     pub source_type: ::energy_api_core::CowStr<'a>,
@@ -70,7 +70,7 @@ pub struct AllocationComponent<'a> {
 
 /// The borrowed view of [`AmendedSubject`](crate::types::AmendedSubject): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AmendedSubject<'a> {
     /// `type` (string).
     pub r#type: ::energy_api_core::CowStr<'a>,
@@ -97,7 +97,7 @@ pub struct AmendedSubject<'a> {
 
 /// The borrowed view of [`BillingAccount`](crate::types::BillingAccount): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -115,7 +115,7 @@ pub struct BillingAccount<'a> {
 
 /// The borrowed view of [`ChargePeriod`](crate::types::ChargePeriod): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargePeriod<'a> {
     /// `start_at` (string).
     pub start_at: ::energy_api_core::CowStr<'a>,
@@ -136,18 +136,15 @@ pub struct ChargePeriod<'a> {
 
 /// The borrowed view of [`CommsPreferencesChanges`](crate::types::CommsPreferencesChanges): its strings and free-form objects point into the input.
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsPreferencesChanges<'a> {
     /// `requires_postal_comms` (array of boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requires_postal_comms: ::std::option::Option<::std::vec::Vec<bool>>,
     /// `preferred_language_for_comms` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub preferred_language_for_comms: ::std::option::Option<
         ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     >,
     /// `document_accessibility` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub document_accessibility: ::std::option::Option<
         ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     >,
@@ -167,7 +164,7 @@ pub struct CommsPreferencesChanges<'a> {
 
 /// The borrowed view of [`Consent`](crate::types::Consent): its strings and free-form objects point into the input.
 #[cfg(feature = "communications")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Consent<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -194,7 +191,7 @@ pub struct Consent<'a> {
 
 /// The borrowed view of [`ContractJourney`](crate::types::ContractJourney): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractJourney<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -218,15 +215,13 @@ pub struct ContractJourney<'a> {
 
 /// The borrowed view of [`ContractReferences`](crate::types::ContractReferences): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractReferences<'a> {
     /// `account_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_contract_identifier: ::std::option::Option<
         ::energy_api_core::CowStr<'a>,
     >,
     /// `business_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<
         ::energy_api_core::CowStr<'a>,
     >,
@@ -245,7 +240,7 @@ pub struct ContractReferences<'a> {
 
 /// The borrowed view of [`DispatchPayload`](crate::types::DispatchPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DispatchPayload<'a> {
     /// `begin` (string).
     pub begin: ::energy_api_core::CowStr<'a>,
@@ -268,7 +263,7 @@ pub struct DispatchPayload<'a> {
 );
 
 /// The borrowed view of [`DisputedClosingReading`](crate::types::DisputedClosingReading): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DisputedClosingReading<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -348,7 +343,7 @@ pub struct DisputedClosingReading<'a> {
 
 /// The borrowed view of [`EnrollmentSupplyPoint`](crate::types::EnrollmentSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-status")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EnrollmentSupplyPoint<'a> {
     /// `market_name` (string).
     pub market_name: ::energy_api_core::CowStr<'a>,
@@ -375,7 +370,7 @@ pub struct EnrollmentSupplyPoint<'a> {
 
 /// The borrowed view of [`FlexDeviceDisconnectedPayload`](crate::types::FlexDeviceDisconnectedPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceDisconnectedPayload<'a> {
     /// `cause` (string).
     pub cause: ::energy_api_core::CowStr<'a>,
@@ -396,7 +391,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 
 /// The borrowed view of [`FlexDeviceOptimisationCreatedPayload`](crate::types::FlexDeviceOptimisationCreatedPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceOptimisationCreatedPayload<'a> {
     /// `dispatches` (array of `DispatchPayload`).
     pub dispatches: ::std::vec::Vec<crate::borrowed::types::DispatchPayload<'a>>,
@@ -459,7 +454,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 
 /// The borrowed view of [`GroupMembership`](crate::types::GroupMembership): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupMembership<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -483,14 +478,13 @@ pub struct GroupMembership<'a> {
 
 /// The borrowed view of [`GroupMembershipNew`](crate::types::GroupMembershipNew): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupMembershipNew<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
     /// `valid_from` (string).
     pub valid_from: ::energy_api_core::CowStr<'a>,
     /// `valid_to` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub valid_to: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -508,7 +502,7 @@ pub struct GroupMembershipNew<'a> {
 
 /// The borrowed view of [`GroupPeriod`](crate::types::GroupPeriod): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupPeriod<'a> {
     /// `start` (string).
     pub start: ::energy_api_core::CowStr<'a>,
@@ -529,7 +523,7 @@ pub struct GroupPeriod<'a> {
 
 /// The borrowed view of [`GroupTrait`](crate::types::GroupTrait): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupTrait<'a> {
     /// `identifier` (string).
     pub identifier: ::energy_api_core::CowStr<'a>,
@@ -553,7 +547,7 @@ pub struct GroupTrait<'a> {
 
 /// The borrowed view of [`GroupVersion`](crate::types::GroupVersion): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupVersion<'a> {
     /// `identifier` (string).
     pub identifier: ::energy_api_core::CowStr<'a>,
@@ -579,7 +573,7 @@ pub struct GroupVersion<'a> {
 );
 
 /// The borrowed view of [`HouseMoveAccount`](crate::types::HouseMoveAccount): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HouseMoveAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -598,18 +592,15 @@ pub struct HouseMoveAccount<'a> {
 );
 
 /// The borrowed view of [`HouseMoveSupplyPoint`](crate::types::HouseMoveSupplyPoint): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HouseMoveSupplyPoint<'a> {
     /// `id` (string).
     pub id: ::energy_api_core::CowStr<'a>,
     /// `industry` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub industry: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `tariff_code` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tariff_code: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `tariff_payment_method` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tariff_payment_method: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -627,7 +618,7 @@ pub struct HouseMoveSupplyPoint<'a> {
 
 /// The borrowed view of [`InkAction`](crate::types::InkAction): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkAction<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -651,16 +642,13 @@ pub struct InkAction<'a> {
 
 /// The borrowed view of [`InkContent`](crate::types::InkContent): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkContent<'a> {
     /// `from_address` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub from_address: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `subject` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub subject: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `to_addresses` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub to_addresses: ::std::option::Option<
         ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     >,
@@ -683,7 +671,7 @@ pub struct InkContent<'a> {
 
 /// The borrowed view of [`InkConversation`](crate::types::InkConversation): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversation<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -707,7 +695,7 @@ pub struct InkConversation<'a> {
 
 /// The borrowed view of [`InkFailureData`](crate::types::InkFailureData): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkFailureData<'a> {
     /// `type` (string).
     pub r#type: ::energy_api_core::CowStr<'a>,
@@ -731,7 +719,7 @@ pub struct InkFailureData<'a> {
 
 /// The borrowed view of [`InkMessage`](crate::types::InkMessage): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessage<'a> {
     /// `relay_id` (string).
     pub relay_id: ::energy_api_core::CowStr<'a>,
@@ -758,7 +746,7 @@ pub struct InkMessage<'a> {
 
 /// The borrowed view of [`InkMessageContent`](crate::types::InkMessageContent): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageContent<'a> {
     /// `message_id` (integer).
     pub message_id: i64,
@@ -785,7 +773,7 @@ pub struct InkMessageContent<'a> {
 
 /// The borrowed view of [`InkMessageWithVendor`](crate::types::InkMessageWithVendor): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageWithVendor<'a> {
     /// `relay_id` (string).
     pub relay_id: ::energy_api_core::CowStr<'a>,
@@ -815,7 +803,7 @@ pub struct InkMessageWithVendor<'a> {
 
 /// The borrowed view of [`JoinAgreement`](crate::types::JoinAgreement): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JoinAgreement<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -842,7 +830,7 @@ pub struct JoinAgreement<'a> {
 
 /// The borrowed view of [`JoinSupplyPoint`](crate::types::JoinSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JoinSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -866,7 +854,7 @@ pub struct JoinSupplyPoint<'a> {
 
 /// The borrowed view of [`LeaveSupplyPoint`](crate::types::LeaveSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeaveSupplyPoint<'a> {
     /// `market_identifier` (string).
     pub market_identifier: ::energy_api_core::CowStr<'a>,
@@ -890,14 +878,13 @@ pub struct LeaveSupplyPoint<'a> {
 
 /// The borrowed view of [`Ledger`](crate::types::Ledger): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ledger<'a> {
     /// `account` (`BillingAccount`).
     pub account: crate::borrowed::types::BillingAccount<'a>,
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
     /// `id` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -915,7 +902,7 @@ pub struct Ledger<'a> {
 
 /// The borrowed view of [`LedgerEntry`](crate::types::LedgerEntry): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntry<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -932,10 +919,8 @@ pub struct LedgerEntry<'a> {
     /// `is_reversed` (boolean).
     pub is_reversed: bool,
     /// `source_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub source_id: ::std::option::Option<i64>,
     /// `source_type` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub source_type: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -959,7 +944,7 @@ pub struct LedgerEntry<'a> {
 
 /// The borrowed view of [`LedgerEntryRemoval`](crate::types::LedgerEntryRemoval): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntryRemoval<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -1000,7 +985,7 @@ pub struct LedgerEntryRemoval<'a> {
 );
 
 /// The borrowed view of [`Meter`](crate::types::Meter): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Meter<'a> {
     /// `serial_number` (string).
     pub serial_number: ::energy_api_core::CowStr<'a>,
@@ -1067,7 +1052,7 @@ pub struct Meter<'a> {
 );
 
 /// The borrowed view of [`Payment`](crate::types::Payment): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Payment<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -1078,7 +1063,6 @@ pub struct Payment<'a> {
     /// `description` (string).
     pub description: ::energy_api_core::CowStr<'a>,
     /// `failure_reason` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub failure_reason: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -1096,7 +1080,7 @@ pub struct Payment<'a> {
 );
 
 /// The borrowed view of [`PaymentsAccount`](crate::types::PaymentsAccount): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaymentsAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -1112,12 +1096,11 @@ pub struct PaymentsAccount<'a> {
 );
 
 /// The borrowed view of [`PaymentsLedger`](crate::types::PaymentsLedger): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaymentsLedger<'a> {
     /// `account` (`PaymentsAccount`).
     pub account: crate::borrowed::types::PaymentsAccount<'a>,
     /// `id` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -1133,7 +1116,7 @@ pub struct PaymentsLedger<'a> {
 
 /// The borrowed view of [`Product`](crate::types::Product): its strings and free-form objects point into the input.
 #[cfg(feature = "agreements-and-approvals")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Product<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -1157,7 +1140,7 @@ pub struct Product<'a> {
 
 /// The borrowed view of [`PsrRecord`](crate::types::PsrRecord): its strings and free-form objects point into the input.
 #[cfg(feature = "account-users")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PsrRecord<'a> {
     /// `description` (string).
     pub description: ::energy_api_core::CowStr<'a>,
@@ -1180,7 +1163,7 @@ pub struct PsrRecord<'a> {
 );
 
 /// The borrowed view of [`Register`](crate::types::Register): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Register<'a> {
     /// `register_id` (string).
     pub register_id: ::energy_api_core::CowStr<'a>,
@@ -1217,7 +1200,7 @@ pub struct Register<'a> {
 );
 
 /// The borrowed view of [`RemovedMeter`](crate::types::RemovedMeter): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RemovedMeter<'a> {
     /// `serial_number` (string).
     pub serial_number: ::energy_api_core::CowStr<'a>,
@@ -1240,7 +1223,7 @@ pub struct RemovedMeter<'a> {
 
 /// The borrowed view of [`SigningIdentity`](crate::types::SigningIdentity): its strings and free-form objects point into the input.
 #[cfg(feature = "communications")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SigningIdentity<'a> {
     /// `identity_type` (string).
     pub identity_type: ::energy_api_core::CowStr<'a>,
@@ -1261,7 +1244,7 @@ pub struct SigningIdentity<'a> {
 
 /// The borrowed view of [`SubjectContractJourney`](crate::types::SubjectContractJourney): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubjectContractJourney<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -1282,7 +1265,7 @@ pub struct SubjectContractJourney<'a> {
 
 /// The borrowed view of [`SupplyPeriodData`](crate::types::SupplyPeriodData): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SupplyPeriodData<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -1306,7 +1289,7 @@ pub struct SupplyPeriodData<'a> {
 
 /// The borrowed view of [`TerminatedSupplyPoint`](crate::types::TerminatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TerminatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -1330,7 +1313,7 @@ pub struct TerminatedSupplyPoint<'a> {
 
 /// The borrowed view of [`TerminationInitiatedSupplyPoint`](crate::types::TerminationInitiatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TerminationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,

@@ -6,7 +6,7 @@
 /// Payload of `account_user.created` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserCreatedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -19,15 +19,12 @@ pub struct AccountUserCreatedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `initiator_type` (string). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
@@ -136,7 +133,7 @@ impl crate::events::PayloadVersion<AccountUserCreated> for AccountUserCreatedV1 
 }
 
 /// Payload of `account_user.password_changed` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserPasswordChangedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -244,7 +241,7 @@ for AccountUserPasswordChangedV1 {
 }
 
 /// Payload of `account_user.password_reset_requested` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserPasswordResetRequestedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -356,7 +353,7 @@ for AccountUserPasswordResetRequestedV1 {
 }
 
 /// Payload of `account_user.psr_records_updated` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserPsrRecordsUpdatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -476,7 +473,7 @@ for AccountUserPsrRecordsUpdatedV1 {
 /// Payload of `account_user.removed` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserRemovedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -489,15 +486,12 @@ pub struct AccountUserRemovedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `initiator_type` (string). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
@@ -608,7 +602,7 @@ impl crate::events::PayloadVersion<AccountUserRemoved> for AccountUserRemovedV1 
 /// Payload of `account_user.updated` version `v1` (Account users).
 ///
 /// Holds the fields of base `UB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserUpdatedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -621,20 +615,16 @@ pub struct AccountUserUpdatedV1 {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// `initiator_type` (string). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
 
@@ -745,7 +735,7 @@ impl crate::events::PayloadVersion<AccountUserUpdated> for AccountUserUpdatedV1 
 }
 
 /// Payload of `account_user.verification_completed` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserVerificationCompletedV1 {
     /// `user_number` (string).
     pub user_number: ::std::string::String,
@@ -860,7 +850,7 @@ for AccountUserVerificationCompletedV1 {
 }
 
 /// Payload of `account_user.verification_started` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserVerificationStartedV1 {
     /// `user_number` (string).
     pub user_number: ::std::string::String,
@@ -975,7 +965,7 @@ for AccountUserVerificationStartedV1 {
 }
 
 /// Payload of `account_user_metadata.created` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserMetadataCreatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -1089,7 +1079,7 @@ for AccountUserMetadataCreatedV1 {
 }
 
 /// Payload of `account_user_metadata.removed` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserMetadataRemovedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -1203,7 +1193,7 @@ for AccountUserMetadataRemovedV1 {
 }
 
 /// Payload of `account_user_metadata.updated` version `v1` (Account users).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserMetadataUpdatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,

@@ -4,7 +4,7 @@
 //! Events about customer accounts, their metadata and their campaigns.
 
 /// Payload of `account.communications_preferences_updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountCommunicationsPreferencesUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -117,14 +117,13 @@ for AccountCommunicationsPreferencesUpdatedV1 {
 }
 
 /// Payload of `account.created` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `account_user_emails` (array of string).
     pub account_user_emails: ::std::vec::Vec<::std::string::String>,
     /// `is_imported` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_imported: ::std::option::Option<bool>,
 }
 
@@ -227,7 +226,7 @@ impl crate::events::PayloadVersion<AccountCreated> for AccountCreatedV1 {
 }
 
 /// Payload of `account.occupied` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountOccupiedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -330,7 +329,7 @@ impl crate::events::PayloadVersion<AccountOccupied> for AccountOccupiedV1 {
 }
 
 /// Payload of `account.reactivated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountReactivatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -441,7 +440,7 @@ impl crate::events::PayloadVersion<AccountReactivated> for AccountReactivatedV1 
 }
 
 /// Payload of `account.smart-meter-read-permission-changed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountSmartMeterReadPermissionChangedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -566,7 +565,7 @@ for AccountSmartMeterReadPermissionChangedV1 {
 }
 
 /// Payload of `account.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -575,7 +574,6 @@ pub struct AccountUpdatedV1 {
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
 
@@ -679,7 +677,7 @@ impl crate::events::PayloadVersion<AccountUpdated> for AccountUpdatedV1 {
 }
 
 /// Payload of `account_metadata.created` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountMetadataCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -792,7 +790,7 @@ impl crate::events::PayloadVersion<AccountMetadataCreated> for AccountMetadataCr
 }
 
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountMetadataRemovedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -905,7 +903,7 @@ impl crate::events::PayloadVersion<AccountMetadataRemoved> for AccountMetadataRe
 }
 
 /// Payload of `account_metadata.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountMetadataUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1015,7 +1013,7 @@ impl crate::events::PayloadVersion<AccountMetadataUpdated> for AccountMetadataUp
 }
 
 /// Payload of `account_property_effective_period_metadata.created` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -1131,7 +1129,7 @@ for AccountPropertyEffectivePeriodMetadataCreatedV1 {
 }
 
 /// Payload of `account_property_effective_period_metadata.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -1247,7 +1245,7 @@ for AccountPropertyEffectivePeriodMetadataRemovedV1 {
 }
 
 /// Payload of `account_property_effective_period_metadata.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -1360,20 +1358,17 @@ for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
 }
 
 /// Payload of `campaign_account.added` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CampaignAccountAddedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `campaign_name` (string).
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
     /// `campaign_expiry_date` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_expiry_date: ::std::option::Option<::std::string::String>,
     /// `campaign_account_expiry_date` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_account_expiry_date: ::std::option::Option<::std::string::String>,
 }
 
@@ -1480,14 +1475,13 @@ impl crate::events::PayloadVersion<CampaignAccountAdded> for CampaignAccountAdde
 }
 
 /// Payload of `campaign_account.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CampaignAccountRemovedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `campaign_name` (string).
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
 }
 
@@ -1594,14 +1588,13 @@ impl crate::events::PayloadVersion<CampaignAccountRemoved> for CampaignAccountRe
 }
 
 /// Payload of `campaign_account.updated` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CampaignAccountUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `campaign_name` (string).
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::std::string::String>,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,

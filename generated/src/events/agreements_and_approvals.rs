@@ -4,7 +4,7 @@
 //! Events about agreements (created, revoked, terminated, updated, rolled over) and approval processes.
 
 /// Payload of `actual.intervals.received` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActualIntervalsReceivedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -115,7 +115,7 @@ for ActualIntervalsReceivedV1 {
 }
 
 /// Payload of `affiliates.affiliate-account-contract-created` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     /// `affiliate_account_contract_id` (integer).
     pub affiliate_account_contract_id: i64,
@@ -234,7 +234,7 @@ for AffiliatesAffiliateAccountContractCreatedV1 {
 }
 
 /// Payload of `agreement.created` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementCreatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -245,10 +245,8 @@ pub struct AgreementCreatedV1 {
     /// `product_code` (string).
     pub product_code: ::std::string::String,
     /// `account_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_contract_identifier: ::std::option::Option<::std::string::String>,
     /// `business_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
 }
 
@@ -354,7 +352,7 @@ impl crate::events::PayloadVersion<AgreementCreated> for AgreementCreatedV1 {
 }
 
 /// Payload of `agreement.revoked` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementRevokedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -374,7 +372,7 @@ pub struct AgreementRevokedV1 {
 /// Adds the account number.
 ///
 /// Holds the fields of `agreement.revoked v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementRevokedV2 {
     /// `agreement_id` (integer). From agreement.revoked v1.
     pub agreement_id: i64,
@@ -536,7 +534,7 @@ impl ::std::convert::From<AgreementRevokedV2> for AgreementRevokedV1 {
 }
 
 /// Payload of `agreement.rollover.completed` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementRolloverCompletedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -662,7 +660,7 @@ for AgreementRolloverCompletedV1 {
 }
 
 /// Payload of `agreement.terminated` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementTerminatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -682,7 +680,7 @@ pub struct AgreementTerminatedV1 {
 /// Adds the account number.
 ///
 /// Holds the fields of `agreement.terminated v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementTerminatedV2 {
     /// `agreement_id` (integer). From agreement.terminated v1.
     pub agreement_id: i64,
@@ -844,14 +842,13 @@ impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminatedV1 {
 }
 
 /// Payload of `agreement.updated` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementUpdatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
 
@@ -871,14 +868,13 @@ pub struct AgreementUpdatedV1 {
 /// The v1 fields plus the account number (required).
 ///
 /// Holds the fields of `agreement.updated v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementUpdatedV2 {
     /// `agreement_id` (integer). From agreement.updated v1.
     pub agreement_id: i64,
     /// `changes` (free-form object). From agreement.updated v1.
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean). From agreement.updated v1.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1042,7 +1038,7 @@ impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdatedV1 {
 }
 
 /// Payload of `approvals.approval.approved` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalApprovedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1159,7 +1155,7 @@ for ApprovalsApprovalApprovedV1 {
 }
 
 /// Payload of `approvals.approval.created` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalCreatedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1279,7 +1275,7 @@ for ApprovalsApprovalCreatedV1 {
 }
 
 /// Payload of `approvals.approval.rejected` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRejectedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1396,7 +1392,7 @@ for ApprovalsApprovalRejectedV1 {
 }
 
 /// Payload of `approvals.approval_request.approved` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRequestApprovedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1520,7 +1516,7 @@ for ApprovalsApprovalRequestApprovedV1 {
 }
 
 /// Payload of `approvals.approval_request.assigned` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRequestAssignedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1641,7 +1637,7 @@ for ApprovalsApprovalRequestAssignedV1 {
 }
 
 /// Payload of `approvals.approval_request.rejected` version `v1` (Agreements and approvals).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRequestRejectedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,

@@ -4,7 +4,7 @@
 //! Events of the authentication server about tokens, logins and multi-factor challenges.
 
 /// Payload of `auth-server.access-token.issued` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccessTokenIssuedV1 {
     /// `delegate` (string).
     pub delegate: ::std::string::String,
@@ -119,7 +119,7 @@ for AuthServerAccessTokenIssuedV1 {
 }
 
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -235,7 +235,7 @@ for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
 }
 
 /// Payload of `auth_server.account_user.logged_in` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoggedInV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -353,7 +353,7 @@ for AuthServerAccountUserLoggedInV1 {
 }
 
 /// Payload of `auth_server.account_user.login_denied` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoginDeniedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -468,7 +468,7 @@ for AuthServerAccountUserLoginDeniedV1 {
 }
 
 /// Payload of `auth_server.account_user.login_failed` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoginFailedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -592,7 +592,7 @@ for AuthServerAccountUserLoginFailedV1 {
 }
 
 /// Payload of `auth_server.account_user.login_step_completed` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoginStepCompletedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,

@@ -4,7 +4,7 @@
 //! Events of billing: billing documents, billing options, ledgers, pathway traversals, rebates, charging, and late payment fees.
 
 /// Payload of `billing.billing_document.held` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentHeldV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -136,7 +136,7 @@ for BillingBillingDocumentHeldV1 {
 }
 
 /// Payload of `billing.billing_document.issued` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentIssuedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -162,7 +162,7 @@ pub struct BillingBillingDocumentIssuedV1 {
 /// The v1 fields plus the billing document's UUID.
 ///
 /// Holds the fields of `billing.billing_document.issued v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentIssuedV2 {
     /// `account_number` (string). From billing.billing_document.issued v1.
     pub account_number: ::std::string::String,
@@ -347,7 +347,7 @@ for BillingBillingDocumentIssuedV1 {
 }
 
 /// Payload of `billing.billing_document_representation.dispatched` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -373,7 +373,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
 /// The v1 fields plus the dispatch and the representations dispatched.
 ///
 /// Holds the fields of `billing.billing_document_representation.dispatched v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::std::string::String,
@@ -405,7 +405,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
 /// The v2 fields plus the support user.
 ///
 /// Holds the fields of `billing.billing_document_representation.dispatched v2`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::std::string::String,
@@ -676,7 +676,7 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
 }
 
 /// Payload of `billing.billing_options.updated` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingOptionsUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -794,7 +794,7 @@ for BillingBillingOptionsUpdatedV1 {
 }
 
 /// Payload of `billing.charging-ledger.assigned-to-agreement` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingChargingLedgerAssignedToAgreementV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -910,7 +910,7 @@ for BillingChargingLedgerAssignedToAgreementV1 {
 }
 
 /// Payload of `billing.charging.supply-point.triggered` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingChargingSupplyPointTriggeredV1 {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
@@ -1022,7 +1022,7 @@ for BillingChargingSupplyPointTriggeredV1 {
 }
 
 /// Payload of `billing.duos_invoice.cancel` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingDuosInvoiceCancelV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
@@ -1130,7 +1130,7 @@ for BillingDuosInvoiceCancelV1 {
 }
 
 /// Payload of `billing.duos_invoice.new` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingDuosInvoiceNewV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
@@ -1237,7 +1237,7 @@ impl crate::events::PayloadVersion<BillingDuosInvoiceNew> for BillingDuosInvoice
 }
 
 /// Payload of `billing.duos_invoice.replace` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingDuosInvoiceReplaceV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
@@ -1345,7 +1345,7 @@ for BillingDuosInvoiceReplaceV1 {
 }
 
 /// Payload of `billing.final_bill` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingFinalBillV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1454,7 +1454,7 @@ impl crate::events::PayloadVersion<BillingFinalBill> for BillingFinalBillV1 {
 }
 
 /// Payload of `billing.issuance.external_status.created` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingIssuanceExternalStatusCreatedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
@@ -1573,7 +1573,7 @@ for BillingIssuanceExternalStatusCreatedV1 {
 }
 
 /// Payload of `billing.issued_bill` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingIssuedBillV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1681,7 +1681,7 @@ impl crate::events::PayloadVersion<BillingIssuedBill> for BillingIssuedBillV1 {
 }
 
 /// Payload of `billing.ledger.entry_posted` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryPostedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
@@ -1701,7 +1701,7 @@ pub struct BillingLedgerEntryPostedV1 {
 /// Adds the entry posted.
 ///
 /// Holds the fields of `billing.ledger.entry_posted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryPostedV2 {
     /// `ledger` (`Ledger`). From billing.ledger.entry_posted v1.
     pub ledger: crate::types::Ledger,
@@ -1867,7 +1867,7 @@ impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPost
 }
 
 /// Payload of `billing.ledger.entry_removed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryRemovedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
@@ -1887,7 +1887,7 @@ pub struct BillingLedgerEntryRemovedV1 {
 /// Adds the entry removed.
 ///
 /// Holds the fields of `billing.ledger.entry_removed v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryRemovedV2 {
     /// `ledger` (`Ledger`). From billing.ledger.entry_removed v1.
     pub ledger: crate::types::Ledger,
@@ -2053,7 +2053,7 @@ impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRem
 }
 
 /// Payload of `billing.pathway_traversal.failed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingPathwayTraversalFailedV1 {
     /// `pathway_id` (string).
     pub pathway_id: ::std::string::String,
@@ -2183,7 +2183,7 @@ for BillingPathwayTraversalFailedV1 {
 }
 
 /// Payload of `billing.pathway_traversal.succeeded` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingPathwayTraversalSucceededV1 {
     /// `pathway_id` (string).
     pub pathway_id: ::std::string::String,
@@ -2301,7 +2301,7 @@ for BillingPathwayTraversalSucceededV1 {
 }
 
 /// Payload of `billing.portfolio_invoice_summary.completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     /// `run_identifier` (string).
     pub run_identifier: ::std::string::String,
@@ -2420,7 +2420,7 @@ for BillingPortfolioInvoiceSummaryCompletedV1 {
 }
 
 /// Payload of `billing.rebate.accepted` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateAcceptedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -2543,7 +2543,7 @@ impl crate::events::PayloadVersion<BillingRebateAccepted> for BillingRebateAccep
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateCreatedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -2667,7 +2667,7 @@ impl crate::events::PayloadVersion<BillingRebateCreated> for BillingRebateCreate
 /// The fields of `billing.rebate.accepted` plus the reason it was declined.
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateDeclinedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -2793,7 +2793,7 @@ impl crate::events::PayloadVersion<BillingRebateDeclined> for BillingRebateDecli
 /// The fields of `billing.rebate.accepted` plus whether the application was accepted.
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateUpdatedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -2913,7 +2913,7 @@ impl crate::events::PayloadVersion<BillingRebateUpdated> for BillingRebateUpdate
 }
 
 /// Payload of `charging.priming.errored` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargingPrimingErroredV1 {
     /// `errors` (array of string).
     pub errors: ::std::vec::Vec<::std::string::String>,
@@ -3029,7 +3029,7 @@ impl crate::events::PayloadVersion<ChargingPrimingErrored> for ChargingPrimingEr
 }
 
 /// Payload of `late_payment_fee_application_service_completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3148,7 +3148,7 @@ for LatePaymentFeeApplicationServiceCompletedV1 {
 }
 
 /// Payload of `late_payment_fee_application_service_fee_applied` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3159,7 +3159,6 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `fee_date` (string).
     pub fee_date: ::std::string::String,
     /// `fee_type` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub fee_type: ::std::option::Option<::std::string::String>,
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
@@ -3274,7 +3273,7 @@ for LatePaymentFeeApplicationServiceFeeAppliedV1 {
 }
 
 /// Payload of `late_payment_fee_application_service_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeApplicationServiceStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3387,7 +3386,7 @@ for LatePaymentFeeApplicationServiceStartedV1 {
 }
 
 /// Payload of `late_payment_fee_calculation_service_completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3503,7 +3502,7 @@ for LatePaymentFeeCalculationServiceCompletedV1 {
 }
 
 /// Payload of `late_payment_fee_calculation_service_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculationServiceStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3616,7 +3615,7 @@ for LatePaymentFeeCalculationServiceStartedV1 {
 }
 
 /// Payload of `late_payment_fee_calculator_completed` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculatorCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3734,7 +3733,7 @@ for LatePaymentFeeCalculatorCompletedV1 {
 }
 
 /// Payload of `late_payment_fee_calculator_fee_applied` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3849,7 +3848,7 @@ for LatePaymentFeeCalculatorFeeAppliedV1 {
 }
 
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3961,7 +3960,7 @@ for LatePaymentFeeCalculatorStartedV1 {
 }
 
 /// Payload of `late_payment_fee_waived` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeWaivedV1 {
     /// `fee_id` (integer).
     pub fee_id: i64,

@@ -4,7 +4,7 @@
 //! Events about business customers and internal companies.
 
 /// Payload of `business.created` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BusinessCreatedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -107,7 +107,7 @@ impl crate::events::PayloadVersion<BusinessCreated> for BusinessCreatedV1 {
 }
 
 /// Payload of `business.updated` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BusinessUpdatedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -213,7 +213,7 @@ impl crate::events::PayloadVersion<BusinessUpdated> for BusinessUpdatedV1 {
 }
 
 /// Payload of `business_operations_team.updated` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BusinessOperationsTeamUpdatedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -325,7 +325,7 @@ for BusinessOperationsTeamUpdatedV1 {
 }
 
 /// Payload of `internal_company.created` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InternalCompanyCreatedV1 {
     /// `id` (string).
     pub id: ::std::string::String,

@@ -4,7 +4,7 @@
 //! Events about collateral, collection proceedings and processes, debt, deposits, dunning and credit checks.
 
 /// Payload of `collateral_agreement.fulfilled` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollateralAgreementFulfilledV1 {
     /// `collateral_agreement_id` (integer).
     pub collateral_agreement_id: i64,
@@ -119,17 +119,15 @@ for CollateralAgreementFulfilledV1 {
 }
 
 /// Payload of `collection_proceeding.created` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProceedingCreatedV1 {
     /// `id` (integer).
     pub id: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `amount` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub amount: ::std::option::Option<i64>,
     /// `campaign` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign: ::std::option::Option<::std::string::String>,
     /// `is_white_label` (boolean).
     pub is_white_label: bool,
@@ -245,14 +243,13 @@ for CollectionProceedingCreatedV1 {
 }
 
 /// Payload of `collection_process.comm_step_resolved` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessCommStepResolvedV1 {
     /// `collection_process_number` (string).
     pub collection_process_number: ::std::string::String,
     /// `step_identifier` (string).
     pub step_identifier: ::std::string::String,
     /// `trigger_id` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub trigger_id: ::std::option::Option<::std::string::String>,
     /// `status` (string).
     pub status: ::std::string::String,
@@ -376,7 +373,7 @@ for CollectionProcessCommStepResolvedV1 {
 }
 
 /// Payload of `collection_process.leave_supplier_instigated` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -492,7 +489,7 @@ for CollectionProcessLeaveSupplierInstigatedV1 {
 }
 
 /// Payload of `collection_process.paused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessPausedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -609,17 +606,15 @@ for CollectionProcessPausedV1 {
 }
 
 /// Payload of `collection_process.raised` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessRaisedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `ledger` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ledger: ::std::option::Option<::std::string::String>,
     /// `billing_document` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub billing_document: ::std::option::Option<::std::string::String>,
     /// `config_code` (string).
     pub config_code: ::std::string::String,
@@ -731,7 +726,7 @@ for CollectionProcessRaisedV1 {
 }
 
 /// Payload of `collection_process.reactivated` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessReactivatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -840,7 +835,7 @@ for CollectionProcessReactivatedV1 {
 }
 
 /// Payload of `collection_process.run_termination_requested` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessRunTerminationRequestedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -950,7 +945,7 @@ for CollectionProcessRunTerminationRequestedV1 {
 }
 
 /// Payload of `collection_process.unpaused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessUnpausedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -1064,7 +1059,7 @@ for CollectionProcessUnpausedV1 {
 }
 
 /// Payload of `collection_process.withdrawn` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessWithdrawnV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -1088,7 +1083,7 @@ pub struct CollectionProcessWithdrawnV1 {
 /// Payload of `collection_process.withdrawn` version `v2` (Collections, debt and deposits).
 ///
 /// Drops the external reference.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessWithdrawnV2 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -1236,7 +1231,7 @@ for CollectionProcessWithdrawnV2 {
 }
 
 /// Payload of `credit_check.created` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreditCheckCreatedV1 {
     /// `check_id` (string).
     pub check_id: ::std::string::String,
@@ -1347,7 +1342,7 @@ impl crate::events::PayloadVersion<CreditCheckCreated> for CreditCheckCreatedV1 
 }
 
 /// Payload of `debt.actioning.automated_debt_write_back.completed` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1463,7 +1458,7 @@ for DebtActioningAutomatedDebtWriteBackCompletedV1 {
 }
 
 /// Payload of `debt.actioning.automated_debt_write_back.failed` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1582,7 +1577,7 @@ for DebtActioningAutomatedDebtWriteBackFailedV1 {
 }
 
 /// Payload of `debt.actioning.automated_debt_write_back.skipped` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1698,7 +1693,7 @@ for DebtActioningAutomatedDebtWriteBackSkippedV1 {
 }
 
 /// Payload of `delinquent_debt.allocation_created` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DelinquentDebtAllocationCreatedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1831,7 +1826,7 @@ for DelinquentDebtAllocationCreatedV1 {
 }
 
 /// Payload of `delinquent_debt.position_changed` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DelinquentDebtPositionChangedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1860,7 +1855,7 @@ pub struct DelinquentDebtPositionChangedV1 {
 /// The v1 fields plus the account number.
 ///
 /// Holds the fields of `delinquent_debt.position_changed v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DelinquentDebtPositionChangedV2 {
     /// `ledger_number` (string). From delinquent_debt.position_changed v1.
     pub ledger_number: ::std::string::String,
@@ -2051,7 +2046,7 @@ for DelinquentDebtPositionChangedV1 {
 /// Payload of `deposit_agreement.accepted` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementAcceptedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2176,7 +2171,7 @@ for DepositAgreementAcceptedV1 {
 /// Payload of `deposit_agreement.fulfilled` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementFulfilledV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2301,7 +2296,7 @@ for DepositAgreementFulfilledV1 {
 /// Payload of `deposit_agreement.instalment_returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementInstalmentReturnedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2430,7 +2425,7 @@ for DepositAgreementInstalmentReturnedV1 {
 /// Payload of `deposit_agreement.returned` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementReturnedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2555,7 +2550,7 @@ for DepositAgreementReturnedV1 {
 /// Payload of `deposit_agreement.withdrawn` version `v1` (Collections, debt and deposits).
 ///
 /// Holds the fields of base `DB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementWithdrawnV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2678,7 +2673,7 @@ for DepositAgreementWithdrawnV1 {
 }
 
 /// Payload of `dunning_path_paused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathPausedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -2798,7 +2793,7 @@ impl crate::events::PayloadVersion<DunningPathPaused> for DunningPathPausedV1 {
 }
 
 /// Payload of `dunning_path_started` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathStartedV1 {
     /// `dunning_path_name` (string).
     pub dunning_path_name: ::std::string::String,
@@ -2915,7 +2910,7 @@ impl crate::events::PayloadVersion<DunningPathStarted> for DunningPathStartedV1 
 }
 
 /// Payload of `dunning_path_unpaused` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathUnpausedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -3026,7 +3021,7 @@ impl crate::events::PayloadVersion<DunningPathUnpaused> for DunningPathUnpausedV
 }
 
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathWithdrawnV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,

@@ -4,7 +4,7 @@
 //! Events about calls, emails and push notifications, complaints, consents, goods, quotes and leads.
 
 /// Payload of `comms.account-call.updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsAccountCallUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -130,7 +130,7 @@ for CommsAccountCallUpdatedV1 {
 }
 
 /// Payload of `comms.customer_email_bounced` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsCustomerEmailBouncedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -250,7 +250,7 @@ for CommsCustomerEmailBouncedV1 {
 }
 
 /// Payload of `comms.push-notification.received-unregistered-or-expired-token` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     /// `push_notification_binding_id` (integer).
     pub push_notification_binding_id: i64,
@@ -365,7 +365,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `comms.transcription.created` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsTranscriptionCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -488,10 +488,9 @@ for CommsTranscriptionCreatedV1 {
 }
 
 /// Payload of `complaints.complaint.new-contact` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsComplaintNewContactV1 {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -607,10 +606,9 @@ for ComplaintsComplaintNewContactV1 {
 }
 
 /// Payload of `complaints.complaint.opened` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsComplaintOpenedV1 {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -719,15 +717,13 @@ for ComplaintsComplaintOpenedV1 {
 }
 
 /// Payload of `complaints.drp.finished` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsDrpFinishedV1 {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
     /// `reason` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
 }
 
@@ -834,10 +830,9 @@ impl crate::events::PayloadVersion<ComplaintsDrpFinished> for ComplaintsDrpFinis
 }
 
 /// Payload of `complaints.drp.started` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsDrpStartedV1 {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -946,7 +941,7 @@ impl crate::events::PayloadVersion<ComplaintsDrpStarted> for ComplaintsDrpStarte
 }
 
 /// Payload of `complex_quoting.cost_calculation_finished` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplexQuotingCostCalculationFinishedV1 {
     /// `quote_configuration_number` (string).
     pub quote_configuration_number: ::std::string::String,
@@ -1062,7 +1057,7 @@ for ComplexQuotingCostCalculationFinishedV1 {
 }
 
 /// Payload of `consents.consent.created` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConsentsConsentCreatedV1 {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::types::SigningIdentity,
@@ -1172,7 +1167,7 @@ impl crate::events::PayloadVersion<ConsentsConsentCreated> for ConsentsConsentCr
 }
 
 /// Payload of `consents.consent.updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConsentsConsentUpdatedV1 {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::types::SigningIdentity,
@@ -1282,14 +1277,13 @@ impl crate::events::PayloadVersion<ConsentsConsentUpdated> for ConsentsConsentUp
 }
 
 /// Payload of `goods.purchase-created` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GoodsPurchaseCreatedV1 {
     /// `purchase_id` (integer).
     pub purchase_id: i64,
     /// `account_id` (integer).
     pub account_id: i64,
     /// `support_user_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub support_user_id: ::std::option::Option<i64>,
 }
 
@@ -1394,7 +1388,7 @@ impl crate::events::PayloadVersion<GoodsPurchaseCreated> for GoodsPurchaseCreate
 }
 
 /// Payload of `goods.quote.created-for-account` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GoodsQuoteCreatedForAccountV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1515,7 +1509,7 @@ for GoodsQuoteCreatedForAccountV1 {
 }
 
 /// Payload of `goods.quote.created-without-account` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GoodsQuoteCreatedWithoutAccountV1 {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
@@ -1636,7 +1630,7 @@ for GoodsQuoteCreatedWithoutAccountV1 {
 }
 
 /// Payload of `leads.lead.stage-updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsLeadStageUpdatedV1 {
     /// `lead_number` (string).
     pub lead_number: ::std::string::String,
@@ -1749,7 +1743,7 @@ impl crate::events::PayloadVersion<LeadsLeadStageUpdated> for LeadsLeadStageUpda
 }
 
 /// Payload of `leads.opportunity.document-attached-to-opportunity` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -1867,7 +1861,7 @@ for LeadsOpportunityDocumentAttachedToOpportunityV1 {
 /// Payload of `leads.opportunity.offer-group.created` version `v2` (Communications, complaints, consents, quoting).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsOpportunityOfferGroupCreatedV2 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -1979,7 +1973,7 @@ for LeadsOpportunityOfferGroupCreatedV2 {
 }
 
 /// Payload of `leads.opportunity.stage-updated` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsOpportunityStageUpdatedV1 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -1988,7 +1982,6 @@ pub struct LeadsOpportunityStageUpdatedV1 {
     /// `stage` (string).
     pub stage: ::std::string::String,
     /// `updated_by_user_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub updated_by_user_id: ::std::option::Option<i64>,
 }
 
@@ -2098,7 +2091,7 @@ for LeadsOpportunityStageUpdatedV1 {
 }
 
 /// Payload of `messaging.push-notification.token-unregistered` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MessagingPushNotificationTokenUnregisteredV1 {
     /// `token` (string).
     pub token: ::std::string::String,

@@ -4,7 +4,7 @@
 //! Events about contract groups and their memberships, and about contracts and their journeys.
 
 /// Payload of `contract-groups.created` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractGroupsCreatedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -13,16 +13,12 @@ pub struct ContractGroupsCreatedV1 {
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
     /// `valid_to` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub valid_to: ::std::option::Option<::std::string::String>,
     /// `managing_party_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub managing_party_identifier: ::std::option::Option<::std::string::String>,
     /// `external_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub external_identifier: ::std::option::Option<::std::string::String>,
     /// `name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
     /// `memberships` (array of `GroupMembershipNew`).
     pub memberships: ::std::vec::Vec<crate::types::GroupMembershipNew>,
@@ -139,7 +135,7 @@ impl crate::events::PayloadVersion<ContractGroupsCreated> for ContractGroupsCrea
 }
 
 /// Payload of `contract-groups.memberships-changed` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractGroupsMembershipsChangedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -254,7 +250,7 @@ for ContractGroupsMembershipsChangedV1 {
 }
 
 /// Payload of `contract-groups.version-created` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractGroupsVersionCreatedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -372,7 +368,7 @@ for ContractGroupsVersionCreatedV1 {
 }
 
 /// Payload of `contracts.actualized` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsActualizedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -486,14 +482,13 @@ impl crate::events::PayloadVersion<ContractsActualized> for ContractsActualizedV
 }
 
 /// Payload of `contracts.created` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsCreatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
     /// `sales_record_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sales_record_identifier: ::std::option::Option<::std::string::String>,
 }
 
@@ -596,7 +591,7 @@ impl crate::events::PayloadVersion<ContractsCreated> for ContractsCreatedV1 {
 }
 
 /// Payload of `contracts.expired` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsExpiredV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -705,7 +700,7 @@ impl crate::events::PayloadVersion<ContractsExpired> for ContractsExpiredV1 {
 }
 
 /// Payload of `contracts.expiry-approaching` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsExpiryApproachingV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -819,7 +814,7 @@ for ContractsExpiryApproachingV1 {
 }
 
 /// Payload of `contracts.journeys.creation.started` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsJourneysCreationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -937,7 +932,7 @@ for ContractsJourneysCreationStartedV1 {
 }
 
 /// Payload of `contracts.journeys.termination.started` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsJourneysTerminationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -1055,7 +1050,7 @@ for ContractsJourneysTerminationStartedV1 {
 }
 
 /// Payload of `contracts.journeys.variation.started` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsJourneysVariationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -1170,7 +1165,7 @@ for ContractsJourneysVariationStartedV1 {
 }
 
 /// Payload of `contracts.novated` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsNovatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1279,7 +1274,7 @@ impl crate::events::PayloadVersion<ContractsNovated> for ContractsNovatedV1 {
 }
 
 /// Payload of `contracts.rescinded` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsRescindedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1387,7 +1382,7 @@ impl crate::events::PayloadVersion<ContractsRescinded> for ContractsRescindedV1 
 }
 
 /// Payload of `contracts.revoked` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsRevokedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1493,7 +1488,7 @@ impl crate::events::PayloadVersion<ContractsRevoked> for ContractsRevokedV1 {
 }
 
 /// Payload of `contracts.subject-amended` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsSubjectAmendedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1613,7 +1608,7 @@ for ContractsSubjectAmendedV1 {
 }
 
 /// Payload of `contracts.terminated` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsTerminatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1721,7 +1716,7 @@ impl crate::events::PayloadVersion<ContractsTerminated> for ContractsTerminatedV
 }
 
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsTermsVariedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,

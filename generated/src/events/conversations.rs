@@ -4,7 +4,7 @@
 //! Events of conversations (opened, closed, snoozed, assigned), live chats, messages and attachments.
 
 /// Payload of `ink.actions.run` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkActionsRunV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -113,7 +113,7 @@ impl crate::events::PayloadVersion<InkActionsRun> for InkActionsRunV1 {
 }
 
 /// Payload of `ink.content.inbound-message-tagged` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkContentInboundMessageTaggedV1 {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -231,7 +231,7 @@ for InkContentInboundMessageTaggedV1 {
 }
 
 /// Payload of `ink.conversation.assigned_to_bucket` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationAssignedToBucketV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -355,7 +355,7 @@ for InkConversationAssignedToBucketV1 {
 }
 
 /// Payload of `ink.conversation.assigned_to_timeline` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationAssignedToTimelineV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -472,7 +472,7 @@ for InkConversationAssignedToTimelineV1 {
 /// Payload of `ink.conversation.await_customer_reply` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationAwaitCustomerReplyV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -604,7 +604,7 @@ for InkConversationAwaitCustomerReplyV1 {
 /// Payload of `ink.conversation.closed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationClosedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -740,7 +740,7 @@ impl crate::events::PayloadVersion<InkConversationClosed> for InkConversationClo
 /// Payload of `ink.conversation.open_status_changed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationOpenStatusChangedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -878,7 +878,7 @@ for InkConversationOpenStatusChangedV1 {
 /// Payload of `ink.conversation.opened` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationOpenedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -1006,7 +1006,7 @@ impl crate::events::PayloadVersion<InkConversationOpened> for InkConversationOpe
 }
 
 /// Payload of `ink.conversation.priority.changed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationPriorityChangedV1 {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -1147,7 +1147,7 @@ for InkConversationPriorityChangedV1 {
 /// Payload of `ink.conversation.snoozed` version `v1` (Conversations and messages).
 ///
 /// Holds the fields of base `CB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationSnoozedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -1281,7 +1281,7 @@ impl crate::events::PayloadVersion<InkConversationSnoozed> for InkConversationSn
 }
 
 /// Payload of `ink.conversation.unassigned_from_bucket` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationUnassignedFromBucketV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1405,7 +1405,7 @@ for InkConversationUnassignedFromBucketV1 {
 }
 
 /// Payload of `ink.conversation.unassigned_from_timeline` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationUnassignedFromTimelineV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1521,14 +1521,13 @@ for InkConversationUnassignedFromTimelineV1 {
 }
 
 /// Payload of `ink.live-chat.closed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkLiveChatClosedV1 {
     /// `live_chat_conversation_relay_id` (string).
     pub live_chat_conversation_relay_id: ::std::string::String,
     /// `close_reason` (string).
     pub close_reason: ::std::string::String,
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
 }
 
@@ -1633,7 +1632,7 @@ impl crate::events::PayloadVersion<InkLiveChatClosed> for InkLiveChatClosedV1 {
 }
 
 /// Payload of `ink.live-chat.initiated` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkLiveChatInitiatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
@@ -1738,7 +1737,7 @@ impl crate::events::PayloadVersion<InkLiveChatInitiated> for InkLiveChatInitiate
 }
 
 /// Payload of `ink.live-chat.messages.outbound-message-created` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
@@ -1848,7 +1847,7 @@ for InkLiveChatMessagesOutboundMessageCreatedV1 {
 }
 
 /// Payload of `ink.message_attachment.safe` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageAttachmentSafeV1 {
     /// `filename` (string).
     pub filename: ::std::string::String,
@@ -1965,7 +1964,7 @@ for InkMessageAttachmentSafeV1 {
 }
 
 /// Payload of `ink.message_attachment.unsafe` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageAttachmentUnsafeV1 {
     /// `filename` (string).
     pub filename: ::std::string::String,
@@ -2082,7 +2081,7 @@ for InkMessageAttachmentUnsafeV1 {
 }
 
 /// Payload of `ink.messages.inbound-email-migration` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesInboundEmailMigrationV1 {
     /// `message_id` (string).
     pub message_id: ::std::string::String,
@@ -2197,7 +2196,7 @@ for InkMessagesInboundEmailMigrationV1 {
 }
 
 /// Payload of `ink.messages.inbound-message-created` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesInboundMessageCreatedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2312,7 +2311,7 @@ for InkMessagesInboundMessageCreatedV1 {
 }
 
 /// Payload of `ink.messages.inbound-message-ingested` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesInboundMessageIngestedV1 {
     /// `channel` (string).
     pub channel: ::std::string::String,
@@ -2430,7 +2429,7 @@ for InkMessagesInboundMessageIngestedV1 {
 }
 
 /// Payload of `ink.messages.outbound-message-created` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesOutboundMessageCreatedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2545,7 +2544,7 @@ for InkMessagesOutboundMessageCreatedV1 {
 }
 
 /// Payload of `ink.messages.outbound-message-failed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesOutboundMessageFailedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2660,7 +2659,7 @@ for InkMessagesOutboundMessageFailedV1 {
 }
 
 /// Payload of `ink.messages.phishing-report-dismissed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesPhishingReportDismissedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2775,7 +2774,7 @@ for InkMessagesPhishingReportDismissedV1 {
 }
 
 /// Payload of `ink.messages.reported-phishing` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesReportedPhishingV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2890,7 +2889,7 @@ for InkMessagesReportedPhishingV1 {
 }
 
 /// Payload of `ink.messages.reported-spam` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesReportedSpamV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -3004,7 +3003,7 @@ for InkMessagesReportedSpamV1 {
 }
 
 /// Payload of `ink.messages.spam-report-dismissed` version `v1` (Conversations and messages).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesSpamReportDismissedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,

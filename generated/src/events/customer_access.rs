@@ -4,7 +4,7 @@
 //! Events about partner, partner user and user roles, and loyalty point roles.
 
 /// Payload of `customer_access.partner_roles.created` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerRolesCreatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -116,18 +116,15 @@ for CustomerAccessPartnerRolesCreatedV1 {
 }
 
 /// Payload of `customer_access.partner_roles.updated` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerRolesUpdatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
     /// `display_name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub display_name: ::std::option::Option<::std::string::String>,
     /// `description` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /// `permissions` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 
@@ -237,7 +234,7 @@ for CustomerAccessPartnerRolesUpdatedV1 {
 }
 
 /// Payload of `customer_access.partner_user_roles.created` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerUserRolesCreatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -350,18 +347,15 @@ for CustomerAccessPartnerUserRolesCreatedV1 {
 }
 
 /// Payload of `customer_access.partner_user_roles.updated` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
     /// `display_name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub display_name: ::std::option::Option<::std::string::String>,
     /// `description` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /// `permissions` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 
@@ -472,7 +466,7 @@ for CustomerAccessPartnerUserRolesUpdatedV1 {
 }
 
 /// Payload of `customer_access.user_roles.created` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessUserRolesCreatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -587,18 +581,15 @@ for CustomerAccessUserRolesCreatedV1 {
 }
 
 /// Payload of `customer_access.user_roles.updated` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessUserRolesUpdatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
     /// `display_name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub display_name: ::std::option::Option<::std::string::String>,
     /// `description` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /// `permissions` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 
@@ -708,7 +699,7 @@ for CustomerAccessUserRolesUpdatedV1 {
 }
 
 /// Payload of `loyalty-points.user-role-removal` version `v1` (Customer access roles).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoyaltyPointsUserRoleRemovalV1 {
     /// `user_id` (integer).
     pub user_id: i64,

@@ -4,7 +4,7 @@
 //! Events of data import processes and order processes, and of uploaded files of external messaging.
 
 /// Payload of `data_import.import_process.cancelled` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessCancelledV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -119,7 +119,7 @@ for DataImportImportProcessCancelledV1 {
 }
 
 /// Payload of `data_import.import_process.complete` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessCompleteV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -234,7 +234,7 @@ for DataImportImportProcessCompleteV1 {
 }
 
 /// Payload of `data_import.import_process.dry_run_complete` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessDryRunCompleteV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -347,7 +347,7 @@ for DataImportImportProcessDryRunCompleteV1 {
 }
 
 /// Payload of `data_import.import_process.dry_run_error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessDryRunErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -465,7 +465,7 @@ for DataImportImportProcessDryRunErrorV1 {
 }
 
 /// Payload of `data_import.import_process.error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -583,7 +583,7 @@ for DataImportImportProcessErrorV1 {
 }
 
 /// Payload of `data_import.import_process.post_import.completed` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessPostImportCompletedV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -702,7 +702,7 @@ for DataImportImportProcessPostImportCompletedV1 {
 }
 
 /// Payload of `data_import.import_process.post_import.error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessPostImportErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -824,7 +824,7 @@ for DataImportImportProcessPostImportErrorV1 {
 }
 
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportOrderProcessCancelledV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
@@ -936,7 +936,7 @@ for DataImportOrderProcessCancelledV1 {
 }
 
 /// Payload of `data_import.order_process.complete` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportOrderProcessCompleteV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
@@ -1048,7 +1048,7 @@ for DataImportOrderProcessCompleteV1 {
 }
 
 /// Payload of `data_import.order_process.error` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportOrderProcessErrorV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
@@ -1163,7 +1163,7 @@ for DataImportOrderProcessErrorV1 {
 }
 
 /// Payload of `external_messaging.uploaded_file.processed` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileProcessedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
@@ -1273,7 +1273,7 @@ for ExternalMessagingUploadedFileProcessedV1 {
 }
 
 /// Payload of `external_messaging.uploaded_file.processing_failed` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
@@ -1383,7 +1383,7 @@ for ExternalMessagingUploadedFileProcessingFailedV1 {
 }
 
 /// Payload of `external_messaging.uploaded_file.safe` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileSafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
@@ -1492,7 +1492,7 @@ for ExternalMessagingUploadedFileSafeV1 {
 }
 
 /// Payload of `external_messaging.uploaded_file.unsafe` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileUnsafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,

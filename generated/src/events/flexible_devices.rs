@@ -6,7 +6,7 @@
 /// Payload of `flex_device.deauthenticated` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceDeauthenticatedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -19,7 +19,6 @@ pub struct FlexDeviceDeauthenticatedV1 {
     /// `device_type` (string). From base FlexDevice.
     pub device_type: ::std::string::String,
     /// `payload` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -134,7 +133,7 @@ for FlexDeviceDeauthenticatedV1 {
 /// Payload of `flex_device.disconnected` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceDisconnectedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -258,7 +257,7 @@ impl crate::events::PayloadVersion<FlexDeviceDisconnected> for FlexDeviceDisconn
 /// Payload of `flex_device.optimisation_created` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceOptimisationCreatedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -384,7 +383,7 @@ for FlexDeviceOptimisationCreatedV1 {
 /// Payload of `flex_device.registered` version `v1` (Flexible devices).
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceRegisteredV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -397,7 +396,6 @@ pub struct FlexDeviceRegisteredV1 {
     /// `device_type` (string). From base FlexDevice.
     pub device_type: ::std::string::String,
     /// `payload` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,

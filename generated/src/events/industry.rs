@@ -4,7 +4,7 @@
 //! Events of industry processes of the electricity and gas markets (energisation, change of supply, export).
 
 /// Payload of `industry.electricity.change_of_energisation.unsolicited_message` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -127,7 +127,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `industry.electricity.change_of_service.meter_deactivated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -246,7 +246,7 @@ for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
 }
 
 /// Payload of `industry.electricity.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
@@ -356,7 +356,7 @@ for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
 }
 
 /// Payload of `industry.electricity.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -475,7 +475,7 @@ for IndustryElectricityChangeOfSupplyLossCompleteV1 {
 }
 
 /// Payload of `industry.electricity.export_installation.validated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryElectricityExportInstallationValidatedV1 {
     /// `import_mpan` (string).
     pub import_mpan: ::std::string::String,
@@ -515,7 +515,7 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
 /// The v1 fields plus the export MPAN (required).
 ///
 /// Holds the fields of `industry.electricity.export_installation.validated v1`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryElectricityExportInstallationValidatedV2 {
     /// `import_mpan` (string). From industry.electricity.export_installation.validated v1.
     pub import_mpan: ::std::string::String,
@@ -719,7 +719,7 @@ for IndustryElectricityExportInstallationValidatedV1 {
 }
 
 /// Payload of `industry.gas.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
@@ -829,7 +829,7 @@ for IndustryGasChangeOfSupplyGainInitiatedV1 {
 }
 
 /// Payload of `industry.gas.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,

@@ -6,7 +6,7 @@
 /// Payload of `lifecycle.join-supplier.activation.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierActivationCompletedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -130,7 +130,7 @@ for LifecycleJoinSupplierActivationCompletedV1 {
 /// Payload of `lifecycle.join-supplier.activation.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -254,7 +254,7 @@ for LifecycleJoinSupplierActivationInitiatedV1 {
 /// Payload of `lifecycle.join-supplier.agreement.created` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -378,7 +378,7 @@ for LifecycleJoinSupplierAgreementCreatedV1 {
 /// Payload of `lifecycle.join-supplier.await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -503,7 +503,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -628,7 +628,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -751,7 +751,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.join-supplier.cancellation-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -872,7 +872,7 @@ for LifecycleJoinSupplierCancellationRequestedV1 {
 /// Payload of `lifecycle.join-supplier.cancelled` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierCancelledV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -992,7 +992,7 @@ for LifecycleJoinSupplierCancelledV1 {
 /// Payload of `lifecycle.join-supplier.completed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierCompletedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1112,7 +1112,7 @@ for LifecycleJoinSupplierCompletedV1 {
 /// Payload of `lifecycle.join-supplier.requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1235,7 +1235,7 @@ for LifecycleJoinSupplierRequestedV1 {
 /// Payload of `lifecycle.join-supplier.reversal-requested` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierReversalRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1356,7 +1356,7 @@ for LifecycleJoinSupplierReversalRequestedV1 {
 /// Payload of `lifecycle.join-supplier.reversed` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierReversedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1476,7 +1476,7 @@ for LifecycleJoinSupplierReversedV1 {
 /// Payload of `lifecycle.join-supplier.supply-period.created` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1600,7 +1600,7 @@ for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1737,7 +1737,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` version `v1` (Lifecycle: joining a supplier).
 ///
 /// Holds the fields of base `JB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1874,7 +1874,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_completed` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -1999,7 +1999,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -2122,7 +2122,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `lifecycle.join_supplier.security_deposits.created` version `v1` (Lifecycle: joining a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
@@ -2234,7 +2234,7 @@ for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
 /// Payload of `lifecycle.join_supplier.terms-and-conditions.accepted` version `v2` (Lifecycle: joining a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,

@@ -4,7 +4,7 @@
 //! Events of the process of leaving the supplier, per process and per supply point.
 
 /// Payload of `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -130,7 +130,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -253,7 +253,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -378,7 +378,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.leave-supplier.cancellation-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -499,7 +499,7 @@ for LifecycleLeaveSupplierCancellationRequestedV2 {
 /// Payload of `lifecycle.leave-supplier.cancelled` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierCancelledV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -619,7 +619,7 @@ for LifecycleLeaveSupplierCancelledV2 {
 /// Payload of `lifecycle.leave-supplier.completed` version `v3` (Lifecycle: leaving a supplier).
 ///
 /// Only version v3 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierCompletedV3 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -742,7 +742,7 @@ for LifecycleLeaveSupplierCompletedV3 {
 /// Payload of `lifecycle.leave-supplier.requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// The oldest version listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -761,7 +761,6 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
     /// `is_passive` (boolean).
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
@@ -787,7 +786,7 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
 /// The v2 fields plus the process number (required).
 ///
 /// Holds the fields of `lifecycle.leave-supplier.requested v2`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `account_number` (string). From lifecycle.leave-supplier.requested v2.
     pub account_number: ::std::string::String,
@@ -806,7 +805,6 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `is_passive` (boolean). From lifecycle.leave-supplier.requested v2.
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer). From lifecycle.leave-supplier.requested v2.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
@@ -1000,7 +998,7 @@ for LifecycleLeaveSupplierRequestedV2 {
 /// Payload of `lifecycle.leave-supplier.reversal-requested` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1119,7 +1117,7 @@ for LifecycleLeaveSupplierReversalRequestedV2 {
 }
 
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1254,7 +1252,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1393,7 +1391,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
 }
 
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1530,7 +1528,7 @@ impl crate::events::PayloadVersion<
 /// Payload of `lifecycle.leave-supplier.termination.confirmed` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1652,7 +1650,7 @@ for LifecycleLeaveSupplierTerminationConfirmedV2 {
 }
 
 /// Payload of `lifecycle.leave-supplier.termination.initiated` version `v1` (Lifecycle: leaving a supplier).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1773,7 +1771,7 @@ for LifecycleLeaveSupplierTerminationInitiatedV1 {
 /// Payload of `lifecycle.leave-supplier.updated` version `v2` (Lifecycle: leaving a supplier).
 ///
 /// The fields of `lifecycle.leave-supplier.requested` v2, with `updated_at` in place of `requested_at`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierUpdatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1792,7 +1790,6 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
     /// `is_passive` (boolean).
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
@@ -1818,7 +1815,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
 /// The v2 fields plus the process number (required).
 ///
 /// Holds the fields of `lifecycle.leave-supplier.updated v2`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `account_number` (string). From lifecycle.leave-supplier.updated v2.
     pub account_number: ::std::string::String,
@@ -1837,7 +1834,6 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `is_passive` (boolean). From lifecycle.leave-supplier.updated v2.
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer). From lifecycle.leave-supplier.updated v2.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,

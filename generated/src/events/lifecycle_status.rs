@@ -4,7 +4,7 @@
 //! Events about the status of lifecycle processes, support site sales and loyalty points of enrolments.
 
 /// Payload of `lifecycle.enrollment.loyalty-points-qualification-reversed` version `v1` (Lifecycle: status and enrolment).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
@@ -131,7 +131,7 @@ for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
 /// Payload of `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` version `v2` (Lifecycle: status and enrolment).
 ///
 /// Only version v2 is listed in the catalogue.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -266,7 +266,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `lifecycle.status-changed` version `v1` (Lifecycle: status and enrolment).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleStatusChangedV1 {
     /// `process_number` (string).
     pub process_number: ::std::string::String,
@@ -384,7 +384,7 @@ impl crate::events::PayloadVersion<LifecycleStatusChanged> for LifecycleStatusCh
 /// Payload of `lifecycle.support-site.sale` version `1.0.0` (Lifecycle: status and enrolment).
 ///
 /// The one event of the catalogue whose payload version is labelled `1.0.0`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleSupportSiteSaleV1_0_0 {
     /// `support_user_id` (string).
     pub support_user_id: ::std::string::String,

@@ -4,7 +4,7 @@
 //! Events about market flow files and invoices of the electricity and gas markets, and Spanish supply points.
 
 /// Payload of `electricity-flow-file.cancellation-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElectricityFlowFileCancellationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -114,7 +114,7 @@ for ElectricityFlowFileCancellationInvoiceProcessedV1 {
 }
 
 /// Payload of `electricity-flow-file.complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -224,7 +224,7 @@ for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
 }
 
 /// Payload of `electricity-flow-file.rectification-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElectricityFlowFileRectificationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -334,7 +334,7 @@ for ElectricityFlowFileRectificationInvoiceProcessedV1 {
 }
 
 /// Payload of `electricity-flow-file.regularizer-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -444,7 +444,7 @@ for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
 }
 
 /// Payload of `electricity_flow_file.billable_concepts_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -557,7 +557,7 @@ for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
 }
 
 /// Payload of `electricity_flow_file.regular_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -667,7 +667,7 @@ for ElectricityFlowFileRegularInvoiceProcessedV1 {
 }
 
 /// Payload of `esp-supply-points.enrichment-data.sent` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EspSupplyPointsEnrichmentDataSentV1 {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::std::string::String,
@@ -785,7 +785,7 @@ for EspSupplyPointsEnrichmentDataSentV1 {
 }
 
 /// Payload of `esp_supply_points.atr_snapshot.sent` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EspSupplyPointsAtrSnapshotSentV1 {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::std::string::String,
@@ -906,7 +906,7 @@ for EspSupplyPointsAtrSnapshotSentV1 {
 }
 
 /// Payload of `gas-bill-flow-details.annulment-with-substituent-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1026,7 +1026,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `gas-bill-flow-details.cancellation-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1139,7 +1139,7 @@ for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
 }
 
 /// Payload of `gas-bill-flow-details.complementary-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1252,7 +1252,7 @@ for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
 }
 
 /// Payload of `gas-bill-flow-details.rectification-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1365,7 +1365,7 @@ for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
 }
 
 /// Payload of `gas-bill-flow-details.regular-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1478,7 +1478,7 @@ for GasBillFlowDetailsRegularInvoiceCreatedV1 {
 }
 
 /// Payload of `gas-flow-file.b7033-complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1591,7 +1591,7 @@ for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
 }
 
 /// Payload of `gas-flow-file.b7033-regular-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -1704,22 +1704,19 @@ for GasFlowFileB7033RegularInvoiceProcessedV1 {
 }
 
 /// Payload of `gas-supply-point.inspection-results.received` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasSupplyPointInspectionResultsReceivedV1 {
     /// `cups` (string).
     pub cups: ::std::string::String,
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `property_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub property_id: ::std::option::Option<i64>,
     /// `inspection_result` (string).
     pub inspection_result: ::std::string::String,
     /// `inspection_datetime` (string).
     pub inspection_datetime: ::std::string::String,
     /// `defects` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub defects: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -1834,7 +1831,7 @@ for GasSupplyPointInspectionResultsReceivedV1 {
 }
 
 /// Payload of `markets.esp.bill-flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsEspBillFlowFileProcessedV1 {
     /// `bill_details_id` (string).
     pub bill_details_id: ::std::string::String,
@@ -1958,7 +1955,7 @@ for MarketsEspBillFlowFileProcessedV1 {
 }
 
 /// Payload of `markets.esp.flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsEspFlowFileProcessedV1 {
     /// `market` (string).
     pub market: ::std::string::String,
@@ -2076,7 +2073,7 @@ for MarketsEspFlowFileProcessedV1 {
 }
 
 /// Payload of `markets.esp_industry_gasbillflowdetails.inspection.processed` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -2196,7 +2193,7 @@ impl crate::events::PayloadVersion<
 }
 
 /// Payload of `markets.gas-supply-point.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsGasSupplyPointCreatedV1 {
     /// `cups` (string).
     pub cups: ::std::string::String,
@@ -2308,7 +2305,7 @@ for MarketsGasSupplyPointCreatedV1 {
 }
 
 /// Payload of `markets.network-operator.created` version `v1` (Market files (electricity, gas, Spanish market)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsNetworkOperatorCreatedV1 {
     /// `network_operator_id` (integer).
     pub network_operator_id: i64,

@@ -6,7 +6,7 @@
 /// Payload of `meter_data_quality.resolution_cancelled` version `v1` (Meter data quality).
 ///
 /// Holds the fields of base `IB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterDataQualityResolutionCancelledV1 {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -53,7 +53,7 @@ pub struct MeterDataQualityResolutionCancelledV1 {
 /// The issue fields plus the source of the cancellation.
 ///
 /// Holds the fields of base `IB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterDataQualityResolutionCancelledV2 {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -268,7 +268,7 @@ for MeterDataQualityResolutionCancelledV1 {
 /// Payload of `meter_data_quality.resolution_requested` version `v1` (Meter data quality).
 ///
 /// Holds the fields of base `IB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterDataQualityResolutionRequestedV1 {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,

@@ -4,7 +4,7 @@
 //! Events about gas and electricity meter points: registrations, backfills, meter asset managers (MAM), change of supply, and disputed closing readings. The catalogue's listing is truncated after `meterpoint.gas.disputed_closing_reading.queried.by_us` v1; events listed after it are not shown.
 
 /// Payload of `meterpoint.elec.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -132,7 +132,7 @@ for MeterpointElecCosGainRegistrationRequestedV1 {
 }
 
 /// Payload of `meterpoint.gas.api_backfill` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasApiBackfillV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -257,7 +257,7 @@ for MeterpointGasApiBackfillV1 {
 /// Payload of `meterpoint.gas.appoint_mam.requested` version `v1` (Meter points (gas and electricity)).
 ///
 /// Holds the fields of base `MB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasAppointMamRequestedV1 {
     /// `mprn` (string). From base MB.
     pub mprn: ::std::string::String,
@@ -399,7 +399,7 @@ for MeterpointGasAppointMamRequestedV1 {
 }
 
 /// Payload of `meterpoint.gas.backfill` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasBackfillV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -569,7 +569,7 @@ impl crate::events::PayloadVersion<MeterpointGasBackfill> for MeterpointGasBackf
 }
 
 /// Payload of `meterpoint.gas.change_of_cohort.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasChangeOfCohortRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -684,7 +684,7 @@ for MeterpointGasChangeOfCohortRequestedV1 {
 /// Payload of `meterpoint.gas.change_of_mam.requested` version `v1` (Meter points (gas and electricity)).
 ///
 /// Holds the fields of base `MB`, then its own.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasChangeOfMamRequestedV1 {
     /// `mprn` (string). From base MB.
     pub mprn: ::std::string::String,
@@ -832,7 +832,7 @@ for MeterpointGasChangeOfMamRequestedV1 {
 }
 
 /// Payload of `meterpoint.gas.cos_gain.mtd_received` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -863,7 +863,6 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `meter_reading_factor` (integer).
     pub meter_reading_factor: i64,
     /// `meter_link_code` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub meter_link_code: ::std::option::Option<::std::string::String>,
     /// `owner` (string).
     pub owner: ::std::string::String,
@@ -1029,7 +1028,7 @@ for MeterpointGasCosGainMtdReceivedV1 {
 }
 
 /// Payload of `meterpoint.gas.cos_gain.registration.confirmed` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -1148,7 +1147,7 @@ for MeterpointGasCosGainRegistrationConfirmedV1 {
 }
 
 /// Payload of `meterpoint.gas.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -1267,7 +1266,7 @@ for MeterpointGasCosGainRegistrationRequestedV1 {
 }
 
 /// Payload of `meterpoint.gas.cos_loss.confirmed` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosLossConfirmedV1 {
     /// `account_id` (integer).
     pub account_id: i64,
@@ -1403,7 +1402,7 @@ for MeterpointGasCosLossConfirmedV1 {
 }
 
 /// Payload of `meterpoint.gas.deappoint_mam.requested` version `v1` (Meter points (gas and electricity)).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasDeappointMamRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -1955,13 +1954,12 @@ impl crate::events::PayloadVersion<
 /// The catalogue shows only `mprn` and says the event's further fields are not shown. Fields it does not list are kept as they arrive (see `additional_fields`), never dropped or rejected.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 

@@ -11405,7 +11405,7 @@ impl EventKind {
     }
 
     /// The event of this kind from the fields its table read.
-    fn from_fields(
+    fn event_of(
         self,
         fields: ::energy_api_core::table::Fields<'_>,
     ) -> ::std::option::Option<Event> {
@@ -13703,7 +13703,7 @@ impl EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        self.from_fields(fields).ok_or(::energy_api_core::read::Stop)
+        self.event_of(fields).ok_or(::energy_api_core::read::Stop)
     }
 }
 
@@ -13719,7 +13719,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        self.from_fields(fields)
+        self.event_of(fields)
             .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(
                 ::energy_api_core::table::MISMATCH,
             ))

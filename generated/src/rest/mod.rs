@@ -28,7 +28,7 @@ pub struct Account {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Account,
+    Account,
     "struct Account",
     [
         (0, required, number, "number"),
@@ -55,7 +55,7 @@ pub struct Agreement {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Agreement,
+    Agreement,
     "struct Agreement",
     [
         (0, required, tariff_code, "tariff_code"),
@@ -81,7 +81,7 @@ pub struct AnnualCost {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only AnnualCost,
+    AnnualCost,
     "struct AnnualCost",
     [
         (0, required, annual_cost_inc_vat, "annual_cost_inc_vat"),
@@ -113,7 +113,7 @@ pub struct DualFuelDualRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only DualFuelDualRateConsumption,
+    DualFuelDualRateConsumption,
     "struct DualFuelDualRateConsumption",
     [
         (0, required, electricity_day, "electricity_day"),
@@ -139,7 +139,7 @@ pub struct DualFuelSingleRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only DualFuelSingleRateConsumption,
+    DualFuelSingleRateConsumption,
     "struct DualFuelSingleRateConsumption",
     [
         (0, required, electricity_standard, "electricity_standard"),
@@ -164,7 +164,7 @@ pub struct DualRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only DualRateConsumption,
+    DualRateConsumption,
     "struct DualRateConsumption",
     [
         (0, required, electricity_day, "electricity_day"),
@@ -216,7 +216,7 @@ pub struct DualRegisterTariff {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only DualRegisterTariff,
+    DualRegisterTariff,
     "struct DualRegisterTariff",
     [
         (0, required, code, "code"),
@@ -254,7 +254,7 @@ pub struct ElectricityMeter {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only ElectricityMeter,
+    ElectricityMeter,
     "struct ElectricityMeter",
     [
         (0, required, serial_number, "serial_number"),
@@ -287,7 +287,7 @@ pub struct ElectricityMeterPoint {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only ElectricityMeterPoint,
+    ElectricityMeterPoint,
     "struct ElectricityMeterPoint",
     [
         (0, required, mpan, "mpan"),
@@ -314,7 +314,7 @@ pub struct GasMeter {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only GasMeter,
+    GasMeter,
     "struct GasMeter",
     [
         (0, required, serial_number, "serial_number"),
@@ -342,7 +342,7 @@ pub struct GasMeterPoint {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only GasMeterPoint,
+    GasMeterPoint,
     "struct GasMeterPoint",
     [
         (0, required, mprn, "mprn"),
@@ -365,7 +365,7 @@ pub struct Link {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Link,
+    Link,
     "struct Link",
     [
         (0, required, href, "href"),
@@ -388,7 +388,7 @@ pub struct Page<T> {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Page<T>,
+    Page<T>,
     "struct Page",
     [
         (0, required, count, "count"),
@@ -436,7 +436,7 @@ pub struct Product {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Product,
+    Product,
     "struct Product",
     [
         (0, required, code, "code"),
@@ -536,7 +536,7 @@ pub struct ProductDetail {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only ProductDetail,
+    ProductDetail,
     "struct ProductDetail",
     [
         (0, required, code, "code"),
@@ -599,7 +599,7 @@ pub struct Property {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Property,
+    Property,
     "struct Property",
     [
         (0, required, id, "id"),
@@ -635,7 +635,7 @@ pub struct Register {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only Register,
+    Register,
     "struct Register",
     [
         (0, required, identifier, "identifier"),
@@ -665,7 +665,7 @@ pub struct SampleConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only SampleConsumption,
+    SampleConsumption,
     "struct SampleConsumption",
     [
         (0, required, electricity_single_rate, "electricity_single_rate"),
@@ -699,7 +699,7 @@ pub struct SampleQuote {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only SampleQuote,
+    SampleQuote,
     "struct SampleQuote",
     [
         (0, required, electricity_single_rate, "electricity_single_rate"),
@@ -724,7 +724,7 @@ pub struct SingleRateConsumption {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only SingleRateConsumption,
+    SingleRateConsumption,
     "struct SingleRateConsumption",
     [
         (0, required, electricity_standard, "electricity_standard"),
@@ -771,7 +771,7 @@ pub struct SingleRegisterTariff {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only SingleRegisterTariff,
+    SingleRegisterTariff,
     "struct SingleRegisterTariff",
     [
         (0, required, code, "code"),
@@ -808,7 +808,7 @@ pub struct StandardUnitRate {
 }
 
 ::energy_api_core::deserialize_struct!(
-    serde_only StandardUnitRate,
+    StandardUnitRate,
     "struct StandardUnitRate",
     [
         (0, required, value_exc_vat, "value_exc_vat"),

@@ -149,19 +149,11 @@ impl Borrowing {
             } else {
                 value
             };
-            let rename = (crate::naming::unraw(&f.rust_name) != f.name).then(|| {
-                let json = &f.name;
-                quote!(#[serde(rename = #json)])
-            });
-            let skip = f
-                .optional
-                .then(|| quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]));
-            quote! { #doc #rename #skip pub #id: #ty, }
+            quote! { #doc pub #id: #ty, }
         });
         let additional = s.incomplete.then(|| {
             quote! {
                 /// Fields the schema does not list, kept as they came: each as its JSON text.
-                #[serde(flatten)]
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
@@ -170,7 +162,7 @@ impl Borrowing {
             #doc
             #deprecated
             #cfg
-            #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+            #[derive(Debug, Clone, PartialEq)]
             pub struct #name<'a> {
                 #(#fields)*
                 #additional
@@ -402,7 +394,7 @@ impl Borrowing {
 
             impl crate::EventKind {
                 /// The view of an event of this kind from the fields its table read.
-                fn view_from_fields<'a>(
+                fn view_of<'a>(
                     self,
                     fields: ::energy_api_core::table::Fields<'a>,
                 ) -> ::std::option::Option<EventRef<'a>> {
@@ -419,7 +411,7 @@ impl Borrowing {
                     reader: &mut ::energy_api_core::read::Reader<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
                     let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Borrowed)?;
-                    self.view_from_fields(fields).ok_or(::energy_api_core::read::Stop)
+                    self.view_of(fields).ok_or(::energy_api_core::read::Stop)
                 }
             }
 
@@ -428,7 +420,7 @@ impl Borrowing {
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
                     let fields = ::energy_api_core::table::deserialize(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
-                    kind.view_from_fields(fields)
+                    kind.view_of(fields)
                         .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
                 }
             }

@@ -614,7 +614,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             }
 
             /// The event of this kind from the fields its table read.
-            fn from_fields(self, fields: ::energy_api_core::table::Fields<'_>) -> ::std::option::Option<Event> {
+            fn event_of(self, fields: ::energy_api_core::table::Fields<'_>) -> ::std::option::Option<Event> {
                 match self.event_type {
                     #(#cfgs EventType::#names => #paths::from_fields(self.version, fields).map(Event::#names),)*
                 }
@@ -627,7 +627,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 reader: &mut ::energy_api_core::read::Reader<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
                 let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Owned)?;
-                self.from_fields(fields).ok_or(::energy_api_core::read::Stop)
+                self.event_of(fields).ok_or(::energy_api_core::read::Stop)
             }
         }
 
@@ -635,7 +635,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
                 let fields = ::energy_api_core::table::deserialize(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
-                self.from_fields(fields)
+                self.event_of(fields)
                     .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
             }
         }

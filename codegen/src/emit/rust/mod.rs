@@ -544,23 +544,23 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenS
         )
         .collect();
     }
+    // Event payloads and shared types are written by their table too (`table_struct!`): serde's
+    // attributes are for the derive that REST resources keep.
+    let by_table = matches!(home, Home::Types);
     let fields = s.fields.iter().map(|f| {
         let doc = doc_attrs(&field_doc(f));
         let id = ident(&f.rust_name);
         let value = value_type(&f.ty, f.format, home, f.boxed);
-        let rename = (crate::naming::unraw(&f.rust_name) != f.name).then(|| {
+        let rename = (!by_table && crate::naming::unraw(&f.rust_name) != f.name).then(|| {
             let json = &f.name;
             quote!(#[serde(rename = #json)])
         });
-        let (ty, skip) = if f.optional {
-            (
-                quote!(::std::option::Option<#value>),
-                quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]),
-            )
-        } else if f.nullable {
-            (quote!(::std::option::Option<#value>), quote!())
+        let skip = (!by_table && f.optional)
+            .then(|| quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]));
+        let ty = if f.is_option() {
+            quote!(::std::option::Option<#value>)
         } else {
-            (value, quote!())
+            value
         };
         quote! {
             #doc
@@ -570,18 +570,24 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenS
         }
     });
     let additional = s.incomplete.then(|| {
+        let flatten = (!by_table).then(|| quote!(#[serde(flatten)]));
         quote! {
             /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
             /// as its JSON text (`RawJson::parse` reads one).
-            #[serde(flatten)]
+            #flatten
             pub additional_fields: ::energy_api_core::Unlisted,
         }
     });
+    let derives = if by_table {
+        quote!(#[derive(Debug, Clone, PartialEq)])
+    } else {
+        quote!(#[derive(Debug, Clone, PartialEq, ::serde::Serialize)])
+    };
     let deserialize = deserialize_impl(s, home);
     quote! {
         #doc
         #cfg
-        #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+        #derives
         pub struct #name #generics {
             #(#fields)*
             #additional
@@ -634,6 +640,7 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
         }
     });
     let required = s.fields.iter().map(|f| !f.is_option());
+    let omit_none = s.fields.iter().map(|f| f.optional);
     let keep_unlisted = s.incomplete;
     let aliases = s.fields.iter().enumerate().flat_map(|(index, f)| {
         let index = proc_macro2::Literal::usize_unsuffixed(index);
@@ -649,6 +656,7 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
             aliases: &[#(#aliases),*],
             shapes: &[#(#shapes),*],
             required: &[#(#required),*],
+            omit_none: &[#(#omit_none),*],
             keep_unlisted: #keep_unlisted,
         };
     }
@@ -684,7 +692,7 @@ fn shape_expr(ty: &Type) -> TokenStream {
 /// `energy_api_core::table_struct!` writes only the conversion from the fields the one reader of
 /// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
 /// reader. REST resources, read only by the client through serde, get `deserialize_struct!`'s compact
-/// map visitor (`serde_only`: no `ReadJson`).
+/// map visitor.
 fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
@@ -693,7 +701,7 @@ fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
     });
     match home {
         Home::Types => table_impl(s, quote!(#name), "Owned"),
-        Home::Rest => deserialize_impl_named(s, quote!(serde_only #name #generics)),
+        Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
     }
 }
 

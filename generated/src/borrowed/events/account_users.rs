@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Account users" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`AccountUserCreatedV1`](crate::events::account_users::AccountUserCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserCreatedV1<'a> {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -13,13 +13,10 @@ pub struct AccountUserCreatedV1<'a> {
     /// `linked_accounts` (array of free-form object). From base UB.
     pub linked_accounts: ::std::vec::Vec<::energy_api_core::RawObject<'a>>,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<::energy_api_core::RawObject<'a>>,
     /// `initiator_type` (string). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
@@ -83,7 +80,7 @@ pub use crate::events::account_users::AccountUserPasswordChangedV1;
 pub use crate::events::account_users::AccountUserPasswordChanged;
 
 /// The borrowed view of [`AccountUserPasswordResetRequestedV1`](crate::events::account_users::AccountUserPasswordResetRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserPasswordResetRequestedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -143,7 +140,7 @@ impl<'a> AccountUserPasswordResetRequested<'a> {
 }
 
 /// The borrowed view of [`AccountUserPsrRecordsUpdatedV1`](crate::events::account_users::AccountUserPsrRecordsUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserPsrRecordsUpdatedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -209,7 +206,7 @@ impl<'a> AccountUserPsrRecordsUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountUserRemovedV1`](crate::events::account_users::AccountUserRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserRemovedV1<'a> {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -220,13 +217,10 @@ pub struct AccountUserRemovedV1<'a> {
     /// `linked_accounts` (array of free-form object). From base UB.
     pub linked_accounts: ::std::vec::Vec<::energy_api_core::RawObject<'a>>,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<::energy_api_core::RawObject<'a>>,
     /// `initiator_type` (string). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
 }
 
@@ -287,7 +281,7 @@ impl<'a> AccountUserRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountUserUpdatedV1`](crate::events::account_users::AccountUserUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserUpdatedV1<'a> {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -298,18 +292,14 @@ pub struct AccountUserUpdatedV1<'a> {
     /// `linked_accounts` (array of free-form object). From base UB.
     pub linked_accounts: ::std::vec::Vec<::energy_api_core::RawObject<'a>>,
     /// `user_identifiers` (free-form object). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_identifiers: ::std::option::Option<::energy_api_core::RawObject<'a>>,
     /// `initiator_type` (string). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub initiator_type: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `is_customer_initiated` (boolean). From base UB.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_customer_initiated: ::std::option::Option<bool>,
     /// `changes` (free-form object).
     pub changes: ::energy_api_core::RawObject<'a>,
     /// `is_override` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
 
@@ -372,7 +362,7 @@ impl<'a> AccountUserUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountUserVerificationCompletedV1`](crate::events::account_users::AccountUserVerificationCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserVerificationCompletedV1<'a> {
     /// `user_number` (string).
     pub user_number: ::energy_api_core::CowStr<'a>,
@@ -435,7 +425,7 @@ impl<'a> AccountUserVerificationCompleted<'a> {
 }
 
 /// The borrowed view of [`AccountUserVerificationStartedV1`](crate::events::account_users::AccountUserVerificationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserVerificationStartedV1<'a> {
     /// `user_number` (string).
     pub user_number: ::energy_api_core::CowStr<'a>,
@@ -498,7 +488,7 @@ impl<'a> AccountUserVerificationStarted<'a> {
 }
 
 /// The borrowed view of [`AccountUserMetadataCreatedV1`](crate::events::account_users::AccountUserMetadataCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserMetadataCreatedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -561,7 +551,7 @@ impl<'a> AccountUserMetadataCreated<'a> {
 }
 
 /// The borrowed view of [`AccountUserMetadataRemovedV1`](crate::events::account_users::AccountUserMetadataRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserMetadataRemovedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -624,7 +614,7 @@ impl<'a> AccountUserMetadataRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountUserMetadataUpdatedV1`](crate::events::account_users::AccountUserMetadataUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUserMetadataUpdatedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Accounts" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`AccountCommunicationsPreferencesUpdatedV1`](crate::events::accounts::AccountCommunicationsPreferencesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -62,14 +62,13 @@ impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountCreatedV1`](crate::events::accounts::AccountCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountCreatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
     /// `account_user_emails` (array of string).
     pub account_user_emails: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     /// `is_imported` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_imported: ::std::option::Option<bool>,
 }
 
@@ -126,7 +125,7 @@ impl<'a> AccountCreated<'a> {
 }
 
 /// The borrowed view of [`AccountOccupiedV1`](crate::events::accounts::AccountOccupiedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountOccupiedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -183,7 +182,7 @@ impl<'a> AccountOccupied<'a> {
 }
 
 /// The borrowed view of [`AccountReactivatedV1`](crate::events::accounts::AccountReactivatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountReactivatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -246,7 +245,7 @@ impl<'a> AccountReactivated<'a> {
 }
 
 /// The borrowed view of [`AccountSmartMeterReadPermissionChangedV1`](crate::events::accounts::AccountSmartMeterReadPermissionChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -318,7 +317,7 @@ impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
 }
 
 /// The borrowed view of [`AccountUpdatedV1`](crate::events::accounts::AccountUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -327,7 +326,6 @@ pub struct AccountUpdatedV1<'a> {
     /// `changes` (free-form object).
     pub changes: ::energy_api_core::RawObject<'a>,
     /// `is_override` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
 
@@ -385,7 +383,7 @@ impl<'a> AccountUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountMetadataCreatedV1`](crate::events::accounts::AccountMetadataCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountMetadataCreatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -448,7 +446,7 @@ impl<'a> AccountMetadataCreated<'a> {
 }
 
 /// The borrowed view of [`AccountMetadataRemovedV1`](crate::events::accounts::AccountMetadataRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountMetadataRemovedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -511,7 +509,7 @@ impl<'a> AccountMetadataRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountMetadataUpdatedV1`](crate::events::accounts::AccountMetadataUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountMetadataUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -571,7 +569,7 @@ impl<'a> AccountMetadataUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataCreatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -634,7 +632,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemovedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -697,7 +695,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -757,20 +755,17 @@ impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
 }
 
 /// The borrowed view of [`CampaignAccountAddedV1`](crate::events::accounts::CampaignAccountAddedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CampaignAccountAddedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
     /// `campaign_name` (string).
     pub campaign_name: ::energy_api_core::CowStr<'a>,
     /// `campaign_slug` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `campaign_expiry_date` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_expiry_date: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `campaign_account_expiry_date` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_account_expiry_date: ::std::option::Option<
         ::energy_api_core::CowStr<'a>,
     >,
@@ -831,14 +826,13 @@ impl<'a> CampaignAccountAdded<'a> {
 }
 
 /// The borrowed view of [`CampaignAccountRemovedV1`](crate::events::accounts::CampaignAccountRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CampaignAccountRemovedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
     /// `campaign_name` (string).
     pub campaign_name: ::energy_api_core::CowStr<'a>,
     /// `campaign_slug` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -895,14 +889,13 @@ impl<'a> CampaignAccountRemoved<'a> {
 }
 
 /// The borrowed view of [`CampaignAccountUpdatedV1`](crate::events::accounts::CampaignAccountUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CampaignAccountUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
     /// `campaign_name` (string).
     pub campaign_name: ::energy_api_core::CowStr<'a>,
     /// `campaign_slug` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign_slug: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `changes` (free-form object).
     pub changes: ::energy_api_core::RawObject<'a>,

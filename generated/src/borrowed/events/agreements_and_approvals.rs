@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Agreements and approvals" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`ActualIntervalsReceivedV1`](crate::events::agreements_and_approvals::ActualIntervalsReceivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActualIntervalsReceivedV1<'a> {
     /// `mpan` (string).
     pub mpan: ::energy_api_core::CowStr<'a>,
@@ -62,7 +62,7 @@ impl<'a> ActualIntervalsReceived<'a> {
 }
 
 /// The borrowed view of [`AffiliatesAffiliateAccountContractCreatedV1`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
     /// `affiliate_account_contract_id` (integer).
     pub affiliate_account_contract_id: i64,
@@ -128,7 +128,7 @@ impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
 }
 
 /// The borrowed view of [`AgreementCreatedV1`](crate::events::agreements_and_approvals::AgreementCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementCreatedV1<'a> {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -139,12 +139,10 @@ pub struct AgreementCreatedV1<'a> {
     /// `product_code` (string).
     pub product_code: ::energy_api_core::CowStr<'a>,
     /// `account_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_contract_identifier: ::std::option::Option<
         ::energy_api_core::CowStr<'a>,
     >,
     /// `business_contract_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub business_contract_identifier: ::std::option::Option<
         ::energy_api_core::CowStr<'a>,
     >,
@@ -208,7 +206,7 @@ impl<'a> AgreementCreated<'a> {
 pub use crate::events::agreements_and_approvals::AgreementRevokedV1;
 
 /// The borrowed view of [`AgreementRevokedV2`](crate::events::agreements_and_approvals::AgreementRevokedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementRevokedV2<'a> {
     /// `agreement_id` (integer). From agreement.revoked v1.
     pub agreement_id: i64,
@@ -281,7 +279,7 @@ impl<'a> AgreementRevoked<'a> {
 }
 
 /// The borrowed view of [`AgreementRolloverCompletedV1`](crate::events::agreements_and_approvals::AgreementRolloverCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementRolloverCompletedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -358,7 +356,7 @@ impl<'a> AgreementRolloverCompleted<'a> {
 pub use crate::events::agreements_and_approvals::AgreementTerminatedV1;
 
 /// The borrowed view of [`AgreementTerminatedV2`](crate::events::agreements_and_approvals::AgreementTerminatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementTerminatedV2<'a> {
     /// `agreement_id` (integer). From agreement.terminated v1.
     pub agreement_id: i64,
@@ -431,14 +429,13 @@ impl<'a> AgreementTerminated<'a> {
 }
 
 /// The borrowed view of [`AgreementUpdatedV1`](crate::events::agreements_and_approvals::AgreementUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementUpdatedV1<'a> {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
     /// `changes` (free-form object).
     pub changes: ::energy_api_core::RawObject<'a>,
     /// `is_override` (boolean).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
 }
 
@@ -454,14 +451,13 @@ pub struct AgreementUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AgreementUpdatedV2`](crate::events::agreements_and_approvals::AgreementUpdatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgreementUpdatedV2<'a> {
     /// `agreement_id` (integer). From agreement.updated v1.
     pub agreement_id: i64,
     /// `changes` (free-form object). From agreement.updated v1.
     pub changes: ::energy_api_core::RawObject<'a>,
     /// `is_override` (boolean). From agreement.updated v1.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub is_override: ::std::option::Option<bool>,
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -534,7 +530,7 @@ impl<'a> AgreementUpdated<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalApprovedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -600,7 +596,7 @@ impl<'a> ApprovalsApprovalApproved<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalCreatedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalCreatedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -669,7 +665,7 @@ impl<'a> ApprovalsApprovalCreated<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRejectedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -735,7 +731,7 @@ impl<'a> ApprovalsApprovalRejected<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestApprovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRequestApprovedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -807,7 +803,7 @@ impl<'a> ApprovalsApprovalRequestApproved<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestAssignedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRequestAssignedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -876,7 +872,7 @@ impl<'a> ApprovalsApprovalRequestAssigned<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejectedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalsApprovalRequestRejectedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,

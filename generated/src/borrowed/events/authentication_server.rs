@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Authentication server" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`AuthServerAccessTokenIssuedV1`](crate::events::authentication_server::AuthServerAccessTokenIssuedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccessTokenIssuedV1<'a> {
     /// `delegate` (string).
     pub delegate: ::energy_api_core::CowStr<'a>,
@@ -65,7 +65,7 @@ impl<'a> AuthServerAccessTokenIssued<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeErrorV1`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -128,7 +128,7 @@ impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoggedInV1`](crate::events::authentication_server::AuthServerAccountUserLoggedInV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoggedInV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -194,7 +194,7 @@ impl<'a> AuthServerAccountUserLoggedIn<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginDeniedV1`](crate::events::authentication_server::AuthServerAccountUserLoginDeniedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoginDeniedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -257,7 +257,7 @@ impl<'a> AuthServerAccountUserLoginDenied<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginFailedV1`](crate::events::authentication_server::AuthServerAccountUserLoginFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoginFailedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -329,7 +329,7 @@ impl<'a> AuthServerAccountUserLoginFailed<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginStepCompletedV1`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Billing" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`BillingBillingDocumentHeldV1`](crate::events::billing::BillingBillingDocumentHeldV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentHeldV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -83,7 +83,7 @@ impl<'a> BillingBillingDocumentHeld<'a> {
 }
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV1`](crate::events::billing::BillingBillingDocumentIssuedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentIssuedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -105,7 +105,7 @@ pub struct BillingBillingDocumentIssuedV1<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV2`](crate::events::billing::BillingBillingDocumentIssuedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentIssuedV2<'a> {
     /// `account_number` (string). From billing.billing_document.issued v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -184,7 +184,7 @@ impl<'a> BillingBillingDocumentIssued<'a> {
 }
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV1`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -206,7 +206,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV2`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -234,7 +234,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV3`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -329,7 +329,7 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
 }
 
 /// The borrowed view of [`BillingBillingOptionsUpdatedV1`](crate::events::billing::BillingBillingOptionsUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingBillingOptionsUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -395,7 +395,7 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
 }
 
 /// The borrowed view of [`BillingChargingLedgerAssignedToAgreementV1`](crate::events::billing::BillingChargingLedgerAssignedToAgreementV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -458,7 +458,7 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
 }
 
 /// The borrowed view of [`BillingChargingSupplyPointTriggeredV1`](crate::events::billing::BillingChargingSupplyPointTriggeredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingChargingSupplyPointTriggeredV1<'a> {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
@@ -525,7 +525,7 @@ pub use crate::events::billing::BillingDuosInvoiceReplaceV1;
 pub use crate::events::billing::BillingDuosInvoiceReplace;
 
 /// The borrowed view of [`BillingFinalBillV1`](crate::events::billing::BillingFinalBillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingFinalBillV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -588,7 +588,7 @@ impl<'a> BillingFinalBill<'a> {
 }
 
 /// The borrowed view of [`BillingIssuanceExternalStatusCreatedV1`](crate::events::billing::BillingIssuanceExternalStatusCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::energy_api_core::CowStr<'a>,
@@ -654,7 +654,7 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
 }
 
 /// The borrowed view of [`BillingIssuedBillV1`](crate::events::billing::BillingIssuedBillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingIssuedBillV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -714,7 +714,7 @@ impl<'a> BillingIssuedBill<'a> {
 }
 
 /// The borrowed view of [`BillingLedgerEntryPostedV1`](crate::events::billing::BillingLedgerEntryPostedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryPostedV1<'a> {
     /// `ledger` (`Ledger`).
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -730,7 +730,7 @@ pub struct BillingLedgerEntryPostedV1<'a> {
 );
 
 /// The borrowed view of [`BillingLedgerEntryPostedV2`](crate::events::billing::BillingLedgerEntryPostedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryPostedV2<'a> {
     /// `ledger` (`Ledger`). From billing.ledger.entry_posted v1.
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -803,7 +803,7 @@ impl<'a> BillingLedgerEntryPosted<'a> {
 }
 
 /// The borrowed view of [`BillingLedgerEntryRemovedV1`](crate::events::billing::BillingLedgerEntryRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryRemovedV1<'a> {
     /// `ledger` (`Ledger`).
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -819,7 +819,7 @@ pub struct BillingLedgerEntryRemovedV1<'a> {
 );
 
 /// The borrowed view of [`BillingLedgerEntryRemovedV2`](crate::events::billing::BillingLedgerEntryRemovedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingLedgerEntryRemovedV2<'a> {
     /// `ledger` (`Ledger`). From billing.ledger.entry_removed v1.
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -892,7 +892,7 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
 }
 
 /// The borrowed view of [`BillingPathwayTraversalFailedV1`](crate::events::billing::BillingPathwayTraversalFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingPathwayTraversalFailedV1<'a> {
     /// `pathway_id` (string).
     pub pathway_id: ::energy_api_core::CowStr<'a>,
@@ -967,7 +967,7 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
 }
 
 /// The borrowed view of [`BillingPathwayTraversalSucceededV1`](crate::events::billing::BillingPathwayTraversalSucceededV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingPathwayTraversalSucceededV1<'a> {
     /// `pathway_id` (string).
     pub pathway_id: ::energy_api_core::CowStr<'a>,
@@ -1033,7 +1033,7 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
 }
 
 /// The borrowed view of [`BillingPortfolioInvoiceSummaryCompletedV1`](crate::events::billing::BillingPortfolioInvoiceSummaryCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
     /// `run_identifier` (string).
     pub run_identifier: ::energy_api_core::CowStr<'a>,
@@ -1099,7 +1099,7 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
 }
 
 /// The borrowed view of [`BillingRebateAcceptedV1`](crate::events::billing::BillingRebateAcceptedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateAcceptedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1168,7 +1168,7 @@ impl<'a> BillingRebateAccepted<'a> {
 }
 
 /// The borrowed view of [`BillingRebateCreatedV1`](crate::events::billing::BillingRebateCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateCreatedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1240,7 +1240,7 @@ impl<'a> BillingRebateCreated<'a> {
 }
 
 /// The borrowed view of [`BillingRebateDeclinedV1`](crate::events::billing::BillingRebateDeclinedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateDeclinedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1312,7 +1312,7 @@ impl<'a> BillingRebateDeclined<'a> {
 }
 
 /// The borrowed view of [`BillingRebateUpdatedV1`](crate::events::billing::BillingRebateUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingRebateUpdatedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1384,7 +1384,7 @@ impl<'a> BillingRebateUpdated<'a> {
 }
 
 /// The borrowed view of [`ChargingPrimingErroredV1`](crate::events::billing::ChargingPrimingErroredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargingPrimingErroredV1<'a> {
     /// `errors` (array of string).
     pub errors: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
@@ -1450,7 +1450,7 @@ impl<'a> ChargingPrimingErrored<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceCompletedV1`](crate::events::billing::LatePaymentFeeApplicationServiceCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1516,7 +1516,7 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceFeeAppliedV1`](crate::events::billing::LatePaymentFeeApplicationServiceFeeAppliedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1527,7 +1527,6 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     /// `fee_date` (string).
     pub fee_date: ::energy_api_core::CowStr<'a>,
     /// `fee_type` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub fee_type: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `charge_id` (string).
     pub charge_id: ::energy_api_core::CowStr<'a>,
@@ -1589,7 +1588,7 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceStartedV1`](crate::events::billing::LatePaymentFeeApplicationServiceStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1649,7 +1648,7 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceCompletedV1`](crate::events::billing::LatePaymentFeeCalculationServiceCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1712,7 +1711,7 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceStartedV1`](crate::events::billing::LatePaymentFeeCalculationServiceStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1772,7 +1771,7 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorCompletedV1`](crate::events::billing::LatePaymentFeeCalculatorCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1838,7 +1837,7 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorFeeAppliedV1`](crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1901,7 +1900,7 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorStartedV1`](crate::events::billing::LatePaymentFeeCalculatorStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeCalculatorStartedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1961,7 +1960,7 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeWaivedV1`](crate::events::billing::LatePaymentFeeWaivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LatePaymentFeeWaivedV1<'a> {
     /// `fee_id` (integer).
     pub fee_id: i64,

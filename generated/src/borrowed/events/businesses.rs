@@ -5,7 +5,7 @@ pub use crate::events::businesses::BusinessCreatedV1;
 pub use crate::events::businesses::BusinessCreated;
 
 /// The borrowed view of [`BusinessUpdatedV1`](crate::events::businesses::BusinessUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BusinessUpdatedV1<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -68,7 +68,7 @@ pub use crate::events::businesses::BusinessOperationsTeamUpdatedV1;
 pub use crate::events::businesses::BusinessOperationsTeamUpdated;
 
 /// The borrowed view of [`InternalCompanyCreatedV1`](crate::events::businesses::InternalCompanyCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InternalCompanyCreatedV1<'a> {
     /// `id` (string).
     pub id: ::energy_api_core::CowStr<'a>,

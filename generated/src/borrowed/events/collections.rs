@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Collections, debt and deposits" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`CollateralAgreementFulfilledV1`](crate::events::collections::CollateralAgreementFulfilledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollateralAgreementFulfilledV1<'a> {
     /// `collateral_agreement_id` (integer).
     pub collateral_agreement_id: i64,
@@ -65,17 +65,15 @@ impl<'a> CollateralAgreementFulfilled<'a> {
 }
 
 /// The borrowed view of [`CollectionProceedingCreatedV1`](crate::events::collections::CollectionProceedingCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProceedingCreatedV1<'a> {
     /// `id` (integer).
     pub id: i64,
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
     /// `amount` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub amount: ::std::option::Option<i64>,
     /// `campaign` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub campaign: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `is_white_label` (boolean).
     pub is_white_label: bool,
@@ -139,14 +137,13 @@ impl<'a> CollectionProceedingCreated<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessCommStepResolvedV1`](crate::events::collections::CollectionProcessCommStepResolvedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessCommStepResolvedV1<'a> {
     /// `collection_process_number` (string).
     pub collection_process_number: ::energy_api_core::CowStr<'a>,
     /// `step_identifier` (string).
     pub step_identifier: ::energy_api_core::CowStr<'a>,
     /// `trigger_id` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub trigger_id: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `status` (string).
     pub status: ::energy_api_core::CowStr<'a>,
@@ -218,7 +215,7 @@ impl<'a> CollectionProcessCommStepResolved<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessLeaveSupplierInstigatedV1`](crate::events::collections::CollectionProcessLeaveSupplierInstigatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -281,7 +278,7 @@ impl<'a> CollectionProcessLeaveSupplierInstigated<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessPausedV1`](crate::events::collections::CollectionProcessPausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessPausedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -347,17 +344,15 @@ impl<'a> CollectionProcessPaused<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessRaisedV1`](crate::events::collections::CollectionProcessRaisedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessRaisedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
     /// `ledger` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ledger: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `billing_document` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub billing_document: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `config_code` (string).
     pub config_code: ::energy_api_core::CowStr<'a>,
@@ -418,7 +413,7 @@ impl<'a> CollectionProcessRaised<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessReactivatedV1`](crate::events::collections::CollectionProcessReactivatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessReactivatedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -475,7 +470,7 @@ impl<'a> CollectionProcessReactivated<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessRunTerminationRequestedV1`](crate::events::collections::CollectionProcessRunTerminationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessRunTerminationRequestedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -532,7 +527,7 @@ impl<'a> CollectionProcessRunTerminationRequested<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessUnpausedV1`](crate::events::collections::CollectionProcessUnpausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessUnpausedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -595,7 +590,7 @@ impl<'a> CollectionProcessUnpaused<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessWithdrawnV1`](crate::events::collections::CollectionProcessWithdrawnV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessWithdrawnV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -617,7 +612,7 @@ pub struct CollectionProcessWithdrawnV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessWithdrawnV2`](crate::events::collections::CollectionProcessWithdrawnV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectionProcessWithdrawnV2<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -690,7 +685,7 @@ impl<'a> CollectionProcessWithdrawn<'a> {
 }
 
 /// The borrowed view of [`CreditCheckCreatedV1`](crate::events::collections::CreditCheckCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreditCheckCreatedV1<'a> {
     /// `check_id` (string).
     pub check_id: ::energy_api_core::CowStr<'a>,
@@ -753,7 +748,7 @@ impl<'a> CreditCheckCreated<'a> {
 }
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackCompletedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -816,7 +811,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackCompleted<'a> {
 }
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackFailedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -882,7 +877,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackFailed<'a> {
 }
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackSkippedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackSkippedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -945,7 +940,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackSkipped<'a> {
 }
 
 /// The borrowed view of [`DelinquentDebtAllocationCreatedV1`](crate::events::collections::DelinquentDebtAllocationCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DelinquentDebtAllocationCreatedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -1026,7 +1021,7 @@ impl<'a> DelinquentDebtAllocationCreated<'a> {
 }
 
 /// The borrowed view of [`DelinquentDebtPositionChangedV1`](crate::events::collections::DelinquentDebtPositionChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DelinquentDebtPositionChangedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -1051,7 +1046,7 @@ pub struct DelinquentDebtPositionChangedV1<'a> {
 );
 
 /// The borrowed view of [`DelinquentDebtPositionChangedV2`](crate::events::collections::DelinquentDebtPositionChangedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DelinquentDebtPositionChangedV2<'a> {
     /// `ledger_number` (string). From delinquent_debt.position_changed v1.
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -1133,7 +1128,7 @@ impl<'a> DelinquentDebtPositionChanged<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementAcceptedV1`](crate::events::collections::DepositAgreementAcceptedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementAcceptedV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1205,7 +1200,7 @@ impl<'a> DepositAgreementAccepted<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementFulfilledV1`](crate::events::collections::DepositAgreementFulfilledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementFulfilledV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1277,7 +1272,7 @@ impl<'a> DepositAgreementFulfilled<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementInstalmentReturnedV1`](crate::events::collections::DepositAgreementInstalmentReturnedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementInstalmentReturnedV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1352,7 +1347,7 @@ impl<'a> DepositAgreementInstalmentReturned<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementReturnedV1`](crate::events::collections::DepositAgreementReturnedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementReturnedV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1424,7 +1419,7 @@ impl<'a> DepositAgreementReturned<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementWithdrawnV1`](crate::events::collections::DepositAgreementWithdrawnV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DepositAgreementWithdrawnV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1496,7 +1491,7 @@ impl<'a> DepositAgreementWithdrawn<'a> {
 }
 
 /// The borrowed view of [`DunningPathPausedV1`](crate::events::collections::DunningPathPausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathPausedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1568,7 +1563,7 @@ impl<'a> DunningPathPaused<'a> {
 }
 
 /// The borrowed view of [`DunningPathStartedV1`](crate::events::collections::DunningPathStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathStartedV1<'a> {
     /// `dunning_path_name` (string).
     pub dunning_path_name: ::energy_api_core::CowStr<'a>,
@@ -1637,7 +1632,7 @@ impl<'a> DunningPathStarted<'a> {
 }
 
 /// The borrowed view of [`DunningPathUnpausedV1`](crate::events::collections::DunningPathUnpausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathUnpausedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1700,7 +1695,7 @@ impl<'a> DunningPathUnpaused<'a> {
 }
 
 /// The borrowed view of [`DunningPathWithdrawnV1`](crate::events::collections::DunningPathWithdrawnV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DunningPathWithdrawnV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Communications, complaints, consents, quoting" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`CommsAccountCallUpdatedV1`](crate::events::communications::CommsAccountCallUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsAccountCallUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -77,7 +77,7 @@ impl<'a> CommsAccountCallUpdated<'a> {
 }
 
 /// The borrowed view of [`CommsCustomerEmailBouncedV1`](crate::events::communications::CommsCustomerEmailBouncedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsCustomerEmailBouncedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -149,7 +149,7 @@ pub use crate::events::communications::CommsPushNotificationReceivedUnregistered
 pub use crate::events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
 
 /// The borrowed view of [`CommsTranscriptionCreatedV1`](crate::events::communications::CommsTranscriptionCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommsTranscriptionCreatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -221,10 +221,9 @@ impl<'a> CommsTranscriptionCreated<'a> {
 }
 
 /// The borrowed view of [`ComplaintsComplaintNewContactV1`](crate::events::communications::ComplaintsComplaintNewContactV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsComplaintNewContactV1<'a> {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -288,10 +287,9 @@ impl<'a> ComplaintsComplaintNewContact<'a> {
 }
 
 /// The borrowed view of [`ComplaintsComplaintOpenedV1`](crate::events::communications::ComplaintsComplaintOpenedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsComplaintOpenedV1<'a> {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -349,15 +347,13 @@ impl<'a> ComplaintsComplaintOpened<'a> {
 }
 
 /// The borrowed view of [`ComplaintsDrpFinishedV1`](crate::events::communications::ComplaintsDrpFinishedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsDrpFinishedV1<'a> {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
     /// `reason` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -414,10 +410,9 @@ impl<'a> ComplaintsDrpFinished<'a> {
 }
 
 /// The borrowed view of [`ComplaintsDrpStartedV1`](crate::events::communications::ComplaintsDrpStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplaintsDrpStartedV1<'a> {
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
@@ -478,7 +473,7 @@ impl<'a> ComplaintsDrpStarted<'a> {
 }
 
 /// The borrowed view of [`ComplexQuotingCostCalculationFinishedV1`](crate::events::communications::ComplexQuotingCostCalculationFinishedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
     /// `quote_configuration_number` (string).
     pub quote_configuration_number: ::energy_api_core::CowStr<'a>,
@@ -541,7 +536,7 @@ impl<'a> ComplexQuotingCostCalculationFinished<'a> {
 }
 
 /// The borrowed view of [`ConsentsConsentCreatedV1`](crate::events::communications::ConsentsConsentCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConsentsConsentCreatedV1<'a> {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::borrowed::types::SigningIdentity<'a>,
@@ -601,7 +596,7 @@ impl<'a> ConsentsConsentCreated<'a> {
 }
 
 /// The borrowed view of [`ConsentsConsentUpdatedV1`](crate::events::communications::ConsentsConsentUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConsentsConsentUpdatedV1<'a> {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::borrowed::types::SigningIdentity<'a>,
@@ -664,7 +659,7 @@ pub use crate::events::communications::GoodsPurchaseCreatedV1;
 pub use crate::events::communications::GoodsPurchaseCreated;
 
 /// The borrowed view of [`GoodsQuoteCreatedForAccountV1`](crate::events::communications::GoodsQuoteCreatedForAccountV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GoodsQuoteCreatedForAccountV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -733,7 +728,7 @@ impl<'a> GoodsQuoteCreatedForAccount<'a> {
 }
 
 /// The borrowed view of [`GoodsQuoteCreatedWithoutAccountV1`](crate::events::communications::GoodsQuoteCreatedWithoutAccountV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
     /// `market_name` (string).
     pub market_name: ::energy_api_core::CowStr<'a>,
@@ -802,7 +797,7 @@ impl<'a> GoodsQuoteCreatedWithoutAccount<'a> {
 }
 
 /// The borrowed view of [`LeadsLeadStageUpdatedV1`](crate::events::communications::LeadsLeadStageUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsLeadStageUpdatedV1<'a> {
     /// `lead_number` (string).
     pub lead_number: ::energy_api_core::CowStr<'a>,
@@ -865,7 +860,7 @@ impl<'a> LeadsLeadStageUpdated<'a> {
 }
 
 /// The borrowed view of [`LeadsOpportunityDocumentAttachedToOpportunityV1`](crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunityV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
     /// `opportunity_number` (string).
     pub opportunity_number: ::energy_api_core::CowStr<'a>,
@@ -928,7 +923,7 @@ impl<'a> LeadsOpportunityDocumentAttachedToOpportunity<'a> {
 }
 
 /// The borrowed view of [`LeadsOpportunityOfferGroupCreatedV2`](crate::events::communications::LeadsOpportunityOfferGroupCreatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
     /// `opportunity_number` (string).
     pub opportunity_number: ::energy_api_core::CowStr<'a>,
@@ -988,7 +983,7 @@ impl<'a> LeadsOpportunityOfferGroupCreated<'a> {
 }
 
 /// The borrowed view of [`LeadsOpportunityStageUpdatedV1`](crate::events::communications::LeadsOpportunityStageUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeadsOpportunityStageUpdatedV1<'a> {
     /// `opportunity_number` (string).
     pub opportunity_number: ::energy_api_core::CowStr<'a>,
@@ -997,7 +992,6 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
     /// `stage` (string).
     pub stage: ::energy_api_core::CowStr<'a>,
     /// `updated_by_user_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub updated_by_user_id: ::std::option::Option<i64>,
 }
 
@@ -1055,7 +1049,7 @@ impl<'a> LeadsOpportunityStageUpdated<'a> {
 }
 
 /// The borrowed view of [`MessagingPushNotificationTokenUnregisteredV1`](crate::events::communications::MessagingPushNotificationTokenUnregisteredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
     /// `token` (string).
     pub token: ::energy_api_core::CowStr<'a>,

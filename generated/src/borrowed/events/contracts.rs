@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Contracts and contract groups" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`ContractGroupsCreatedV1`](crate::events::contracts::ContractGroupsCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractGroupsCreatedV1<'a> {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::energy_api_core::CowStr<'a>,
@@ -11,16 +11,12 @@ pub struct ContractGroupsCreatedV1<'a> {
     /// `valid_from` (string).
     pub valid_from: ::energy_api_core::CowStr<'a>,
     /// `valid_to` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub valid_to: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `managing_party_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub managing_party_identifier: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `external_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub external_identifier: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `memberships` (array of `GroupMembershipNew`).
     pub memberships: ::std::vec::Vec<crate::borrowed::types::GroupMembershipNew<'a>>,
@@ -87,7 +83,7 @@ impl<'a> ContractGroupsCreated<'a> {
 }
 
 /// The borrowed view of [`ContractGroupsMembershipsChangedV1`](crate::events::contracts::ContractGroupsMembershipsChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractGroupsMembershipsChangedV1<'a> {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::energy_api_core::CowStr<'a>,
@@ -152,7 +148,7 @@ impl<'a> ContractGroupsMembershipsChanged<'a> {
 }
 
 /// The borrowed view of [`ContractGroupsVersionCreatedV1`](crate::events::contracts::ContractGroupsVersionCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractGroupsVersionCreatedV1<'a> {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::energy_api_core::CowStr<'a>,
@@ -218,7 +214,7 @@ impl<'a> ContractGroupsVersionCreated<'a> {
 }
 
 /// The borrowed view of [`ContractsActualizedV1`](crate::events::contracts::ContractsActualizedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsActualizedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -284,14 +280,13 @@ impl<'a> ContractsActualized<'a> {
 }
 
 /// The borrowed view of [`ContractsCreatedV1`](crate::events::contracts::ContractsCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsCreatedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
     /// `occurred_at` (string).
     pub occurred_at: ::energy_api_core::CowStr<'a>,
     /// `sales_record_identifier` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sales_record_identifier: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -348,7 +343,7 @@ impl<'a> ContractsCreated<'a> {
 }
 
 /// The borrowed view of [`ContractsExpiredV1`](crate::events::contracts::ContractsExpiredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsExpiredV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -411,7 +406,7 @@ impl<'a> ContractsExpired<'a> {
 }
 
 /// The borrowed view of [`ContractsExpiryApproachingV1`](crate::events::contracts::ContractsExpiryApproachingV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsExpiryApproachingV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -474,7 +469,7 @@ impl<'a> ContractsExpiryApproaching<'a> {
 }
 
 /// The borrowed view of [`ContractsJourneysCreationStartedV1`](crate::events::contracts::ContractsJourneysCreationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsJourneysCreationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::borrowed::types::ContractJourney<'a>,
@@ -542,7 +537,7 @@ impl<'a> ContractsJourneysCreationStarted<'a> {
 }
 
 /// The borrowed view of [`ContractsJourneysTerminationStartedV1`](crate::events::contracts::ContractsJourneysTerminationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsJourneysTerminationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::borrowed::types::ContractJourney<'a>,
@@ -610,7 +605,7 @@ impl<'a> ContractsJourneysTerminationStarted<'a> {
 }
 
 /// The borrowed view of [`ContractsJourneysVariationStartedV1`](crate::events::contracts::ContractsJourneysVariationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsJourneysVariationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::borrowed::types::ContractJourney<'a>,
@@ -673,7 +668,7 @@ impl<'a> ContractsJourneysVariationStarted<'a> {
 }
 
 /// The borrowed view of [`ContractsNovatedV1`](crate::events::contracts::ContractsNovatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsNovatedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -736,7 +731,7 @@ impl<'a> ContractsNovated<'a> {
 }
 
 /// The borrowed view of [`ContractsRescindedV1`](crate::events::contracts::ContractsRescindedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsRescindedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -796,7 +791,7 @@ impl<'a> ContractsRescinded<'a> {
 }
 
 /// The borrowed view of [`ContractsRevokedV1`](crate::events::contracts::ContractsRevokedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsRevokedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -856,7 +851,7 @@ impl<'a> ContractsRevoked<'a> {
 }
 
 /// The borrowed view of [`ContractsSubjectAmendedV1`](crate::events::contracts::ContractsSubjectAmendedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsSubjectAmendedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -925,7 +920,7 @@ impl<'a> ContractsSubjectAmended<'a> {
 }
 
 /// The borrowed view of [`ContractsTerminatedV1`](crate::events::contracts::ContractsTerminatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsTerminatedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -985,7 +980,7 @@ impl<'a> ContractsTerminated<'a> {
 }
 
 /// The borrowed view of [`ContractsTermsVariedV1`](crate::events::contracts::ContractsTermsVariedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ContractsTermsVariedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,

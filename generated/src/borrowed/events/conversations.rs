@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Conversations and messages" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`InkActionsRunV1`](crate::events::conversations::InkActionsRunV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkActionsRunV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -65,7 +65,7 @@ impl<'a> InkActionsRun<'a> {
 }
 
 /// The borrowed view of [`InkContentInboundMessageTaggedV1`](crate::events::conversations::InkContentInboundMessageTaggedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkContentInboundMessageTaggedV1<'a> {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -131,7 +131,7 @@ impl<'a> InkContentInboundMessageTagged<'a> {
 }
 
 /// The borrowed view of [`InkConversationAssignedToBucketV1`](crate::events::conversations::InkConversationAssignedToBucketV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationAssignedToBucketV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -203,7 +203,7 @@ impl<'a> InkConversationAssignedToBucket<'a> {
 }
 
 /// The borrowed view of [`InkConversationAssignedToTimelineV1`](crate::events::conversations::InkConversationAssignedToTimelineV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationAssignedToTimelineV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -266,7 +266,7 @@ impl<'a> InkConversationAssignedToTimeline<'a> {
 }
 
 /// The borrowed view of [`InkConversationAwaitCustomerReplyV1`](crate::events::conversations::InkConversationAwaitCustomerReplyV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationAwaitCustomerReplyV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -344,7 +344,7 @@ impl<'a> InkConversationAwaitCustomerReply<'a> {
 }
 
 /// The borrowed view of [`InkConversationClosedV1`](crate::events::conversations::InkConversationClosedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationClosedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -428,7 +428,7 @@ impl<'a> InkConversationClosed<'a> {
 }
 
 /// The borrowed view of [`InkConversationOpenStatusChangedV1`](crate::events::conversations::InkConversationOpenStatusChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationOpenStatusChangedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -512,7 +512,7 @@ impl<'a> InkConversationOpenStatusChanged<'a> {
 }
 
 /// The borrowed view of [`InkConversationOpenedV1`](crate::events::conversations::InkConversationOpenedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationOpenedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -590,7 +590,7 @@ impl<'a> InkConversationOpened<'a> {
 }
 
 /// The borrowed view of [`InkConversationPriorityChangedV1`](crate::events::conversations::InkConversationPriorityChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationPriorityChangedV1<'a> {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -677,7 +677,7 @@ impl<'a> InkConversationPriorityChanged<'a> {
 }
 
 /// The borrowed view of [`InkConversationSnoozedV1`](crate::events::conversations::InkConversationSnoozedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationSnoozedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -761,7 +761,7 @@ impl<'a> InkConversationSnoozed<'a> {
 }
 
 /// The borrowed view of [`InkConversationUnassignedFromBucketV1`](crate::events::conversations::InkConversationUnassignedFromBucketV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationUnassignedFromBucketV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -833,7 +833,7 @@ impl<'a> InkConversationUnassignedFromBucket<'a> {
 }
 
 /// The borrowed view of [`InkConversationUnassignedFromTimelineV1`](crate::events::conversations::InkConversationUnassignedFromTimelineV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkConversationUnassignedFromTimelineV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -896,14 +896,13 @@ impl<'a> InkConversationUnassignedFromTimeline<'a> {
 }
 
 /// The borrowed view of [`InkLiveChatClosedV1`](crate::events::conversations::InkLiveChatClosedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkLiveChatClosedV1<'a> {
     /// `live_chat_conversation_relay_id` (string).
     pub live_chat_conversation_relay_id: ::energy_api_core::CowStr<'a>,
     /// `close_reason` (string).
     pub close_reason: ::energy_api_core::CowStr<'a>,
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
 }
 
@@ -960,7 +959,7 @@ impl<'a> InkLiveChatClosed<'a> {
 }
 
 /// The borrowed view of [`InkLiveChatInitiatedV1`](crate::events::conversations::InkLiveChatInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkLiveChatInitiatedV1<'a> {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::borrowed::types::InkConversation<'a>,
@@ -1017,7 +1016,7 @@ impl<'a> InkLiveChatInitiated<'a> {
 }
 
 /// The borrowed view of [`InkLiveChatMessagesOutboundMessageCreatedV1`](crate::events::conversations::InkLiveChatMessagesOutboundMessageCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::borrowed::types::InkConversation<'a>,
@@ -1074,7 +1073,7 @@ impl<'a> InkLiveChatMessagesOutboundMessageCreated<'a> {
 }
 
 /// The borrowed view of [`InkMessageAttachmentSafeV1`](crate::events::conversations::InkMessageAttachmentSafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageAttachmentSafeV1<'a> {
     /// `filename` (string).
     pub filename: ::energy_api_core::CowStr<'a>,
@@ -1140,7 +1139,7 @@ impl<'a> InkMessageAttachmentSafe<'a> {
 }
 
 /// The borrowed view of [`InkMessageAttachmentUnsafeV1`](crate::events::conversations::InkMessageAttachmentUnsafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessageAttachmentUnsafeV1<'a> {
     /// `filename` (string).
     pub filename: ::energy_api_core::CowStr<'a>,
@@ -1206,7 +1205,7 @@ impl<'a> InkMessageAttachmentUnsafe<'a> {
 }
 
 /// The borrowed view of [`InkMessagesInboundEmailMigrationV1`](crate::events::conversations::InkMessagesInboundEmailMigrationV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesInboundEmailMigrationV1<'a> {
     /// `message_id` (string).
     pub message_id: ::energy_api_core::CowStr<'a>,
@@ -1269,7 +1268,7 @@ impl<'a> InkMessagesInboundEmailMigration<'a> {
 }
 
 /// The borrowed view of [`InkMessagesInboundMessageCreatedV1`](crate::events::conversations::InkMessagesInboundMessageCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesInboundMessageCreatedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1332,7 +1331,7 @@ impl<'a> InkMessagesInboundMessageCreated<'a> {
 }
 
 /// The borrowed view of [`InkMessagesInboundMessageIngestedV1`](crate::events::conversations::InkMessagesInboundMessageIngestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesInboundMessageIngestedV1<'a> {
     /// `channel` (string).
     pub channel: ::energy_api_core::CowStr<'a>,
@@ -1398,7 +1397,7 @@ impl<'a> InkMessagesInboundMessageIngested<'a> {
 }
 
 /// The borrowed view of [`InkMessagesOutboundMessageCreatedV1`](crate::events::conversations::InkMessagesOutboundMessageCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesOutboundMessageCreatedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1461,7 +1460,7 @@ impl<'a> InkMessagesOutboundMessageCreated<'a> {
 }
 
 /// The borrowed view of [`InkMessagesOutboundMessageFailedV1`](crate::events::conversations::InkMessagesOutboundMessageFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesOutboundMessageFailedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1524,7 +1523,7 @@ impl<'a> InkMessagesOutboundMessageFailed<'a> {
 }
 
 /// The borrowed view of [`InkMessagesPhishingReportDismissedV1`](crate::events::conversations::InkMessagesPhishingReportDismissedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesPhishingReportDismissedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1587,7 +1586,7 @@ impl<'a> InkMessagesPhishingReportDismissed<'a> {
 }
 
 /// The borrowed view of [`InkMessagesReportedPhishingV1`](crate::events::conversations::InkMessagesReportedPhishingV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesReportedPhishingV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1650,7 +1649,7 @@ impl<'a> InkMessagesReportedPhishing<'a> {
 }
 
 /// The borrowed view of [`InkMessagesReportedSpamV1`](crate::events::conversations::InkMessagesReportedSpamV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesReportedSpamV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1713,7 +1712,7 @@ impl<'a> InkMessagesReportedSpam<'a> {
 }
 
 /// The borrowed view of [`InkMessagesSpamReportDismissedV1`](crate::events::conversations::InkMessagesSpamReportDismissedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InkMessagesSpamReportDismissedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,

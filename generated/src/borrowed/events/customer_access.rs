@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Customer access roles" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`CustomerAccessPartnerRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -62,18 +62,15 @@ impl<'a> CustomerAccessPartnerRolesCreated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessPartnerRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
     /// `display_name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub display_name: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `description` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `permissions` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<
         ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     >,
@@ -133,7 +130,7 @@ impl<'a> CustomerAccessPartnerRolesUpdated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -193,18 +190,15 @@ impl<'a> CustomerAccessPartnerUserRolesCreated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
     /// `display_name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub display_name: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `description` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `permissions` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<
         ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     >,
@@ -264,7 +258,7 @@ impl<'a> CustomerAccessPartnerUserRolesUpdated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessUserRolesCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessUserRolesCreatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -327,18 +321,15 @@ impl<'a> CustomerAccessUserRolesCreated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessUserRolesUpdatedV1`](crate::events::customer_access::CustomerAccessUserRolesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
     /// `display_name` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub display_name: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `description` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `permissions` (array of string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permissions: ::std::option::Option<
         ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
     >,

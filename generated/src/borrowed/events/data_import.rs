@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Data import" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`DataImportImportProcessCancelledV1`](crate::events::data_import::DataImportImportProcessCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessCancelledV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -65,7 +65,7 @@ impl<'a> DataImportImportProcessCancelled<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessCompleteV1`](crate::events::data_import::DataImportImportProcessCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessCompleteV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -128,7 +128,7 @@ impl<'a> DataImportImportProcessComplete<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessDryRunCompleteV1`](crate::events::data_import::DataImportImportProcessDryRunCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessDryRunCompleteV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -188,7 +188,7 @@ impl<'a> DataImportImportProcessDryRunComplete<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessDryRunErrorV1`](crate::events::data_import::DataImportImportProcessDryRunErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessDryRunErrorV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -254,7 +254,7 @@ impl<'a> DataImportImportProcessDryRunError<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessErrorV1`](crate::events::data_import::DataImportImportProcessErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessErrorV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -320,7 +320,7 @@ impl<'a> DataImportImportProcessError<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessPostImportCompletedV1`](crate::events::data_import::DataImportImportProcessPostImportCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessPostImportCompletedV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -386,7 +386,7 @@ impl<'a> DataImportImportProcessPostImportCompleted<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessPostImportErrorV1`](crate::events::data_import::DataImportImportProcessPostImportErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportImportProcessPostImportErrorV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -455,7 +455,7 @@ impl<'a> DataImportImportProcessPostImportError<'a> {
 }
 
 /// The borrowed view of [`DataImportOrderProcessCancelledV1`](crate::events::data_import::DataImportOrderProcessCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportOrderProcessCancelledV1<'a> {
     /// `external_order_id` (string).
     pub external_order_id: ::energy_api_core::CowStr<'a>,
@@ -515,7 +515,7 @@ impl<'a> DataImportOrderProcessCancelled<'a> {
 }
 
 /// The borrowed view of [`DataImportOrderProcessCompleteV1`](crate::events::data_import::DataImportOrderProcessCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportOrderProcessCompleteV1<'a> {
     /// `external_order_id` (string).
     pub external_order_id: ::energy_api_core::CowStr<'a>,
@@ -575,7 +575,7 @@ impl<'a> DataImportOrderProcessComplete<'a> {
 }
 
 /// The borrowed view of [`DataImportOrderProcessErrorV1`](crate::events::data_import::DataImportOrderProcessErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DataImportOrderProcessErrorV1<'a> {
     /// `external_order_id` (string).
     pub external_order_id: ::energy_api_core::CowStr<'a>,
@@ -638,7 +638,7 @@ impl<'a> DataImportOrderProcessError<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,
@@ -695,7 +695,7 @@ impl<'a> ExternalMessagingUploadedFileProcessed<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessingFailedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessingFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,
@@ -752,7 +752,7 @@ impl<'a> ExternalMessagingUploadedFileProcessingFailed<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileSafeV1`](crate::events::data_import::ExternalMessagingUploadedFileSafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileSafeV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,
@@ -809,7 +809,7 @@ impl<'a> ExternalMessagingUploadedFileSafe<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileUnsafeV1`](crate::events::data_import::ExternalMessagingUploadedFileUnsafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Flexible devices" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`FlexDeviceDeauthenticatedV1`](crate::events::flexible_devices::FlexDeviceDeauthenticatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceDeauthenticatedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -15,7 +15,6 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
     /// `device_type` (string). From base FlexDevice.
     pub device_type: ::energy_api_core::CowStr<'a>,
     /// `payload` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload: ::std::option::Option<::energy_api_core::RawObject<'a>>,
 }
 
@@ -75,7 +74,7 @@ impl<'a> FlexDeviceDeauthenticated<'a> {
 }
 
 /// The borrowed view of [`FlexDeviceDisconnectedV1`](crate::events::flexible_devices::FlexDeviceDisconnectedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceDisconnectedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -147,7 +146,7 @@ impl<'a> FlexDeviceDisconnected<'a> {
 }
 
 /// The borrowed view of [`FlexDeviceOptimisationCreatedV1`](crate::events::flexible_devices::FlexDeviceOptimisationCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceOptimisationCreatedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -219,7 +218,7 @@ impl<'a> FlexDeviceOptimisationCreated<'a> {
 }
 
 /// The borrowed view of [`FlexDeviceRegisteredV1`](crate::events::flexible_devices::FlexDeviceRegisteredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlexDeviceRegisteredV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -232,7 +231,6 @@ pub struct FlexDeviceRegisteredV1<'a> {
     /// `device_type` (string). From base FlexDevice.
     pub device_type: ::energy_api_core::CowStr<'a>,
     /// `payload` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload: ::std::option::Option<::energy_api_core::RawObject<'a>>,
 }
 

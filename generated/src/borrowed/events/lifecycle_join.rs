@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Lifecycle: joining a supplier" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -71,7 +71,7 @@ impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -140,7 +140,7 @@ impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAgreementCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -209,7 +209,7 @@ impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -273,7 +273,7 @@ impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -337,7 +337,7 @@ impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -400,7 +400,7 @@ impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCancellationRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -466,7 +466,7 @@ impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCancelledV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierCancelledV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -532,7 +532,7 @@ impl<'a> LifecycleJoinSupplierCancelled<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierCompletedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -598,7 +598,7 @@ impl<'a> LifecycleJoinSupplierCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierRequestedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -667,7 +667,7 @@ impl<'a> LifecycleJoinSupplierRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierReversalRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -733,7 +733,7 @@ impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierReversedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierReversedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -799,7 +799,7 @@ impl<'a> LifecycleJoinSupplierReversed<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPeriodCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -868,7 +868,7 @@ impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
     'a,
 > {
@@ -943,7 +943,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
     'a,
 > {
@@ -1012,7 +1012,7 @@ impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -1076,7 +1076,7 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -1140,7 +1140,7 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::energy_api_core::CowStr<'a>,
@@ -1197,7 +1197,7 @@ impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierTermsAndConditionsAcceptedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAcceptedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Lifecycle: leaving a supplier" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -66,7 +66,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -130,7 +130,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -194,7 +194,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancellationRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequestedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -260,7 +260,7 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancelledV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierCancelledV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -326,7 +326,7 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCompletedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCompletedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierCompletedV3<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -397,7 +397,7 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierRequestedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -416,7 +416,6 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
     /// `is_passive` (boolean).
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
@@ -438,7 +437,7 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequestedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     /// `account_number` (string). From lifecycle.leave-supplier.requested v2.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -457,7 +456,6 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     /// `is_passive` (boolean). From lifecycle.leave-supplier.requested v2.
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer). From lifecycle.leave-supplier.requested v2.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::energy_api_core::CowStr<'a>,
@@ -536,7 +534,7 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierReversalRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -602,7 +600,7 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
     'a,
 > {
@@ -679,7 +677,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
     'a,
 > {
@@ -760,7 +758,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
     'a,
 > {
@@ -837,7 +835,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -906,7 +904,7 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -972,7 +970,7 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdatedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -991,7 +989,6 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
     /// `is_passive` (boolean).
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
 }
 
@@ -1013,7 +1010,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdatedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     /// `account_number` (string). From lifecycle.leave-supplier.updated v2.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1032,7 +1029,6 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     /// `is_passive` (boolean). From lifecycle.leave-supplier.updated v2.
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer). From lifecycle.leave-supplier.updated v2.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::energy_api_core::CowStr<'a>,

@@ -15,7 +15,7 @@ pub use crate::events::market_files::ElectricityFlowFileRegularInvoiceProcessedV
 pub use crate::events::market_files::ElectricityFlowFileRegularInvoiceProcessed;
 
 /// The borrowed view of [`EspSupplyPointsEnrichmentDataSentV1`](crate::events::market_files::EspSupplyPointsEnrichmentDataSentV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::energy_api_core::CowStr<'a>,
@@ -81,7 +81,7 @@ impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
 }
 
 /// The borrowed view of [`EspSupplyPointsAtrSnapshotSentV1`](crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::energy_api_core::CowStr<'a>,
@@ -150,7 +150,7 @@ impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -211,7 +211,7 @@ impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -271,7 +271,7 @@ impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -331,7 +331,7 @@ impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -391,7 +391,7 @@ impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -451,7 +451,7 @@ impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -511,7 +511,7 @@ impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
 }
 
 /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -571,22 +571,19 @@ impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
 }
 
 /// The borrowed view of [`GasSupplyPointInspectionResultsReceivedV1`](crate::events::market_files::GasSupplyPointInspectionResultsReceivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     /// `cups` (string).
     pub cups: ::energy_api_core::CowStr<'a>,
     /// `account_number` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `property_id` (integer).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub property_id: ::std::option::Option<i64>,
     /// `inspection_result` (string).
     pub inspection_result: ::energy_api_core::CowStr<'a>,
     /// `inspection_datetime` (string).
     pub inspection_datetime: ::energy_api_core::CowStr<'a>,
     /// `defects` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub defects: ::std::option::Option<::energy_api_core::RawObject<'a>>,
 }
 
@@ -646,7 +643,7 @@ impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
 }
 
 /// The borrowed view of [`MarketsEspBillFlowFileProcessedV1`](crate::events::market_files::MarketsEspBillFlowFileProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsEspBillFlowFileProcessedV1<'a> {
     /// `bill_details_id` (string).
     pub bill_details_id: ::energy_api_core::CowStr<'a>,
@@ -718,7 +715,7 @@ impl<'a> MarketsEspBillFlowFileProcessed<'a> {
 }
 
 /// The borrowed view of [`MarketsEspFlowFileProcessedV1`](crate::events::market_files::MarketsEspFlowFileProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsEspFlowFileProcessedV1<'a> {
     /// `market` (string).
     pub market: ::energy_api_core::CowStr<'a>,
@@ -784,7 +781,7 @@ impl<'a> MarketsEspFlowFileProcessed<'a> {
 }
 
 /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -844,7 +841,7 @@ impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
 }
 
 /// The borrowed view of [`MarketsGasSupplyPointCreatedV1`](crate::events::market_files::MarketsGasSupplyPointCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsGasSupplyPointCreatedV1<'a> {
     /// `cups` (string).
     pub cups: ::energy_api_core::CowStr<'a>,
@@ -904,7 +901,7 @@ impl<'a> MarketsGasSupplyPointCreated<'a> {
 }
 
 /// The borrowed view of [`MarketsNetworkOperatorCreatedV1`](crate::events::market_files::MarketsNetworkOperatorCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarketsNetworkOperatorCreatedV1<'a> {
     /// `network_operator_id` (integer).
     pub network_operator_id: i64,

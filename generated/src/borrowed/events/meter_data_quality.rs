@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Meter data quality" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelledV1`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterDataQualityResolutionCancelledV1<'a> {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -45,7 +45,7 @@ pub struct MeterDataQualityResolutionCancelledV1<'a> {
 );
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelledV2`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterDataQualityResolutionCancelledV2<'a> {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -145,7 +145,7 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
 }
 
 /// The borrowed view of [`MeterDataQualityResolutionRequestedV1`](crate::events::meter_data_quality::MeterDataQualityResolutionRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterDataQualityResolutionRequestedV1<'a> {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,

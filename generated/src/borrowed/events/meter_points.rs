@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Meter points (gas and electricity)" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`MeterpointElecCosGainRegistrationRequestedV1`](crate::events::meter_points::MeterpointElecCosGainRegistrationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
     /// `mpan` (string).
     pub mpan: ::energy_api_core::CowStr<'a>,
@@ -77,7 +77,7 @@ impl<'a> MeterpointElecCosGainRegistrationRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasApiBackfillV1`](crate::events::meter_points::MeterpointGasApiBackfillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasApiBackfillV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -149,7 +149,7 @@ impl<'a> MeterpointGasApiBackfill<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasAppointMamRequestedV1`](crate::events::meter_points::MeterpointGasAppointMamRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasAppointMamRequestedV1<'a> {
     /// `mprn` (string). From base MB.
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -239,7 +239,7 @@ impl<'a> MeterpointGasAppointMamRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasBackfillV1`](crate::events::meter_points::MeterpointGasBackfillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasBackfillV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -359,7 +359,7 @@ impl<'a> MeterpointGasBackfill<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasChangeOfCohortRequestedV1`](crate::events::meter_points::MeterpointGasChangeOfCohortRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -419,7 +419,7 @@ impl<'a> MeterpointGasChangeOfCohortRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasChangeOfMamRequestedV1`](crate::events::meter_points::MeterpointGasChangeOfMamRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
     /// `mprn` (string). From base MB.
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -515,7 +515,7 @@ impl<'a> MeterpointGasChangeOfMamRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosGainMtdReceivedV1`](crate::events::meter_points::MeterpointGasCosGainMtdReceivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -546,7 +546,6 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
     /// `meter_reading_factor` (integer).
     pub meter_reading_factor: i64,
     /// `meter_link_code` (string).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub meter_link_code: ::std::option::Option<::energy_api_core::CowStr<'a>>,
     /// `owner` (string).
     pub owner: ::energy_api_core::CowStr<'a>,
@@ -660,7 +659,7 @@ impl<'a> MeterpointGasCosGainMtdReceived<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationConfirmedV1`](crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -726,7 +725,7 @@ impl<'a> MeterpointGasCosGainRegistrationConfirmed<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationRequestedV1`](crate::events::meter_points::MeterpointGasCosGainRegistrationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -792,7 +791,7 @@ impl<'a> MeterpointGasCosGainRegistrationRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosLossConfirmedV1`](crate::events::meter_points::MeterpointGasCosLossConfirmedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasCosLossConfirmedV1<'a> {
     /// `account_id` (integer).
     pub account_id: i64,
@@ -876,7 +875,7 @@ impl<'a> MeterpointGasCosLossConfirmed<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasDeappointMamRequestedV1`](crate::events::meter_points::MeterpointGasDeappointMamRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasDeappointMamRequestedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -1143,12 +1142,11 @@ impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a>
 }
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingQueriedByUsV1`](crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUsV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
     /// Fields the schema does not list, kept as they came: each as its JSON text.
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
